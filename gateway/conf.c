@@ -1,0 +1,711 @@
+/* conf: load and validate ibsnmpgw.yaml.
+ *
+ * The whole file is checked and every problem is reported as
+ * "file:line: message" (chrony style), so one run of `ibsnmpgw -n`
+ * shows everything that needs fixing. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "gateway/conf.h"
+#include "util/log.h"
+
+struct cctx {
+	const char	*path;
+	FILE		*err;
+	int		 nerr;
+	yaml_document_t	*doc;
+	struct gw_conf	*c;
+};
+
+static void LOG_PRINTF(3, 4)
+cerr(struct cctx *x, const yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(x->err, "%s:%lu: ", x->path,
+	    n ? (unsigned long)n->start_mark.line + 1 : 1UL);
+	va_start(ap, fmt);
+	vfprintf(x->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', x->err);
+	x->nerr++;
+}
+
+static const char *
+scalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+	    : NULL;
+}
+
+static int
+want_type(struct cctx *x, const yaml_node_t *n, yaml_node_type_t t,
+    const char *key)
+{
+	static const char *names[] = { "nothing", "a scalar", "a list",
+	    "a mapping" };
+
+	if (n->type == t)
+		return 0;
+	cerr(x, n, "'%s' must be %s", key, names[t]);
+	return -1;
+}
+
+static int
+get_str(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
+    size_t maxlen)
+{
+	const char *s;
+
+	if (want_type(x, n, YAML_SCALAR_NODE, key) == -1)
+		return -1;
+	s = scalar(n);
+	if (strlen(s) != n->data.scalar.length) {
+		cerr(x, n, "'%s' contains a NUL character", key);
+		return -1;
+	}
+	if (maxlen && strlen(s) > maxlen) {
+		cerr(x, n, "'%s' is longer than %zu characters", key, maxlen);
+		return -1;
+	}
+	free(*out);
+	if ((*out = strdup(s)) == NULL)
+		fatal("conf");
+	return 0;
+}
+
+static int
+get_int(struct cctx *x, const yaml_node_t *n, const char *key, int *out,
+    long lo, long hi)
+{
+	const char *s;
+	char *end;
+	long v;
+
+	if (want_type(x, n, YAML_SCALAR_NODE, key) == -1)
+		return -1;
+	s = scalar(n);
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE) {
+		cerr(x, n, "'%s' must be an integer, not '%s'", key, s);
+		return -1;
+	}
+	if (v < lo || v > hi) {
+		cerr(x, n, "'%s' is %ld, out of range (%ld..%ld)", key, v, lo,
+		    hi);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* Iterate over a mapping; calls fn for each key. */
+typedef void (*map_fn)(struct cctx *, const char *key, yaml_node_t *kn,
+    yaml_node_t *vn, void *arg);
+
+static void
+each_pair(struct cctx *x, yaml_node_t *map, const char *what, map_fn fn,
+    void *arg)
+{
+	yaml_node_pair_t *p;
+
+	if (want_type(x, map, YAML_MAPPING_NODE, what) == -1)
+		return;
+	for (p = map->data.mapping.pairs.start;
+	    p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
+		const char *ks = scalar(k);
+
+		if (ks == NULL) {
+			cerr(x, k, "keys in '%s' must be scalars", what);
+			continue;
+		}
+		/* Duplicate keys are an error, not last-one-wins. */
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start;
+		    q < p; q++) {
+			const char *qs = scalar(yaml_document_get_node(x->doc,
+			    q->key));
+			if (qs && strcmp(qs, ks) == 0) {
+				cerr(x, k, "duplicate key '%s' in '%s'", ks,
+				    what);
+				goto next;
+			}
+		}
+		fn(x, ks, k, v, arg);
+next:		;
+	}
+}
+
+static void
+unknown(struct cctx *x, const yaml_node_t *k, const char *key,
+    const char *sect)
+{
+	cerr(x, k, "unknown key '%s' in '%s'", key, sect);
+}
+
+/* snmp.listen: "udp:ADDR:PORT" or "udp6:[ADDR]:PORT". Returns a
+ * normalised form in norm for duplicate detection. */
+static int
+check_listener(const char *s, char *norm, size_t nlen, const char **why)
+{
+	char host[INET6_ADDRSTRLEN + 2], buf[sizeof(struct in6_addr)];
+	const char *p, *colon;
+	char *end;
+	long port;
+	int v6;
+
+	if (strncmp(s, "udp:", 4) == 0)
+		v6 = 0, p = s + 4;
+	else if (strncmp(s, "udp6:", 5) == 0)
+		v6 = 1, p = s + 5;
+	else {
+		*why = "must start with udp: or udp6:";
+		return -1;
+	}
+	if (v6) {
+		const char *rb;
+		if (*p != '[' || (rb = strchr(p, ']')) == NULL || rb[1] != ':') {
+			*why = "IPv6 form is udp6:[ADDRESS]:PORT";
+			return -1;
+		}
+		if ((size_t)(rb - p - 1) >= sizeof(host)) {
+			*why = "address too long";
+			return -1;
+		}
+		memcpy(host, p + 1, rb - p - 1);
+		host[rb - p - 1] = '\0';
+		colon = rb + 1;
+	} else {
+		if ((colon = strrchr(p, ':')) == NULL) {
+			*why = "IPv4 form is udp:ADDRESS:PORT";
+			return -1;
+		}
+		if ((size_t)(colon - p) >= sizeof(host)) {
+			*why = "address too long";
+			return -1;
+		}
+		memcpy(host, p, colon - p);
+		host[colon - p] = '\0';
+	}
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, host, buf) != 1) {
+		*why = "not a numeric address";
+		return -1;
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno || port < 1 ||
+	    port > 65535) {
+		*why = "port must be 1..65535";
+		return -1;
+	}
+	inet_ntop(v6 ? AF_INET6 : AF_INET, buf, host, sizeof(host));
+	snprintf(norm, nlen, "%s%s%s%s:%ld", v6 ? "udp6:" : "udp:",
+	    v6 ? "[" : "", host, v6 ? "]" : "", port);
+	return 0;
+}
+
+static void
+parse_listen(struct cctx *x, yaml_node_t *v)
+{
+	struct gw_conf *c = x->c;
+	char norm[INET6_ADDRSTRLEN + 16];
+	char (*seen)[sizeof(norm)];
+	yaml_node_item_t *it;
+	int n;
+
+	if (want_type(x, v, YAML_SEQUENCE_NODE, "listen") == -1)
+		return;
+	n = v->data.sequence.items.top - v->data.sequence.items.start;
+	c->listen = calloc(n ? n : 1, sizeof(*c->listen));
+	seen = calloc(n ? n : 1, sizeof(*seen));
+	if (c->listen == NULL || seen == NULL)
+		fatal("conf");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	    it++) {
+		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		char *spec = NULL;
+		const char *why;
+		int dup = 0;
+
+		if (get_str(x, e, "listen", &spec, 128) == -1)
+			continue;
+		if (check_listener(spec, norm, sizeof(norm), &why) == -1) {
+			cerr(x, e, "bad listener '%s': %s", spec, why);
+			free(spec);
+			continue;
+		}
+		for (int i = 0; i < c->nlisten; i++)
+			if (strcmp(seen[i], norm) == 0) {
+				cerr(x, e, "duplicate listener '%s' (first at "
+				    "line %d)", spec, c->listen[i].line);
+				dup = 1;
+			}
+		if (dup) {
+			free(spec);
+			continue;
+		}
+		memcpy(seen[c->nlisten], norm, sizeof(norm));
+		c->listen[c->nlisten].spec = spec;
+		c->listen[c->nlisten++].line = e->start_mark.line + 1;
+	}
+	free(seen);
+}
+
+static int
+valid_name(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s; s++)
+		if (*s == '@' || (unsigned char)*s < 0x21 ||
+		    (unsigned char)*s > 0x7e)
+			return 0;
+	return 1;
+}
+
+static void
+community_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_community *cm = arg;
+
+	if (strcmp(key, "name") == 0) {
+		if (get_str(x, v, key, &cm->name, 64) == 0 &&
+		    !valid_name(cm->name)) {
+			cerr(x, v, "community '%s' must be printable, "
+			    "without spaces or '@'", cm->name);
+			free(cm->name);
+			cm->name = NULL;
+		}
+	} else
+		unknown(x, k, key, "communities");
+}
+
+static void
+parse_communities(struct cctx *x, yaml_node_t *v)
+{
+	struct gw_conf *c = x->c;
+	yaml_node_item_t *it;
+	int n;
+
+	if (want_type(x, v, YAML_SEQUENCE_NODE, "communities") == -1)
+		return;
+	n = v->data.sequence.items.top - v->data.sequence.items.start;
+	if ((c->communities = calloc(n ? n : 1, sizeof(*c->communities))) ==
+	    NULL)
+		fatal("conf");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	    it++) {
+		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		struct gw_community cm = { NULL, (int)e->start_mark.line + 1 };
+		int dup = 0;
+
+		each_pair(x, e, "communities", community_key, &cm);
+		if (cm.name == NULL) {
+			if (e->type == YAML_MAPPING_NODE)
+				cerr(x, e, "community needs a 'name'");
+			continue;
+		}
+		for (int i = 0; i < c->ncommunities; i++)
+			if (strcmp(c->communities[i].name, cm.name) == 0) {
+				cerr(x, e, "duplicate community '%s' (first "
+				    "at line %d)", cm.name,
+				    c->communities[i].line);
+				dup = 1;
+			}
+		if (dup) {
+			free(cm.name);
+			continue;
+		}
+		c->communities[c->ncommunities++] = cm;
+	}
+}
+
+static const char *auth_names[] = { "none", "MD5", "SHA", "SHA-224",
+    "SHA-256", "SHA-384", "SHA-512" };
+static const char *priv_names[] = { "none", "DES", "AES", "AES-192",
+    "AES-256" };
+
+const char *
+gw_auth_name(enum gw_auth_proto p)
+{
+	return auth_names[p];
+}
+
+const char *
+gw_priv_name(enum gw_priv_proto p)
+{
+	return priv_names[p];
+}
+
+static int
+lookup_name(const char *s, const char **names, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (strcasecmp(s, names[i]) == 0)
+			return i;
+	/* Accepted aliases. */
+	if (strcasecmp(s, "SHA1") == 0 && names == auth_names)
+		return GW_AUTH_SHA;
+	if (strcasecmp(s, "AES128") == 0 && names == priv_names)
+		return GW_PRIV_AES;
+	return -1;
+}
+
+static void
+user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_user *u = arg;
+	char *s = NULL;
+	int p;
+
+	if (strcmp(key, "name") == 0) {
+		if (get_str(x, v, key, &u->name, 32) == 0 && !valid_name(u->name)) {
+			cerr(x, v, "user name '%s' must be printable, without "
+			    "spaces or '@'", u->name);
+			free(u->name);
+			u->name = NULL;
+		}
+	} else if (strcmp(key, "auth-protocol") == 0) {
+		if (get_str(x, v, key, &s, 16) == 0) {
+			if ((p = lookup_name(s, auth_names, 7)) == -1)
+				cerr(x, v, "unknown auth-protocol '%s' (MD5, "
+				    "SHA, SHA-224, SHA-256, SHA-384, SHA-512)",
+				    s);
+			else
+				u->auth = p;
+		}
+	} else if (strcmp(key, "priv-protocol") == 0) {
+		if (get_str(x, v, key, &s, 16) == 0) {
+			if ((p = lookup_name(s, priv_names, 5)) == -1)
+				cerr(x, v, "unknown priv-protocol '%s' (DES, "
+				    "AES, AES-192, AES-256)", s);
+			else
+				u->priv = p;
+		}
+	} else if (strcmp(key, "auth-passphrase") == 0 ||
+	    strcmp(key, "priv-passphrase") == 0) {
+		char **dst = key[0] == 'a' ? &u->auth_pass : &u->priv_pass;
+		if (get_str(x, v, key, dst, 256) == 0 && strlen(*dst) < 8) {
+			/* RFC 3414 A.1: at least 8 octets. */
+			cerr(x, v, "'%s' must be at least 8 characters", key);
+			free(*dst);
+			*dst = NULL;
+		}
+	} else
+		unknown(x, k, key, "users");
+	free(s);
+}
+
+static void
+parse_users(struct cctx *x, yaml_node_t *v)
+{
+	struct gw_conf *c = x->c;
+	yaml_node_item_t *it;
+	int n;
+
+	if (want_type(x, v, YAML_SEQUENCE_NODE, "users") == -1)
+		return;
+	n = v->data.sequence.items.top - v->data.sequence.items.start;
+	if ((c->users = calloc(n ? n : 1, sizeof(*c->users))) == NULL)
+		fatal("conf");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	    it++) {
+		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		struct gw_user u = { 0 };
+		int bad = 0;
+
+		u.line = e->start_mark.line + 1;
+		each_pair(x, e, "users", user_key, &u);
+		if (e->type != YAML_MAPPING_NODE)
+			bad = 1;
+		else if (u.name == NULL)
+			cerr(x, e, "user needs a 'name'"), bad = 1;
+		else if (u.auth == GW_AUTH_NONE || u.auth_pass == NULL)
+			cerr(x, e, "user '%s' needs auth-protocol and "
+			    "auth-passphrase", u.name), bad = 1;
+		else if ((u.priv == GW_PRIV_NONE) != (u.priv_pass == NULL))
+			cerr(x, e, "user '%s': priv-protocol and "
+			    "priv-passphrase go together", u.name), bad = 1;
+		for (int i = 0; !bad && i < c->nusers; i++)
+			if (strcmp(c->users[i].name, u.name) == 0) {
+				cerr(x, e, "duplicate user '%s' (first at line "
+				    "%d)", u.name, c->users[i].line);
+				bad = 1;
+			}
+		if (bad) {
+			free(u.name);
+			free(u.auth_pass);
+			free(u.priv_pass);
+			continue;
+		}
+		c->users[c->nusers++] = u;
+	}
+}
+
+static void
+snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_conf *c = x->c;
+
+	if (strcmp(key, "listen") == 0)
+		parse_listen(x, v);
+	else if (strcmp(key, "communities") == 0)
+		parse_communities(x, v);
+	else if (strcmp(key, "users") == 0)
+		parse_users(x, v);
+	else if (strcmp(key, "sys-contact") == 0)
+		get_str(x, v, key, &c->sys_contact, 255);
+	else if (strcmp(key, "sys-location") == 0)
+		get_str(x, v, key, &c->sys_location, 255);
+	else
+		unknown(x, k, key, "snmp");
+}
+
+static void
+ib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_conf *c = x->c;
+
+	if (strcmp(key, "ca") == 0)
+		get_str(x, v, key, &c->ib_ca, 64);
+	else if (strcmp(key, "port") == 0)
+		get_int(x, v, key, &c->ib_port, 0, 254);
+	else if (strcmp(key, "node-name-map") == 0)
+		get_str(x, v, key, &c->node_name_map, PATH_MAX);
+	else
+		unknown(x, k, key, "ib");
+}
+
+static void
+store_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_conf *c = x->c;
+
+	if (strcmp(key, "path") == 0)
+		get_str(x, v, key, &c->store_path, PATH_MAX);
+	else if (strcmp(key, "state-dir") == 0)
+		get_str(x, v, key, &c->state_dir, PATH_MAX);
+	else
+		unknown(x, k, key, "store");
+}
+
+static void
+discovery_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	if (strcmp(key, "interval") == 0)
+		get_int(x, v, key, &x->c->sweep_interval, 10, 86400);
+	else
+		unknown(x, k, key, "discovery");
+}
+
+static void
+mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_conf *c = x->c;
+
+	if (strcmp(key, "timeout-ms") == 0)
+		get_int(x, v, key, &c->mad_timeout_ms, 10, 60000);
+	else if (strcmp(key, "retries") == 0)
+		get_int(x, v, key, &c->mad_retries, 0, 10);
+	else if (strcmp(key, "max-in-flight") == 0)
+		get_int(x, v, key, &c->mad_max_inflight, 1, 1024);
+	else if (strcmp(key, "max-in-flight-per-node") == 0)
+		get_int(x, v, key, &c->mad_max_inflight_node, 1, 64);
+	else
+		unknown(x, k, key, "mad");
+}
+
+static const char *ttl_names[CACHE_CLASS_MAX] = { "nodeinfo", "nodedesc",
+    "portinfo", "error" };
+
+static void
+ttl_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+		if (strcmp(key, ttl_names[i]) == 0) {
+			get_int(x, v, key, &x->c->ttl[i], 0, 86400);
+			return;
+		}
+	unknown(x, k, key, "cache.ttl");
+}
+
+static void
+cache_key_fn(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	if (strcmp(key, "ttl") == 0)
+		each_pair(x, v, "ttl", ttl_key, NULL);
+	else
+		unknown(x, k, key, "cache");
+}
+
+static void
+log_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	if (strcmp(key, "level") == 0) {
+		if (get_str(x, v, key, &x->c->log_level, 16) == 0 &&
+		    log_level_from_name(x->c->log_level) == -1)
+			cerr(x, v, "log level must be debug, info, notice, "
+			    "warning or error");
+	} else
+		unknown(x, k, key, "log");
+}
+
+static void
+top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	static const struct {
+		const char *name;
+		map_fn fn;
+	} sections[] = {
+		{ "snmp", snmp_key }, { "ib", ib_key }, { "store", store_key },
+		{ "discovery", discovery_key }, { "mad", mad_key },
+		{ "cache", cache_key_fn }, { "log", log_key },
+	};
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (strcmp(key, sections[i].name) == 0) {
+			each_pair(x, v, key, sections[i].fn, NULL);
+			return;
+		}
+	cerr(x, k, "unknown section '%s'", key);
+}
+
+static void
+set_defaults(struct gw_conf *c)
+{
+	c->ib_port = 0;
+	c->sweep_interval = 300;
+	c->mad_timeout_ms = 200;
+	c->mad_retries = 3;
+	c->mad_max_inflight = 64;
+	c->mad_max_inflight_node = 4;
+	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+		c->ttl[i] = cache_get_ttl(i);
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (d == NULL)
+		fatal("conf");
+	return d;
+}
+
+struct gw_conf *
+gw_conf_load(const char *path, FILE *err)
+{
+	struct cctx x = { path, err, 0, NULL, NULL };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	FILE *f;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		fprintf(err, "%s:0: cannot open: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if ((x.c = calloc(1, sizeof(*x.c))) == NULL)
+		fatal("conf");
+	set_defaults(x.c);
+	x.c->path = xstrdup(path);
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		fprintf(err, "%s:%lu: %s%s%s\n", path,
+		    (unsigned long)parser.problem_mark.line + 1,
+		    parser.problem ? parser.problem : "YAML syntax error",
+		    parser.context ? " " : "",
+		    parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		gw_conf_free(x.c);
+		return NULL;
+	}
+	x.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (root == NULL)
+		fprintf(err, "%s:1: empty configuration\n", path), x.nerr++;
+	else
+		each_pair(&x, root, "top level", top_key, NULL);
+
+	if (root != NULL && x.c->nlisten == 0)
+		cerr(&x, root, "no snmp.listen addresses");
+	if (root != NULL && x.c->ncommunities == 0 && x.c->nusers == 0)
+		cerr(&x, root, "no snmp.communities or snmp.users: nobody "
+		    "could query the gateway");
+	if (x.c->store_path == NULL)
+		x.c->store_path = xstrdup("/var/lib/ibsnmpgw/inventory.db");
+	if (x.c->state_dir == NULL) {
+		char *s = xstrdup(x.c->store_path), *slash = strrchr(s, '/');
+		if (slash == NULL)
+			strcpy(s, ".");
+		else if (slash == s)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		x.c->state_dir = s;
+	}
+	if (x.c->mad_max_inflight_node > x.c->mad_max_inflight)
+		cerr(&x, root, "mad.max-in-flight-per-node (%d) exceeds "
+		    "mad.max-in-flight (%d)", x.c->mad_max_inflight_node,
+		    x.c->mad_max_inflight);
+
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	if (x.nerr) {
+		gw_conf_free(x.c);
+		return NULL;
+	}
+	return x.c;
+}
+
+void
+gw_conf_free(struct gw_conf *c)
+{
+	if (c == NULL)
+		return;
+	for (int i = 0; i < c->nlisten; i++)
+		free(c->listen[i].spec);
+	free(c->listen);
+	for (int i = 0; i < c->ncommunities; i++)
+		free(c->communities[i].name);
+	free(c->communities);
+	for (int i = 0; i < c->nusers; i++) {
+		free(c->users[i].name);
+		free(c->users[i].auth_pass);
+		free(c->users[i].priv_pass);
+	}
+	free(c->users);
+	free(c->sys_contact);
+	free(c->sys_location);
+	free(c->ib_ca);
+	free(c->node_name_map);
+	free(c->store_path);
+	free(c->state_dir);
+	free(c->log_level);
+	free(c->path);
+	free(c);
+}

@@ -1,0 +1,176 @@
+/* ibsnmpgw: SNMP gateway to an InfiniBand fabric.
+ *
+ * Modules start in dependency order and stop in reverse (chrony
+ * style): log, conf, ev, store, cache, mad, snmp + mib, discover. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gateway/conf.h"
+#include "gateway/mib.h"
+#include "gateway/snmp.h"
+#include "proxy/discover.h"
+#include "proxy/fetch.h"
+#include "proxy/mad.h"
+#include "store/cache.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+#define DEFAULT_CONF	SYSCONFDIR "/ibsnmpgw/ibsnmpgw.yaml"
+
+static int sig_pipe[2] = { -1, -1 };
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
+	    "  -c file  configuration (default %s)\n"
+	    "  -n       check the configuration and exit\n"
+	    "  -f       stay in the foreground, log to stderr\n"
+	    "  -d       debug logging\n"
+	    "  -D tok   also net-snmp debug tokens (e.g. snmp_agent,usm)\n"
+	    "  -V       print the version\n", DEFAULT_CONF);
+	exit(2);
+}
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = sig;
+
+	/* A full pipe means a signal is already pending: fine. */
+	(void)!write(sig_pipe[1], &c, 1);
+	errno = saved;
+}
+
+static void
+signal_cb(int fd, short revents, void *arg)
+{
+	const struct gw_conf *c = arg;
+	unsigned char sig;
+
+	while (read(fd, &sig, 1) == 1) {
+		switch (sig) {
+		case SIGHUP:
+			log_info("SIGHUP: reloading the node-name-map");
+			if (c->node_name_map)
+				store_load_name_map(c->node_name_map);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			log_info("signal %d: shutting down", sig);
+			ev_break();
+			break;
+		}
+	}
+}
+
+static int
+signals_init(const struct gw_conf *c)
+{
+	struct sigaction sa;
+
+	if (pipe(sig_pipe) == -1) {
+		log_warn("pipe");
+		return -1;
+	}
+	/* The self-pipe is an ordinary descriptor, never the umad one. */
+	for (int i = 0; i < 2; i++)
+		fcntl(sig_pipe[i], F_SETFL, O_NONBLOCK);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, (void *)c);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = DEFAULT_CONF;
+	int foreground = 0, check = 0, debug = 0, ch, rc = 1;
+	struct gw_conf *c;
+
+	while ((ch = getopt(argc, argv, "c:fndD:V")) != -1) {
+		switch (ch) {
+		case 'c': path = optarg; break;
+		case 'f': foreground = 1; break;
+		case 'n': check = 1; break;
+		case 'd': debug = 1; break;
+		case 'D':
+			debug = 1;
+			debug_register_tokens(optarg);
+			snmp_set_do_debugging(1);
+			break;
+		case 'V': printf("ibsnmpgw %s\n", PACKAGE_VERSION); return 0;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	if ((c = gw_conf_load(path, stderr)) == NULL)
+		return 1;
+	if (check) {
+		printf("configuration ok\n");
+		gw_conf_free(c);
+		return 0;
+	}
+	log_init("ibsnmpgw", foreground, debug ? LOG_DEBUG :
+	    c->log_level ? log_level_from_name(c->log_level) : LOG_INFO);
+	log_info("ibsnmpgw %s starting", PACKAGE_VERSION);
+
+	ev_init();
+	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+		cache_set_ttl(i, c->ttl[i]);
+	if (store_init(c->store_path) == -1)
+		goto out_ev;
+	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
+		goto out_store;
+	cache_init(proxy_fetch, NULL);
+	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
+	    c->mad_retries, c->mad_max_inflight,
+	    c->mad_max_inflight_node) == -1)
+		goto out_cache;
+	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
+	    gw_mib_init() == -1 || gw_snmp_start(c) == -1)
+		goto out_snmp;
+	if (signals_init(c) == -1 || proxy_discover_init(c->sweep_interval) == -1)
+		goto out_snmp;
+
+	log_info("ready");
+	ev_run();
+	rc = 0;
+
+	proxy_discover_finalise();
+out_snmp:
+	/* Fail outstanding MADs first, so every delegated SNMP request is
+	 * answered before its session closes. */
+	proxy_mad_finalise();
+	netsnmp_check_outstanding_agent_requests();
+	gw_mib_finalise();
+	gw_snmp_finalise();
+out_cache:
+	proxy_mad_finalise();
+	cache_finalise();
+out_store:
+	store_finalise();
+out_ev:
+	ev_finalise();
+	log_info("stopped");
+	log_finalise();
+	gw_conf_free(c);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* gw_snmp: net-snmp's agent inside the daemon's poll loop.
+ *
+ * One net-snmp context list entry serves every node: requests for a
+ * node are rewritten on arrival to the internal context GW_NODE_CONTEXT,
+ * and the handlers find the node again from the request (see snmp.c).
+ * Lookup cost therefore does not grow with the fabric. */
+#ifndef IBSNMPGW_GW_SNMP_H
+#define IBSNMPGW_GW_SNMP_H
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include "gateway/conf.h"
+#include "store/store.h"
+
+/* Never a valid node name (has '@'), so no client can select it. */
+#define GW_NODE_CONTEXT	"@ibsnmpgw-node"
+
+struct gw_snmp_stats {
+	uint64_t	requests, node_requests, bad_names, unknown_contexts;
+};
+
+/* Library setup: logging, persistent directory, USM. Before MIB
+ * registration. */
+int	gw_snmp_init(const struct gw_conf *c);
+/* Open listeners and create users. After MIB registration. */
+int	gw_snmp_start(const struct gw_conf *c);
+void	gw_snmp_finalise(void);
+
+/* The node a request in GW_NODE_CONTEXT is for, or NULL. */
+struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);
+
+void	gw_snmp_get_stats(struct gw_snmp_stats *st);
+
+#endif

@@ -1,0 +1,418 @@
+/* proxy_discover: breadth-first directed-route sweep. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/discover.h"
+#include "proxy/mad.h"
+#include "proxy/smp.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+/* A node as this sweep sees it. */
+struct dnode {
+	struct store_node	 n;
+	struct store_port	*ports;		/* 0..num_ports */
+	uint8_t			 entry_port;	/* port of first arrival */
+	int			 desc_ok;
+};
+
+/* One outstanding SMP. */
+struct dreq {
+	uint16_t		 attr;
+	uint8_t			 port;		/* PortInfo modifier */
+	struct store_path	 path;
+	uint64_t		 from_guid;	/* NodeInfo probes: link origin */
+	uint8_t			 from_port;
+	struct dnode		*dn;
+};
+
+static struct htab		 disc_nodes;
+static struct dnode		**disc_list;
+static size_t			 disc_n, disc_cap;
+static int			 disc_running, disc_outstanding;
+static int			 disc_interval;
+static uint64_t			 disc_started;
+static struct ev_timer		 disc_timer;
+static struct proxy_sweep_stats	 disc_st;
+static unsigned			 disc_links, disc_errors;
+static uint64_t			 disc_smps;
+static void			(*disc_done_fn)(void *);
+static void			*disc_done_arg;
+
+static void dreq_cb(void *arg, int status, const uint8_t *mad);
+
+static uint64_t
+path_key(const struct store_path *p)
+{
+	/* Requests before the GUID is known are grouped by route. */
+	return htab_hash(p->hop, p->cnt + 1) | 1ULL << 63;
+}
+
+static int
+send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
+    uint64_t key, struct dreq *proto)
+{
+	struct proxy_mad_args a;
+	struct dreq *r = malloc(sizeof(*r));
+
+	if (r == NULL) {
+		log_warn("discover");
+		return -1;
+	}
+	*r = *proto;
+	r->attr = attr;
+	r->path = *path;
+	memset(&a, 0, sizeof(a));
+	a.node_key = key;
+	a.target.path = *path;
+	a.mgmt_class = PROXY_CLASS_SMI_DR;
+	a.method = SMP_METHOD_GET;
+	a.attr_id = attr;
+	a.attr_mod = mod;
+	if (proxy_mad_submit(&a, dreq_cb, r) == -1) {
+		free(r);
+		disc_errors++;
+		return -1;
+	}
+	disc_outstanding++;
+	disc_smps++;
+	return 0;
+}
+
+static void
+probe(const struct store_path *path, uint64_t from_guid, uint8_t from_port)
+{
+	struct dreq proto = { 0 };
+
+	proto.from_guid = from_guid;
+	proto.from_port = from_port;
+	send_smp(SMP_ATTR_NODE_INFO, 0, path, path_key(path), &proto);
+}
+
+static void
+query_port(struct dnode *dn, uint8_t port, const struct store_path *path)
+{
+	struct dreq proto = { 0 };
+
+	proto.dn = dn;
+	proto.port = port;
+	send_smp(SMP_ATTR_PORT_INFO, port, path, dn->n.guid, &proto);
+}
+
+static struct dnode *
+dnode_add(const struct smp_nodeinfo *ni, const struct store_path *path)
+{
+	struct dnode *dn = calloc(1, sizeof(*dn));
+
+	if (dn == NULL || (dn->ports = calloc(ni->num_ports + 1,
+	    sizeof(*dn->ports))) == NULL) {
+		free(dn);
+		log_warn("discover");
+		return NULL;
+	}
+	if (disc_n == disc_cap) {
+		size_t cap = disc_cap ? disc_cap * 2 : 256;
+		struct dnode **v = realloc(disc_list, cap * sizeof(*v));
+		if (v == NULL) {
+			free(dn->ports);
+			free(dn);
+			return NULL;
+		}
+		disc_list = v;
+		disc_cap = cap;
+	}
+	dn->n.guid = ni->node_guid;
+	dn->n.type = ni->node_type;
+	dn->n.num_ports = ni->num_ports;
+	dn->n.vendor_id = ni->vendor_id;
+	dn->n.device_id = ni->device_id;
+	dn->n.revision = ni->revision;
+	dn->n.system_guid = ni->system_image_guid;
+	dn->n.route = *path;
+	dn->entry_port = ni->local_port;
+	for (int p = 0; p <= ni->num_ports; p++) {
+		dn->ports[p].num = p;
+		dn->ports[p].route.hop[0] = 0xff;
+	}
+	if (htab_put_u64(&disc_nodes, ni->node_guid, dn) == -1) {
+		free(dn->ports);
+		free(dn);
+		return NULL;
+	}
+	disc_list[disc_n++] = dn;
+	return dn;
+}
+
+static void
+link_ports(uint64_t a_guid, uint8_t a_port, struct dnode *b, uint8_t b_port)
+{
+	struct dnode *a = htab_get_u64(&disc_nodes, a_guid);
+
+	if (a == NULL || a_port > a->n.num_ports || b_port > b->n.num_ports)
+		return;
+	if (a->ports[a_port].remote_guid == 0)
+		disc_links++;
+	a->ports[a_port].remote_guid = b->n.guid;
+	a->ports[a_port].remote_port = b_port;
+	b->ports[b_port].remote_guid = a_guid;
+	b->ports[b_port].remote_port = a_port;
+}
+
+static void
+got_nodeinfo(struct dreq *r, const uint8_t *data)
+{
+	struct smp_nodeinfo ni;
+	struct dnode *dn;
+	int is_new = 0;
+
+	if (smp_decode_nodeinfo(data, PROXY_SMP_DATA_SIZE, &ni) == -1) {
+		char p[256];
+		store_path_format(&r->path, p, sizeof(p));
+		log_warnx("discover: garbage NodeInfo at route %s; ignored", p);
+		disc_errors++;
+		return;
+	}
+	if ((dn = htab_get_u64(&disc_nodes, ni.node_guid)) == NULL) {
+		if ((dn = dnode_add(&ni, &r->path)) == NULL)
+			return;
+		is_new = 1;
+	} else if (dn->n.num_ports != ni.num_ports) {
+		log_warnx("discover: node 0x%016llx reports %u ports, "
+		    "earlier %u; ignored", (unsigned long long)ni.node_guid,
+		    ni.num_ports, dn->n.num_ports);
+		return;
+	}
+	if (r->from_guid)
+		link_ports(r->from_guid, r->from_port, dn, ni.local_port);
+
+	if (dn->n.type != STORE_NODE_SWITCH) {
+		/* A CA or router port has its own GUID and route. */
+		struct store_port *pt = &dn->ports[ni.local_port];
+		if (pt->route.hop[0] == 0xff) {
+			pt->route = r->path;
+			pt->guid = ni.port_guid;
+			query_port(dn, ni.local_port, &r->path);
+		}
+	}
+	if (!is_new)
+		return;
+	{
+		struct dreq proto = { 0 };
+		proto.dn = dn;
+		send_smp(SMP_ATTR_NODE_DESC, 0, &r->path, dn->n.guid, &proto);
+	}
+	if (dn->n.type == STORE_NODE_SWITCH) {
+		dn->ports[0].guid = ni.port_guid;
+		dn->ports[0].route = r->path;
+		for (int p = 0; p <= ni.num_ports; p++)
+			query_port(dn, p, &r->path);
+	}
+}
+
+static void
+got_portinfo(struct dreq *r, const uint8_t *data)
+{
+	struct dnode *dn = r->dn;
+	struct store_port *pt = &dn->ports[r->port];
+	struct smp_portinfo pi;
+	struct store_path next;
+
+	if (smp_decode_portinfo(data, PROXY_SMP_DATA_SIZE, &pi) == -1) {
+		log_warnx("discover: garbage PortInfo from 0x%016llx port %u",
+		    (unsigned long long)dn->n.guid, r->port);
+		disc_errors++;
+		return;
+	}
+	pt->valid = 1;
+	pt->lid = pi.lid;
+	pt->lmc = pi.lmc;
+	pt->state = pi.state;
+	pt->phys_state = pi.phys_state;
+	pt->width = pi.width_active;
+	pt->speed = pi.speed_ext_active ? 0x80 | pi.speed_ext_active :
+	    pi.speed_active;
+	if (dn->n.type == STORE_NODE_SWITCH) {
+		pt->route = dn->n.route;
+		if (r->port == 0) {
+			dn->n.lid = pi.lid;
+			return;
+		}
+		/* Switch port 0 carries the LID; data ports copy it. */
+	}
+
+	/* Expand through switches, and out of our own CA (route "0"). */
+	if (dn->n.type != STORE_NODE_SWITCH && r->path.cnt != 0)
+		return;
+	if (r->port == 0 || pi.phys_state != 5 /* LinkUp */ || pi.state < 2)
+		return;
+	if (r->path.cnt > 0 && r->port == dn->entry_port &&
+	    dn->n.type == STORE_NODE_SWITCH)
+		return;		/* the way we came in */
+	if (r->path.cnt + 1 >= STORE_PATH_MAX)
+		return;
+	next = r->path;
+	next.hop[++next.cnt] = r->port;
+	probe(&next, dn->n.guid, r->port);
+}
+
+static void
+finish_sweep(void)
+{
+	unsigned nodes, lost;
+
+	store_sweep_begin();
+	for (size_t i = 0; i < disc_n; i++) {
+		struct dnode *dn = disc_list[i];
+		struct store_node *old = store_node_by_guid(dn->n.guid);
+
+		/* A CA or router is addressed through its lowest-numbered
+		 * reachable port, whichever way the sweep met it first, so
+		 * node-level answers (LocalPortNum, PortGUID) are stable. */
+		if (dn->n.type != STORE_NODE_SWITCH)
+			for (int p = 1; p <= dn->n.num_ports; p++)
+				if (dn->ports[p].route.hop[0] != 0xff) {
+					dn->n.route = dn->ports[p].route;
+					dn->n.lid = dn->ports[p].lid;
+					break;
+				}
+
+		if (!dn->desc_ok && old != NULL)
+			memcpy(dn->n.desc, old->desc, sizeof(dn->n.desc));
+		store_sweep_node(&dn->n, dn->ports);
+	}
+	if (store_sweep_end(&nodes, &lost) == -1)
+		disc_errors++;
+	disc_st.sweeps++;
+	disc_st.nodes = nodes;
+	disc_st.lost = lost;
+	disc_st.links = disc_links;
+	disc_st.errors = disc_errors;
+	disc_st.smps = disc_smps;
+	disc_st.duration_ms = ev_now() - disc_started;
+	disc_st.finished = ev_wall();
+	log_info("sweep %u done: %u nodes, %u links, %u unreachable, "
+	    "%llu SMPs, %u errors in %llu ms", disc_st.sweeps, nodes,
+	    disc_links, lost, (unsigned long long)disc_smps, disc_errors,
+	    (unsigned long long)disc_st.duration_ms);
+	for (size_t i = 0; i < disc_n; i++) {
+		free(disc_list[i]->ports);
+		free(disc_list[i]);
+	}
+	disc_n = 0;
+	htab_free(&disc_nodes);
+	disc_running = 0;
+	if (disc_interval > 0)
+		ev_timer_add(&disc_timer, (uint64_t)disc_interval * 1000);
+	if (disc_done_fn)
+		disc_done_fn(disc_done_arg);
+}
+
+static void
+dreq_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct dreq *r = arg;
+
+	disc_outstanding--;
+	if (status == 0) {
+		const uint8_t *data = mad + PROXY_SMP_DATA_OFFS;
+		switch (r->attr) {
+		case SMP_ATTR_NODE_INFO:
+			got_nodeinfo(r, data);
+			break;
+		case SMP_ATTR_NODE_DESC:
+			r->dn->desc_ok = smp_decode_nodedesc(data,
+			    PROXY_SMP_DATA_SIZE, r->dn->n.desc,
+			    sizeof(r->dn->n.desc)) == 0;
+			break;
+		case SMP_ATTR_PORT_INFO:
+			got_portinfo(r, data);
+			break;
+		}
+	} else if (status != -ECANCELED) {
+		char p[256];
+		store_path_format(&r->path, p, sizeof(p));
+		log_debug("discover: attribute 0x%04x at route %s: %s",
+		    r->attr, p, strerror(-status));
+		disc_errors++;
+	}
+	free(r);
+	if (disc_outstanding == 0 && disc_running && status != -ECANCELED)
+		finish_sweep();
+}
+
+int
+proxy_discover_start(void)
+{
+	struct store_path local = { 0 };
+
+	if (disc_running)
+		return -1;
+	ev_timer_del(&disc_timer);
+	htab_init(&disc_nodes);
+	disc_running = 1;
+	disc_links = disc_errors = 0;
+	disc_smps = 0;
+	disc_started = ev_now();
+	log_debug("discover: sweep %u starting", disc_st.sweeps + 1);
+	probe(&local, 0, 0);
+	if (disc_outstanding == 0) {
+		log_warnx("discover: cannot send the first SMP");
+		finish_sweep();
+		return -1;
+	}
+	return 0;
+}
+
+static void
+timer_cb(void *arg)
+{
+	proxy_discover_start();
+}
+
+int
+proxy_discover_init(int interval)
+{
+	disc_interval = interval;
+	ev_timer_init(&disc_timer, timer_cb, NULL);
+	ev_timer_add(&disc_timer, 0);
+	return 0;
+}
+
+void
+proxy_discover_finalise(void)
+{
+	ev_timer_del(&disc_timer);
+	for (size_t i = 0; i < disc_n; i++) {
+		free(disc_list[i]->ports);
+		free(disc_list[i]);
+	}
+	free(disc_list);
+	disc_list = NULL;
+	disc_n = disc_cap = 0;
+	htab_free(&disc_nodes);
+	disc_running = 0;
+}
+
+int
+proxy_discover_running(void)
+{
+	return disc_running;
+}
+
+void
+proxy_discover_get_stats(struct proxy_sweep_stats *st)
+{
+	*st = disc_st;
+}
+
+void
+proxy_discover_on_done(void (*fn)(void *), void *arg)
+{
+	disc_done_fn = fn;
+	disc_done_arg = arg;
+}

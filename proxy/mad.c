@@ -1,0 +1,600 @@
+/* proxy_mad: MAD engine on libibumad, encoding with libibmad. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "proxy/mad.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+#define SLOT_BITS	12
+#define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
+
+struct mad_req;
+
+struct mad_node {
+	uint64_t			 key;
+	int				 inflight;
+	int				 ready;	/* on the ready list */
+	TAILQ_HEAD(, mad_req)		 queue;
+	TAILQ_ENTRY(mad_node)		 rlink;
+};
+
+struct mad_req {
+	TAILQ_ENTRY(mad_req)	 link;		/* node queue or in flight */
+	struct mad_node		*node;
+	proxy_mad_cb		 cb;
+	void			*arg;
+	uint32_t		 tid;		/* 0 while queued */
+	int			 agent;
+	int			 tries;		/* sends left */
+	uint64_t		 deadline;
+	uint8_t			 attr_check[4];	/* class, attr id (be16) */
+	uint8_t			 umad[];	/* umad_size() + MAD */
+};
+
+static int			 mad_fd = -1;
+static int			 mad_agent_dr = -1, mad_agent_lid = -1;
+static int			 mad_agent_perf = -1;
+static int			 mad_timeout, mad_retries;
+static int			 mad_max, mad_max_node;
+static int			 mad_inflight_n, mad_queued_n;
+static size_t			 mad_umad_len;
+static uint32_t			 mad_gen;
+static struct mad_req		*mad_slots[SLOT_COUNT];
+static uint32_t			 mad_next_slot;
+static struct htab		 mad_nodes;
+static TAILQ_HEAD(, mad_node)	 mad_ready = TAILQ_HEAD_INITIALIZER(mad_ready);
+/* In send order; equal timeouts keep it sorted by deadline. */
+static TAILQ_HEAD(, mad_req)	 mad_inflight = TAILQ_HEAD_INITIALIZER(mad_inflight);
+static struct ev_timer		 mad_timer;
+static struct proxy_mad_stats	 mad_st;
+static char			 mad_ca[UMAD_CA_NAME_LEN];
+static int			 mad_port;
+
+/* Reader thread. umad2sim's poll() waits only on its fake fd whenever one
+ * is in the set and ignores the others, so the umad fd cannot share the
+ * loop's poll(). A thread blocks on it alone and hands each answer to the
+ * loop through a queue and a self-pipe; with the kernel's umad device the
+ * same design costs one wake-up per batch. */
+struct mad_rx {
+	struct mad_rx	*next;
+	int		 len;
+	uint8_t		 umad[];
+};
+
+static pthread_t		 mad_thread;
+static int			 mad_thread_on;
+static atomic_int		 mad_stop;
+static pthread_mutex_t		 mad_rx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mad_rx		*mad_rx_head, **mad_rx_tail = &mad_rx_head;
+static int			 mad_wake[2] = { -1, -1 };
+
+static void mad_dispatch(void);
+
+int
+proxy_mad_status(const uint8_t *mad)
+{
+	if (mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) ==
+	    PROXY_CLASS_SMI_DR)
+		return mad_get_field((void *)mad, 0, IB_DRSMP_STATUS_F);
+	return mad_get_field((void *)mad, 0, IB_MAD_STATUS_F);
+}
+
+static struct mad_node *
+node_get(uint64_t key)
+{
+	struct mad_node *n = htab_get_u64(&mad_nodes, key);
+
+	if (n != NULL)
+		return n;
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		return NULL;
+	n->key = key;
+	TAILQ_INIT(&n->queue);
+	if (htab_put_u64(&mad_nodes, key, n) == -1) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void
+node_make_ready(struct mad_node *n)
+{
+	if (!n->ready && !TAILQ_EMPTY(&n->queue) && n->inflight < mad_max_node) {
+		n->ready = 1;
+		TAILQ_INSERT_TAIL(&mad_ready, n, rlink);
+	}
+}
+
+static void
+arm_timer(void)
+{
+	struct mad_req *r = TAILQ_FIRST(&mad_inflight);
+
+	if (r == NULL)
+		ev_timer_del(&mad_timer);
+	else
+		ev_timer_at(&mad_timer, r->deadline);
+}
+
+static int
+slot_take(struct mad_req *r)
+{
+	for (uint32_t i = 0; i < SLOT_COUNT; i++) {
+		uint32_t s = (mad_next_slot + i) & (SLOT_COUNT - 1);
+		if (mad_slots[s] == NULL) {
+			mad_next_slot = s + 1;
+			mad_gen++;
+			/* Low 32 bits only: the kernel owns the high ones. */
+			r->tid = (mad_gen << SLOT_BITS | s) & 0xffffffff;
+			if (r->tid == 0)
+				r->tid = s | 1u << SLOT_BITS;
+			mad_slots[s] = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void
+slot_release(struct mad_req *r)
+{
+	uint32_t s = r->tid & (SLOT_COUNT - 1);
+
+	if (mad_slots[s] == r)
+		mad_slots[s] = NULL;
+	r->tid = 0;
+}
+
+/* Put the TID into the MAD and send it. */
+static int
+send_req(struct mad_req *r)
+{
+	void *mad = umad_get_mad(r->umad);
+	uint64_t old = mad_get_field64(mad, 0, IB_MAD_TRID_F);
+
+	mad_set_field64(mad, 0, IB_MAD_TRID_F,
+	    (old & 0xffffffff00000000ULL) | r->tid);
+	/* The kernel's own timeout is a backstop; our timer decides. */
+	if (umad_send(mad_fd, r->agent, r->umad, PROXY_MAD_SIZE, mad_timeout,
+	    0) < 0) {
+		log_warn("mad: umad_send");
+		return -1;
+	}
+	mad_st.sent++;
+	r->deadline = ev_now() + mad_timeout;
+	TAILQ_INSERT_TAIL(&mad_inflight, r, link);
+	return 0;
+}
+
+/* Take an in-flight request off the wire bookkeeping. */
+static void
+inflight_remove(struct mad_req *r)
+{
+	slot_release(r);
+	TAILQ_REMOVE(&mad_inflight, r, link);
+	mad_inflight_n--;
+	r->node->inflight--;
+	node_make_ready(r->node);
+}
+
+static void
+req_finish(struct mad_req *r, int status, const uint8_t *mad)
+{
+	if (status == -ETIMEDOUT)
+		mad_st.timeouts++;
+	else if (status == -EIO)
+		mad_st.errors++;
+	r->cb(r->arg, status, mad);
+	free(r);
+}
+
+/* A node that did not answer after all retries: fail what is queued
+ * for it now, so one dead node costs one timeout, not one per request. */
+static void
+node_fail_queue(struct mad_node *n, int status)
+{
+	TAILQ_HEAD(, mad_req) q = TAILQ_HEAD_INITIALIZER(q);
+	struct mad_req *r;
+
+	/* Detach first: callbacks may queue new requests for this node. */
+	TAILQ_CONCAT(&q, &n->queue, link);
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, link);
+		mad_queued_n--;
+		req_finish(r, status, NULL);
+	}
+}
+
+static void
+mad_timeout_cb(void *arg)
+{
+	uint64_t now = ev_now();
+	struct mad_req *r;
+
+	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL && r->deadline <= now) {
+		struct mad_node *n = r->node;
+
+		if (--r->tries > 0) {
+			/* Retry with a new TID so a late answer to the old
+			 * one cannot be taken for this one. */
+			TAILQ_REMOVE(&mad_inflight, r, link);
+			slot_release(r);
+			if (slot_take(r) == 0 && send_req(r) == 0) {
+				mad_st.retries++;
+				continue;
+			}
+			/* Put it back so inflight_remove() balances. */
+			TAILQ_INSERT_HEAD(&mad_inflight, r, link);
+		}
+		inflight_remove(r);
+		req_finish(r, -ETIMEDOUT, NULL);
+		node_fail_queue(n, -ETIMEDOUT);
+	}
+	mad_dispatch();
+}
+
+static void
+mad_dispatch(void)
+{
+	struct mad_node *n;
+	struct mad_req *r;
+
+	while (mad_inflight_n < mad_max && (n = TAILQ_FIRST(&mad_ready))) {
+		TAILQ_REMOVE(&mad_ready, n, rlink);
+		n->ready = 0;
+		r = TAILQ_FIRST(&n->queue);
+		if (r == NULL || n->inflight >= mad_max_node)
+			continue;
+		TAILQ_REMOVE(&n->queue, r, link);
+		mad_queued_n--;
+		if (slot_take(r) == -1) {
+			/* Cannot happen while SLOT_COUNT > mad_max. */
+			TAILQ_INSERT_HEAD(&n->queue, r, link);
+			mad_queued_n++;
+			node_make_ready(n);
+			break;
+		}
+		n->inflight++;
+		mad_inflight_n++;
+		if (send_req(r) == -1) {
+			slot_release(r);
+			n->inflight--;
+			mad_inflight_n--;
+			req_finish(r, -EIO, NULL);
+			continue;
+		}
+		node_make_ready(n);
+	}
+	arm_timer();
+}
+
+static void
+handle_answer(uint8_t *umad, int len)
+{
+	uint8_t *mad = umad_get_mad(umad);
+	uint32_t tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
+	struct mad_req *r = mad_slots[tid & (SLOT_COUNT - 1)];
+	int st;
+
+	if (r == NULL || r->tid != tid) {
+		log_debug("mad: answer with unknown TID 0x%08x dropped", tid);
+		return;
+	}
+	if (umad_status(umad) == ETIMEDOUT) {
+		/* Kernel timeout: let our own timer retry now. */
+		r->deadline = 0;
+		TAILQ_REMOVE(&mad_inflight, r, link);
+		TAILQ_INSERT_HEAD(&mad_inflight, r, link);
+		mad_timeout_cb(NULL);
+		return;
+	}
+	if (len < (int)(umad_size() + 24) ||
+	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
+	    mad[1] != r->attr_check[0] ||
+	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {
+		log_warnx("mad: malformed answer for TID 0x%08x", tid);
+		mad_st.malformed++;
+		inflight_remove(r);
+		req_finish(r, -EPROTO, NULL);
+		mad_dispatch();
+		return;
+	}
+	mad_st.answered++;
+	st = proxy_mad_status(mad);
+	inflight_remove(r);
+	req_finish(r, st ? -EIO : 0, mad);
+	mad_dispatch();
+}
+
+static void *
+mad_reader(void *arg)
+{
+	struct pollfd pfd = { mad_fd, POLLIN, 0 };
+
+	while (!atomic_load(&mad_stop)) {
+		/* Bounded wait so finalise can stop us. */
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		for (;;) {
+			struct mad_rx *rx = malloc(sizeof(*rx) + mad_umad_len);
+			int len = PROXY_MAD_SIZE, agent;
+
+			if (rx == NULL)
+				break;
+			agent = umad_recv(mad_fd, rx->umad, &len, 0);
+			if (agent < 0) {
+				free(rx);
+				break;
+			}
+			if (agent != mad_agent_dr && agent != mad_agent_lid &&
+			    agent != mad_agent_perf) {
+				free(rx);
+				continue;
+			}
+			rx->len = len + (int)umad_size();
+			rx->next = NULL;
+			pthread_mutex_lock(&mad_rx_lock);
+			*mad_rx_tail = rx;
+			mad_rx_tail = &rx->next;
+			pthread_mutex_unlock(&mad_rx_lock);
+			(void)!write(mad_wake[1], "", 1);
+		}
+	}
+	return NULL;
+}
+
+static void
+mad_wake_cb(int fd, short revents, void *arg)
+{
+	char buf[256];
+	struct mad_rx *rx, *nx;
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&mad_rx_lock);
+	rx = mad_rx_head;
+	mad_rx_head = NULL;
+	mad_rx_tail = &mad_rx_head;
+	pthread_mutex_unlock(&mad_rx_lock);
+	for (; rx != NULL; rx = nx) {
+		nx = rx->next;
+		handle_answer(rx->umad, rx->len);
+		free(rx);
+	}
+}
+
+int
+proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
+{
+	ib_portid_t pid;
+	ib_rpc_t rpc;
+
+	memset(buf, 0, umad_size() + PROXY_MAD_SIZE);
+	memset(&pid, 0, sizeof(pid));
+	memset(&rpc, 0, sizeof(rpc));
+	rpc.mgtclass = a->mgmt_class;
+	rpc.method = a->method;
+	rpc.attr.id = a->attr_id;
+	rpc.attr.mod = a->attr_mod;
+	rpc.trid = 1;	/* replaced at send time */
+	switch (a->mgmt_class) {
+	case PROXY_CLASS_SMI_DR:
+		if (a->target.path.cnt >= STORE_PATH_MAX)
+			return -1;
+		pid.drpath.cnt = a->target.path.cnt;
+		memcpy(pid.drpath.p, a->target.path.hop,
+		    sizeof(a->target.path.hop));
+		pid.drpath.drslid = 0xffff;
+		pid.drpath.drdlid = 0xffff;
+		rpc.dataoffs = PROXY_SMP_DATA_OFFS;
+		break;
+	case PROXY_CLASS_SMI:
+		pid.lid = a->target.lid;
+		rpc.dataoffs = PROXY_SMP_DATA_OFFS;
+		break;
+	case PROXY_CLASS_PERF:
+		pid.lid = a->target.lid;
+		pid.qp = 1;
+		pid.qkey = IB_DEFAULT_QP1_QKEY;
+		rpc.dataoffs = PROXY_GS_DATA_OFFS;
+		break;
+	default:
+		return -1;
+	}
+	if (a->data != NULL && a->data_len > (a->mgmt_class ==
+	    PROXY_CLASS_PERF ? PROXY_GS_DATA_SIZE : PROXY_SMP_DATA_SIZE))
+		return -1;
+	rpc.datasz = a->data ? a->data_len : 0;
+	if (mad_build_pkt(buf, &rpc, &pid, NULL,
+	    a->data ? (void *)a->data : NULL) < 0)
+		return -1;
+	return 0;
+}
+
+int
+proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
+{
+	struct mad_node *n = node_get(a->node_key);
+	struct mad_req *r;
+	uint8_t *mad;
+
+	if (n == NULL || mad_fd < 0)
+		return -1;
+	if ((r = calloc(1, sizeof(*r) + mad_umad_len)) == NULL) {
+		log_warn("mad: request");
+		return -1;
+	}
+	if (proxy_mad_encode(a, r->umad) == -1) {
+		log_warnx("mad: cannot encode attribute 0x%04x", a->attr_id);
+		free(r);
+		return -1;
+	}
+	switch (a->mgmt_class) {
+	case PROXY_CLASS_SMI_DR: r->agent = mad_agent_dr; break;
+	case PROXY_CLASS_SMI: r->agent = mad_agent_lid; break;
+	default: r->agent = mad_agent_perf; break;
+	}
+	mad = umad_get_mad(r->umad);
+	r->attr_check[0] = mad[1];
+	r->attr_check[1] = mad[16];
+	r->attr_check[2] = mad[17];
+	r->node = n;
+	r->cb = cb;
+	r->arg = arg;
+	r->tries = 1 + mad_retries;
+	TAILQ_INSERT_TAIL(&n->queue, r, link);
+	mad_queued_n++;
+	node_make_ready(n);
+	mad_dispatch();
+	return 0;
+}
+
+int
+proxy_mad_local(struct proxy_local_port *lp)
+{
+	umad_port_t p;
+
+	if (umad_get_port(mad_ca[0] ? mad_ca : NULL, mad_port, &p) < 0) {
+		log_warnx("mad: cannot read local port %s/%d", mad_ca,
+		    mad_port);
+		return -1;
+	}
+	memset(lp, 0, sizeof(*lp));
+	snprintf(lp->ca, sizeof(lp->ca), "%s", p.ca_name);
+	lp->port = p.portnum;
+	lp->lid = p.base_lid;
+	lp->sm_lid = p.sm_lid;
+	lp->port_guid = be64toh(p.port_guid);
+	lp->state = p.state;
+	umad_release_port(&p);
+	return 0;
+}
+
+int
+proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
+    int max_inflight, int max_inflight_node)
+{
+	umad_port_t p;
+
+	mad_timeout = timeout_ms;
+	mad_retries = retries;
+	mad_max = max_inflight < (int)SLOT_COUNT ? max_inflight :
+	    (int)SLOT_COUNT / 2;
+	mad_max_node = max_inflight_node;
+	htab_init(&mad_nodes);
+	ev_timer_init(&mad_timer, mad_timeout_cb, NULL);
+	if (umad_init() < 0) {
+		log_warnx("mad: umad_init failed");
+		return -1;
+	}
+	/* Same defaults as infiniband-diags -C/-P: first CA, first
+	 * active port, as libibumad resolves them. */
+	if (umad_get_port(ca, port, &p) < 0) {
+		log_warnx("mad: no usable IB port (ca %s, port %d)",
+		    ca ? ca : "(default)", port);
+		return -1;
+	}
+	snprintf(mad_ca, sizeof(mad_ca), "%s", p.ca_name);
+	mad_port = p.portnum;
+	umad_release_port(&p);
+	if ((mad_fd = umad_open_port(mad_ca, mad_port)) < 0) {
+		log_warnx("mad: cannot open %s port %d", mad_ca, mad_port);
+		return -1;
+	}
+	if ((mad_agent_dr = umad_register(mad_fd, PROXY_CLASS_SMI_DR, 1, 0,
+	    NULL)) < 0 ||
+	    (mad_agent_lid = umad_register(mad_fd, PROXY_CLASS_SMI, 1, 0,
+	    NULL)) < 0 ||
+	    (mad_agent_perf = umad_register(mad_fd, PROXY_CLASS_PERF, 1, 0,
+	    NULL)) < 0) {
+		log_warnx("mad: cannot register management classes");
+		proxy_mad_finalise();
+		return -1;
+	}
+	mad_umad_len = umad_size() + PROXY_MAD_SIZE;
+	if (pipe(mad_wake) == -1) {
+		log_warn("mad: pipe");
+		proxy_mad_finalise();
+		return -1;
+	}
+	for (int i = 0; i < 2; i++)
+		fcntl(mad_wake[i], F_SETFL, O_NONBLOCK);
+	atomic_store(&mad_stop, 0);
+	if (ev_fd_add(mad_wake[0], POLLIN, mad_wake_cb, NULL) == -1 ||
+	    pthread_create(&mad_thread, NULL, mad_reader, NULL) != 0) {
+		log_warnx("mad: cannot start the reader");
+		proxy_mad_finalise();
+		return -1;
+	}
+	mad_thread_on = 1;
+	log_info("mad: using %s port %d", mad_ca, mad_port);
+	return 0;
+}
+
+static void
+free_node(const void *k, size_t len, void *v, void *arg)
+{
+	struct mad_node *n = v;
+
+	node_fail_queue(n, -ECANCELED);
+	free(n);
+}
+
+void
+proxy_mad_finalise(void)
+{
+	struct mad_req *r;
+
+	ev_timer_del(&mad_timer);
+	if (mad_thread_on) {
+		atomic_store(&mad_stop, 1);
+		pthread_join(mad_thread, NULL);
+		mad_thread_on = 0;
+	}
+	/* Callbacks must not submit during shutdown: mad_fd is closed. */
+	if (mad_fd >= 0)
+		umad_close_port(mad_fd);
+	mad_fd = -1;
+	if (mad_wake[0] >= 0) {
+		struct mad_rx *rx, *nx;
+		ev_fd_del(mad_wake[0]);
+		close(mad_wake[0]);
+		close(mad_wake[1]);
+		mad_wake[0] = mad_wake[1] = -1;
+		for (rx = mad_rx_head; rx != NULL; rx = nx) {
+			nx = rx->next;
+			free(rx);
+		}
+		mad_rx_head = NULL;
+		mad_rx_tail = &mad_rx_head;
+	}
+	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL) {
+		inflight_remove(r);
+		req_finish(r, -ECANCELED, NULL);
+	}
+	TAILQ_INIT(&mad_ready);
+	htab_foreach(&mad_nodes, free_node, NULL);
+	htab_free(&mad_nodes);
+}
+
+void
+proxy_mad_get_stats(struct proxy_mad_stats *st)
+{
+	*st = mad_st;
+	st->inflight = mad_inflight_n;
+	st->queued = mad_queued_n;
+}

@@ -1,0 +1,77 @@
+/* proxy_mad: non-blocking MAD engine on libibumad.
+ *
+ * Requests wait in one queue per node and are sent round-robin across
+ * nodes, with a global and a per-node cap on requests in flight (as in
+ * libibnetdisc's SMP engine). Each request in flight has its own
+ * deadline and retry count; every request ends in exactly one callback:
+ * an answer, an error or a timeout. */
+#ifndef IBSNMPGW_PROXY_MAD_H
+#define IBSNMPGW_PROXY_MAD_H
+
+#include <stdint.h>
+
+#include "store/store.h"
+
+#define PROXY_MAD_SIZE		256
+#define PROXY_SMP_DATA_OFFS	64	/* IBA 14.2.1.1 SMP data field */
+#define PROXY_SMP_DATA_SIZE	64
+#define PROXY_GS_DATA_OFFS	64	/* PerfMgt data, IBA 16.1.3 */
+#define PROXY_GS_DATA_SIZE	192
+
+/* Management classes (IBA 13.4.4 Table 118). */
+#define PROXY_CLASS_SMI		0x01
+#define PROXY_CLASS_SMI_DR	0x81
+#define PROXY_CLASS_PERF	0x04
+
+struct proxy_target {
+	uint16_t		lid;	/* 0: use the directed route */
+	struct store_path	path;
+};
+
+struct proxy_mad_args {
+	uint64_t		 node_key;	/* groups requests per node */
+	struct proxy_target	 target;
+	uint8_t			 mgmt_class;
+	uint8_t			 method;
+	uint16_t		 attr_id;
+	uint32_t		 attr_mod;
+	const uint8_t		*data;		/* request payload or NULL */
+	uint8_t			 data_len;
+};
+
+/* status: 0, or -ETIMEDOUT (no answer after all retries), -EIO (MAD
+ * status error; *mad holds the answer), -EPROTO (malformed answer),
+ * -ECANCELED (engine shut down). mad is the whole 256-byte MAD or NULL. */
+typedef void (*proxy_mad_cb)(void *arg, int status, const uint8_t *mad);
+
+struct proxy_mad_stats {
+	uint64_t sent, answered, timeouts, retries, errors, malformed;
+	uint64_t inflight, queued;
+};
+
+struct proxy_local_port {
+	char		ca[32];
+	int		port;
+	uint16_t	lid;
+	uint16_t	sm_lid;
+	uint64_t	port_guid;
+	int		state;
+};
+
+int	proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
+	    int max_inflight, int max_inflight_node);
+void	proxy_mad_finalise(void);
+int	proxy_mad_local(struct proxy_local_port *lp);
+/* Queue a request. Returns 0, or -1 if it cannot even be queued. */
+int	proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb,
+	    void *arg);
+void	proxy_mad_get_stats(struct proxy_mad_stats *st);
+/* Encode a request into buf (umad_size() + PROXY_MAD_SIZE bytes, zeroed
+ * here) with libibmad. Returns 0, or -1 if it cannot be encoded. */
+int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);
+
+/* MAD status of an answer (IBA 13.4.7 Table 119); for DR SMPs the D
+ * bit and hop fields are excluded. */
+int	proxy_mad_status(const uint8_t *mad);
+
+#endif

@@ -1,0 +1,100 @@
+/* proxy_smp: SMP attribute IDs and decoders (IBA 14.2.5).
+ *
+ * Decoders take the 64-byte SMP data field and use libibmad's field
+ * tables, never hand-coded bit offsets. Each checks what the IBA fixes
+ * (node type, port counts, enumerations) and returns -1 on garbage, so a
+ * misbehaving node cannot put out-of-range values into a PDU. */
+#ifndef IBSNMPGW_PROXY_SMP_H
+#define IBSNMPGW_PROXY_SMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* IBA 14.2.5 Table 145: SMP attributes. */
+#define SMP_ATTR_NODE_DESC	0x0010
+#define SMP_ATTR_NODE_INFO	0x0011
+#define SMP_ATTR_SWITCH_INFO	0x0012
+#define SMP_ATTR_GUID_INFO	0x0014
+#define SMP_ATTR_PORT_INFO	0x0015
+#define SMP_ATTR_PKEY_TABLE	0x0016
+#define SMP_ATTR_SL2VL_TABLE	0x0017
+#define SMP_ATTR_VLARB_TABLE	0x0018
+#define SMP_ATTR_LFT		0x0019
+#define SMP_ATTR_RFT		0x001a
+#define SMP_ATTR_MFT		0x001b
+#define SMP_ATTR_SM_INFO	0x0020
+#define SMP_ATTR_VENDOR_DIAG	0x0030
+#define SMP_ATTR_LED_INFO	0x0031
+
+#define SMP_METHOD_GET		0x01
+
+/* IBA 14.2.5.3 Table 147: NodeInfo. */
+struct smp_nodeinfo {
+	uint8_t		base_version;
+	uint8_t		class_version;
+	uint8_t		node_type;
+	uint8_t		num_ports;
+	uint64_t	system_image_guid;
+	uint64_t	node_guid;
+	uint64_t	port_guid;
+	uint16_t	partition_cap;
+	uint16_t	device_id;
+	uint32_t	revision;
+	uint8_t		local_port;
+	uint32_t	vendor_id;
+};
+
+/* IBA 14.2.5.6 Table 155: PortInfo (the fields the MIBs use). */
+struct smp_portinfo {
+	uint64_t	mkey;
+	uint64_t	gid_prefix;
+	uint16_t	lid;
+	uint16_t	sm_lid;
+	uint32_t	cap_mask;
+	uint16_t	diag_code;
+	uint16_t	mkey_lease;
+	uint8_t		local_port;
+	uint8_t		width_enabled, width_supported, width_active;
+	uint8_t		speed_supported, speed_active, speed_enabled;
+	uint8_t		state, phys_state, link_down_default;
+	uint8_t		mkey_prot;
+	uint8_t		lmc;
+	uint8_t		neighbor_mtu, mtu_cap;
+	uint8_t		sm_sl;
+	uint8_t		vl_cap;
+	uint8_t		init_type;
+	uint8_t		vl_high_limit;
+	uint8_t		vl_arb_high_cap, vl_arb_low_cap;
+	uint8_t		init_type_reply;
+	uint8_t		vl_stall_count;
+	uint8_t		hoq_life;
+	uint8_t		oper_vls;
+	uint8_t		part_enf_in, part_enf_out;
+	uint8_t		filter_raw_in, filter_raw_out;
+	uint16_t	mkey_violations, pkey_violations, qkey_violations;
+	uint8_t		guid_cap;
+	uint8_t		client_rereg;
+	uint8_t		subnet_timeout;
+	uint8_t		resp_time;
+	uint8_t		local_phys_errors;
+	uint8_t		overrun_errors;
+	/* Extended speeds (IBA 1.2.1+ / 1.3): 0 when not supported. */
+	uint8_t		speed_ext_active, speed_ext_supported;
+	uint8_t		speed_ext_enabled;
+};
+
+int	smp_decode_nodeinfo(const uint8_t *data, size_t len,
+	    struct smp_nodeinfo *ni);
+int	smp_decode_portinfo(const uint8_t *data, size_t len,
+	    struct smp_portinfo *pi);
+/* NodeDescription: 64 octets, UTF-8, NUL padded. Writes a printable,
+ * NUL-terminated copy (control characters become '?'). */
+int	smp_decode_nodedesc(const uint8_t *data, size_t len, char *out,
+	    size_t outlen);
+
+/* Link rates: width code -> lanes, speed -> Mb/s per lane (signalling
+ * data rate after encoding). Returns 0 for unknown codes. */
+int	smp_width_lanes(uint8_t width);
+uint32_t smp_lane_rate_mbps(uint8_t speed, uint8_t speed_ext);
+
+#endif

@@ -1,0 +1,258 @@
+/* cache: TTL cache of raw attribute payloads with request coalescing. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/cache.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+struct cache_waiter {
+	struct cache_waiter	*next;
+	cache_waiter_cb		 cb;
+	void			*arg;
+};
+
+struct cache_entry {
+	struct cache_key	 key;
+	enum cache_state	 state;
+	int			 error;		/* negative errno if FAILED */
+	enum cache_class	 cls;		/* TTL class of the fetch */
+	uint64_t		 expires;	/* ms, monotonic */
+	struct cache_waiter	*waiters, **wtail;
+	size_t			 len;
+	uint8_t			 data[CACHE_DATA_MAX];
+};
+
+static struct htab	 cache_tab;
+static cache_fetch_fn	 cache_fetch;
+static void		*cache_fetch_arg;
+static int		 cache_ttl[CACHE_CLASS_MAX] = { 300, 3600, 30, 5 };
+static struct cache_stats cache_st;
+
+int
+cache_init(cache_fetch_fn fetch, void *fetch_arg)
+{
+	htab_init(&cache_tab);
+	cache_fetch = fetch;
+	cache_fetch_arg = fetch_arg;
+	memset(&cache_st, 0, sizeof(cache_st));
+	return 0;
+}
+
+static void
+free_entry(const void *k, size_t len, void *val, void *arg)
+{
+	struct cache_entry *e = val;
+	struct cache_waiter *w, *nx;
+
+	for (w = e->waiters; w != NULL; w = nx) {
+		nx = w->next;
+		free(w);
+	}
+	free(e);
+}
+
+void
+cache_finalise(void)
+{
+	htab_foreach(&cache_tab, free_entry, NULL);
+	htab_free(&cache_tab);
+}
+
+void
+cache_set_ttl(enum cache_class c, int seconds)
+{
+	if (c < CACHE_CLASS_MAX)
+		cache_ttl[c] = seconds;
+}
+
+int
+cache_get_ttl(enum cache_class c)
+{
+	return c < CACHE_CLASS_MAX ? cache_ttl[c] : 0;
+}
+
+static struct cache_entry *
+entry_get(const struct cache_key *key, int create)
+{
+	struct cache_entry *e = htab_get(&cache_tab, key, sizeof(*key));
+
+	if (e != NULL || !create)
+		return e;
+	if ((e = calloc(1, sizeof(*e))) == NULL) {
+		log_warn("cache: entry");
+		return NULL;
+	}
+	e->key = *key;
+	e->state = CACHE_EMPTY;
+	e->wtail = &e->waiters;
+	if (htab_put(&cache_tab, &e->key, sizeof(e->key), e) == -1) {
+		log_warn("cache: insert");
+		free(e);
+		return NULL;
+	}
+	cache_st.entries++;
+	return e;
+}
+
+static int
+entry_fresh(const struct cache_entry *e, uint64_t now)
+{
+	return (e->state == CACHE_VALID || e->state == CACHE_FAILED) &&
+	    now < e->expires;
+}
+
+/* Start a fetch unless one is under way. */
+static int
+entry_start(struct cache_entry *e, enum cache_class cls)
+{
+	if (e->state == CACHE_PENDING)
+		return 0;
+	e->state = CACHE_PENDING;
+	e->cls = cls;
+	cache_st.fetches++;
+	if (cache_fetch(&e->key, cache_fetch_arg) == -1) {
+		e->state = CACHE_EMPTY;
+		return -1;
+	}
+	return 0;
+}
+
+int
+cache_lookup(const struct cache_key *key, enum cache_class cls,
+    const uint8_t **data, size_t *len, cache_waiter_cb cb, void *arg)
+{
+	struct cache_entry *e = entry_get(key, 1);
+	struct cache_waiter *w;
+	uint64_t now = ev_now();
+
+	if (e == NULL)
+		return -ENOMEM;
+	if (entry_fresh(e, now)) {
+		if (e->state == CACHE_FAILED)
+			return e->error;
+		cache_st.hits++;
+		*data = e->data;
+		*len = e->len;
+		return 0;
+	}
+	if ((w = malloc(sizeof(*w))) == NULL)
+		return -ENOMEM;
+	if (e->state == CACHE_PENDING)
+		cache_st.coalesced++;
+	else
+		cache_st.misses++;
+	if (entry_start(e, cls) == -1) {
+		free(w);
+		return -EAGAIN;
+	}
+	w->cb = cb;
+	w->arg = arg;
+	w->next = NULL;
+	*e->wtail = w;
+	e->wtail = &w->next;
+	return 1;
+}
+
+int
+cache_peek(const struct cache_key *key, const uint8_t **data, size_t *len)
+{
+	struct cache_entry *e = entry_get(key, 0);
+
+	if (e == NULL || e->state != CACHE_VALID || !entry_fresh(e, ev_now()))
+		return -1;
+	*data = e->data;
+	*len = e->len;
+	return 0;
+}
+
+void
+cache_prefetch(const struct cache_key *key, enum cache_class cls)
+{
+	struct cache_entry *e = entry_get(key, 1);
+
+	if (e != NULL && !entry_fresh(e, ev_now()))
+		(void)entry_start(e, cls);
+}
+
+void
+cache_complete(const struct cache_key *key, int status, const uint8_t *data,
+    size_t len)
+{
+	struct cache_entry *e = entry_get(key, 0);
+	struct cache_waiter *w, *nx;
+	if (e == NULL || e->state != CACHE_PENDING)
+		return;		/* flushed while the fetch was under way */
+	if (status == 0) {
+		if (len > sizeof(e->data))
+			len = sizeof(e->data);
+		memcpy(e->data, data, len);
+		e->len = len;
+		e->state = CACHE_VALID;
+		e->error = 0;
+		e->expires = ev_now() + (uint64_t)cache_ttl[e->cls] * 1000;
+	} else {
+		cache_st.failures++;
+		e->state = CACHE_FAILED;
+		e->error = status;
+		e->expires = ev_now() + (uint64_t)cache_ttl[CACHE_ERROR] * 1000;
+	}
+	/* Detach the list first: a waiter may look the key up again. */
+	w = e->waiters;
+	e->waiters = NULL;
+	e->wtail = &e->waiters;
+	for (; w != NULL; w = nx) {
+		nx = w->next;
+		w->cb(w->arg, status, status == 0 ? e->data : NULL,
+		    status == 0 ? e->len : 0);
+		free(w);
+	}
+}
+
+struct flush_ctx {
+	uint32_t		 node;
+	struct cache_entry	**v;
+	size_t			 n;
+};
+
+static void
+collect(const void *k, size_t len, void *val, void *arg)
+{
+	struct flush_ctx *f = arg;
+	struct cache_entry *e = val;
+
+	if ((f->node == UINT32_MAX || e->key.node == f->node) &&
+	    e->state != CACHE_PENDING)
+		f->v[f->n++] = e;
+}
+
+void
+cache_flush(uint32_t node)
+{
+	struct flush_ctx f = { node, NULL, 0 };
+
+	if (cache_tab.n == 0)
+		return;
+	if ((f.v = calloc(cache_tab.n, sizeof(*f.v))) == NULL) {
+		log_warn("cache: flush");
+		return;
+	}
+	/* Pending entries stay: their waiters must still be answered. */
+	htab_foreach(&cache_tab, collect, &f);
+	for (size_t i = 0; i < f.n; i++) {
+		htab_del(&cache_tab, &f.v[i]->key, sizeof(f.v[i]->key));
+		free(f.v[i]);
+		cache_st.entries--;
+	}
+	free(f.v);
+}
+
+void
+cache_get_stats(struct cache_stats *st)
+{
+	*st = cache_st;
+}

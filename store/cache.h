@@ -1,0 +1,74 @@
+/* cache: attribute cache with per-class TTLs and request coalescing.
+ *
+ * An entry holds the raw attribute payload of one MAD (SMP data or
+ * PerfMgt data) for one (node, class, attribute, modifier). Readers that
+ * miss register a waiter; the first miss starts one fetch through the
+ * fetch function, and every waiter is called when it completes, so
+ * concurrent requests for one attribute share one MAD. */
+#ifndef IBSNMPGW_CACHE_H
+#define IBSNMPGW_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CACHE_DATA_MAX	224
+
+/* Attribute classes that carry their own TTL. */
+enum cache_class {
+	CACHE_NODEINFO,
+	CACHE_NODEDESC,
+	CACHE_PORTINFO,
+	CACHE_ERROR,		/* how long a failed fetch is remembered */
+	CACHE_CLASS_MAX
+};
+
+struct cache_key {
+	uint32_t	node;		/* inventory node index */
+	uint16_t	attr;		/* attribute ID */
+	uint8_t		mclass;		/* management class */
+	uint8_t		pad;
+	uint32_t	mod;		/* attribute modifier */
+};
+
+enum cache_state {
+	CACHE_EMPTY, CACHE_PENDING, CACHE_VALID, CACHE_FAILED
+};
+
+struct cache_entry;
+
+/* Completion of a fetch: status 0 and data, or a negative errno. */
+typedef void (*cache_waiter_cb)(void *arg, int status,
+    const uint8_t *data, size_t len);
+
+/* Starts a fetch for key; must call cache_complete() exactly once,
+ * possibly synchronously. Returns -1 if it could not start. */
+typedef int (*cache_fetch_fn)(const struct cache_key *key, void *arg);
+
+struct cache_stats {
+	uint64_t hits, misses, coalesced, fetches, failures, entries;
+};
+
+int	 cache_init(cache_fetch_fn fetch, void *fetch_arg);
+void	 cache_finalise(void);
+void	 cache_set_ttl(enum cache_class c, int seconds);
+int	 cache_get_ttl(enum cache_class c);
+
+/* Lookup. Returns 0 and points *data at a fresh payload on a hit;
+ * 1 if the caller's waiter was queued (cb runs later, never inline);
+ * or a negative errno if the last fetch failed recently (negative
+ * caching) or no fetch could be started. */
+int	 cache_lookup(const struct cache_key *key, enum cache_class cls,
+	    const uint8_t **data, size_t *len, cache_waiter_cb cb, void *arg);
+/* Peek without starting a fetch: 0 with data if fresh, else -1. */
+int	 cache_peek(const struct cache_key *key, const uint8_t **data,
+	    size_t *len);
+/* Start a fetch in the background if the entry is missing or stale. */
+void	 cache_prefetch(const struct cache_key *key, enum cache_class cls);
+/* Called by the fetch function's completion. */
+void	 cache_complete(const struct cache_key *key, int status,
+	    const uint8_t *data, size_t len);
+/* Forget everything about one node (UINT32_MAX: all nodes). */
+void	 cache_flush(uint32_t node);
+void	 cache_get_stats(struct cache_stats *st);
+
+#endif

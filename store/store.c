@@ -1,0 +1,755 @@
+/* store: SQLite inventory and its in-memory mirror. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+/* Migrations: entry i takes the schema from version i to i + 1.
+ * Never edit a released entry; append a new one. */
+static const char *store_migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1: the inventory. GUIDs are stored as signed 64-bit. */
+	"CREATE TABLE nodes ("
+	"  guid INTEGER PRIMARY KEY,"
+	"  type INTEGER NOT NULL,"
+	"  description TEXT NOT NULL,"
+	"  num_ports INTEGER NOT NULL,"
+	"  vendor_id INTEGER NOT NULL,"
+	"  device_id INTEGER NOT NULL,"
+	"  revision INTEGER NOT NULL,"
+	"  system_guid INTEGER NOT NULL,"
+	"  lid INTEGER NOT NULL,"
+	"  route TEXT NOT NULL,"
+	"  first_seen INTEGER NOT NULL,"
+	"  last_seen INTEGER NOT NULL,"
+	"  reachable INTEGER NOT NULL);"
+	"CREATE TABLE ports ("
+	"  node_guid INTEGER NOT NULL REFERENCES nodes(guid),"
+	"  port_num INTEGER NOT NULL,"
+	"  guid INTEGER NOT NULL,"
+	"  lid INTEGER NOT NULL,"
+	"  lmc INTEGER NOT NULL,"
+	"  state INTEGER NOT NULL,"
+	"  phys_state INTEGER NOT NULL,"
+	"  width INTEGER NOT NULL,"
+	"  speed INTEGER NOT NULL,"
+	"  remote_guid INTEGER NOT NULL,"
+	"  remote_port INTEGER NOT NULL,"
+	"  route TEXT NOT NULL,"
+	"  PRIMARY KEY (node_guid, port_num));"
+	"CREATE INDEX ports_lid ON ports(lid);"
+	"CREATE TABLE aliases ("
+	"  name TEXT PRIMARY KEY,"
+	"  node_guid INTEGER NOT NULL);",
+	/* 1 -> 2: sweep history. */
+	"CREATE TABLE sweeps ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  finished INTEGER NOT NULL,"
+	"  nodes INTEGER NOT NULL,"
+	"  lost INTEGER NOT NULL);",
+};
+
+static sqlite3		 *store_db;
+static struct store_node **store_nodes;
+static size_t		  store_nnodes, store_cap;
+static struct htab	  store_by_guid, store_by_alias;
+static struct htab	  store_alias_of;	/* guid -> name */
+static struct store_node *store_by_lid[0xc000];	/* unicast LIDs */
+static uint8_t		 *store_seen;	/* per idx, in the current sweep */
+
+static void aliases_clear(void);
+
+static int
+db_exec(const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(store_db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		log_warnx("store: %s", msg ? msg : sqlite3_errmsg(store_db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+get_version(void)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(store_db, "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int
+migrate(const char *path)
+{
+	int v = get_version();
+	char sql[64];
+
+	if (v < 0) {
+		log_warnx("store: %s: not a readable SQLite database: %s",
+		    path, sqlite3_errmsg(store_db));
+		return -1;
+	}
+	if (v > STORE_SCHEMA_VERSION) {
+		/* Never touch data written by a newer release. */
+		log_warnx("store: %s: schema version %d is newer than this "
+		    "release supports (%d)", path, v, STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	for (; v < STORE_SCHEMA_VERSION; v++) {
+		if (db_exec("BEGIN IMMEDIATE") == -1)
+			return -1;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+		if (db_exec(store_migrations[v]) == -1 || db_exec(sql) == -1) {
+			db_exec("ROLLBACK");
+			log_warnx("store: %s: migration to version %d failed",
+			    path, v + 1);
+			return -1;
+		}
+		if (db_exec("COMMIT") == -1)
+			return -1;
+		log_info("store: %s: schema now at version %d", path, v + 1);
+	}
+	return 0;
+}
+
+int
+store_schema_version(void)
+{
+	return store_db ? get_version() : -1;
+}
+
+/* In-memory mirror. */
+
+static void
+index_lids(struct store_node *n)
+{
+	for (int p = 0; p <= n->num_ports; p++) {
+		struct store_port *pt = &n->ports[p];
+		uint32_t lo = pt->lid, cnt = 1u << (pt->lmc & 7);
+
+		if (!pt->valid || lo == 0 || lo >= 0xc000)
+			continue;
+		/* Switch ports 1..N share port 0's LID: index port 0 only. */
+		if (n->type == STORE_NODE_SWITCH && p != 0)
+			continue;
+		for (uint32_t l = lo; l < lo + cnt && l < 0xc000; l++)
+			store_by_lid[l] = n;
+	}
+}
+
+static void
+unindex_lids(struct store_node *n)
+{
+	for (int p = 0; p <= n->num_ports; p++) {
+		struct store_port *pt = &n->ports[p];
+		uint32_t lo = pt->lid, cnt = 1u << (pt->lmc & 7);
+
+		for (uint32_t l = lo; l < lo + cnt && l < 0xc000 && lo; l++)
+			if (store_by_lid[l] == n)
+				store_by_lid[l] = NULL;
+	}
+}
+
+static struct store_node *
+node_new(uint64_t guid, int num_ports)
+{
+	struct store_node *n;
+	const char *name;
+
+	if (store_nnodes == store_cap) {
+		size_t cap = store_cap ? store_cap * 2 : 256;
+		struct store_node **v = realloc(store_nodes, cap * sizeof(*v));
+		uint8_t *s = realloc(store_seen, cap);
+		if (v == NULL || s == NULL)
+			fatal("store: grow");
+		store_nodes = v;
+		store_seen = s;
+		store_cap = cap;
+	}
+	if ((n = calloc(1, sizeof(*n))) == NULL ||
+	    (n->ports = calloc(num_ports + 1, sizeof(*n->ports))) == NULL)
+		fatal("store: node");
+	n->idx = store_nnodes;
+	n->guid = guid;
+	n->num_ports = num_ports;
+	store_seen[n->idx] = 0;
+	store_nodes[store_nnodes++] = n;
+	if ((name = htab_get_u64(&store_alias_of, guid)) != NULL &&
+	    (n->alias = strdup(name)) == NULL)
+		fatal("store: alias");
+	if (htab_put_u64(&store_by_guid, guid, n) == -1)
+		fatal("store: index");
+	return n;
+}
+
+static void
+node_free(struct store_node *n)
+{
+	free(n->ports);
+	free(n->alias);
+	free(n);
+}
+
+static int
+load_inventory(void)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(store_db, "SELECT guid, type, description, "
+	    "num_ports, vendor_id, device_id, revision, system_guid, lid, "
+	    "route, first_seen, last_seen, reachable FROM nodes ORDER BY "
+	    "first_seen, guid", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int np = sqlite3_column_int(st, 3);
+		const char *d = (const char *)sqlite3_column_text(st, 2);
+		const char *r = (const char *)sqlite3_column_text(st, 9);
+		struct store_node *n;
+
+		if (np < 0 || np > 254) {
+			log_warnx("store: node 0x%016llx has %d ports; "
+			    "skipped", (unsigned long long)
+			    sqlite3_column_int64(st, 0), np);
+			continue;
+		}
+		n = node_new((uint64_t)sqlite3_column_int64(st, 0), np);
+		n->type = sqlite3_column_int(st, 1);
+		snprintf(n->desc, sizeof(n->desc), "%s", d ? d : "");
+		n->vendor_id = sqlite3_column_int(st, 4);
+		n->device_id = sqlite3_column_int(st, 5);
+		n->revision = sqlite3_column_int(st, 6);
+		n->system_guid = sqlite3_column_int64(st, 7);
+		n->lid = sqlite3_column_int(st, 8);
+		if (r == NULL || store_path_parse(r, &n->route) == -1) {
+			log_warnx("store: node 0x%016llx has a bad route; "
+			    "it is rediscovered", (unsigned long long)n->guid);
+			n->route.cnt = 0;
+		}
+		n->first_seen = sqlite3_column_int64(st, 10);
+		n->last_seen = sqlite3_column_int64(st, 11);
+		n->reachable = 0;	/* until the first sweep says so */
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+
+	if (sqlite3_prepare_v2(store_db, "SELECT node_guid, port_num, guid, "
+	    "lid, lmc, state, phys_state, width, speed, remote_guid, "
+	    "remote_port, route FROM ports", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_node *n = store_node_by_guid(
+		    (uint64_t)sqlite3_column_int64(st, 0));
+		int pn = sqlite3_column_int(st, 1);
+		const char *r = (const char *)sqlite3_column_text(st, 11);
+		struct store_port *p;
+
+		if (n == NULL || pn < 0 || pn > n->num_ports)
+			continue;
+		p = &n->ports[pn];
+		p->num = pn;
+		p->valid = 1;
+		p->guid = sqlite3_column_int64(st, 2);
+		p->lid = sqlite3_column_int(st, 3);
+		p->lmc = sqlite3_column_int(st, 4) & 7;
+		p->state = sqlite3_column_int(st, 5);
+		p->phys_state = sqlite3_column_int(st, 6);
+		p->width = sqlite3_column_int(st, 7);
+		p->speed = sqlite3_column_int(st, 8);
+		p->remote_guid = sqlite3_column_int64(st, 9);
+		p->remote_port = sqlite3_column_int(st, 10);
+		if (r == NULL || *r == '\0' ||
+		    store_path_parse(r, &p->route) == -1)
+			p->route.hop[0] = 0xff;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	for (size_t i = 0; i < store_nnodes; i++)
+		index_lids(store_nodes[i]);
+	log_info("store: %zu nodes loaded", store_nnodes);
+	return 0;
+fail:
+	log_warnx("store: loading inventory: %s", sqlite3_errmsg(store_db));
+	return -1;
+}
+
+int
+store_init(const char *path)
+{
+	htab_init(&store_by_guid);
+	htab_init(&store_by_alias);
+	htab_init(&store_alias_of);
+	memset(store_by_lid, 0, sizeof(store_by_lid));
+	if (sqlite3_open_v2(path, &store_db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		log_warnx("store: %s: %s", path, store_db ?
+		    sqlite3_errmsg(store_db) : "cannot open");
+		goto fail;
+	}
+	sqlite3_busy_timeout(store_db, 2000);
+	if (db_exec("PRAGMA journal_mode = WAL") == -1 ||
+	    db_exec("PRAGMA synchronous = NORMAL") == -1 ||
+	    db_exec("PRAGMA foreign_keys = ON") == -1 ||
+	    migrate(path) == -1 || load_inventory() == -1)
+		goto fail;
+	return 0;
+fail:
+	store_finalise();
+	return -1;
+}
+
+void
+store_finalise(void)
+{
+	aliases_clear();
+	for (size_t i = 0; i < store_nnodes; i++)
+		node_free(store_nodes[i]);
+	free(store_nodes);
+	free(store_seen);
+	store_nodes = NULL;
+	store_seen = NULL;
+	store_nnodes = store_cap = 0;
+	htab_free(&store_by_guid);
+	if (store_db != NULL)
+		sqlite3_close(store_db);
+	store_db = NULL;
+}
+
+size_t
+store_node_count(void)
+{
+	return store_nnodes;
+}
+
+struct store_node *
+store_node_at(uint32_t idx)
+{
+	return idx < store_nnodes ? store_nodes[idx] : NULL;
+}
+
+struct store_node *
+store_node_by_guid(uint64_t guid)
+{
+	return htab_get_u64(&store_by_guid, guid);
+}
+
+struct store_node *
+store_node_by_lid(uint16_t lid)
+{
+	return lid < 0xc000 ? store_by_lid[lid] : NULL;
+}
+
+struct store_node *
+store_node_by_alias(const char *name)
+{
+	uint64_t *g = htab_get(&store_by_alias, name, strlen(name));
+
+	return g ? store_node_by_guid(*g) : NULL;
+}
+
+/* Name parsing. Every parser takes (pointer, length) and refuses NUL,
+ * so hostile community strings cannot reach further than here. */
+
+int
+store_parse_guid(const char *s, size_t len, uint64_t *guid)
+{
+	uint64_t v = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2, len -= 2;
+	if (len == 0 || len > 16)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		int c = (unsigned char)s[i], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v << 4 | d;
+	}
+	*guid = v;
+	return 0;
+}
+
+int
+store_parse_lid(const char *s, size_t len, uint16_t *lid)
+{
+	uint32_t v = 0;
+
+	if (len < 5 || memcmp(s, "lid-", 4) != 0)
+		return -1;
+	s += 4, len -= 4;
+	if (len > 5 || (len > 1 && s[0] == '0'))
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	/* Unicast LIDs only: IBA 4.1.3 / IbUnicastLid. */
+	if (v < 1 || v > 0xbfff)
+		return -1;
+	*lid = v;
+	return 0;
+}
+
+struct store_node *
+store_node_resolve(const char *name, size_t len)
+{
+	struct store_node *n;
+	uint64_t guid;
+	uint16_t lid;
+	uint64_t *g;
+
+	if (len == 0 || len > 255 || memchr(name, '\0', len) != NULL ||
+	    memchr(name, '@', len) != NULL)
+		return NULL;
+	/* An alias wins over the other forms; aliases never hold '@'. */
+	if ((g = htab_get(&store_by_alias, name, len)) != NULL &&
+	    (n = store_node_by_guid(*g)) != NULL)
+		return n;
+	if (store_parse_lid(name, len, &lid) == 0)
+		return store_node_by_lid(lid);
+	if (store_parse_guid(name, len, &guid) == 0)
+		return store_node_by_guid(guid);
+	return NULL;
+}
+
+int
+store_path_parse(const char *s, struct store_path *p)
+{
+	char *end;
+	long v;
+	int i = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (;;) {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end == s || errno || v < 0 || v > 255)
+			return -1;
+		if (i == 0 && v != 0)
+			return -1;
+		if (i > 0 && v == 0)
+			return -1;
+		if (i >= STORE_PATH_MAX)
+			return -1;
+		p->hop[i++] = v;
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+	p->cnt = i - 1;
+	return 0;
+}
+
+void
+store_path_format(const struct store_path *p, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i <= p->cnt && o < len; i++)
+		o += snprintf(buf + o, len - o, i ? ",%u" : "%u", p->hop[i]);
+}
+
+/* node-name-map */
+
+static void
+alias_set(uint64_t guid, const char *name, const char *file, int line)
+{
+	uint64_t *g = htab_get(&store_by_alias, name, strlen(name));
+	struct store_node *n;
+
+	if (g != NULL) {
+		if (*g != guid)
+			log_warnx("%s:%d: name '%s' already names "
+			    "0x%016llx; ignored", file, line, name,
+			    (unsigned long long)*g);
+		return;
+	}
+	if ((g = malloc(sizeof(*g))) == NULL)
+		fatal("store: alias");
+	*g = guid;
+	if (htab_put(&store_by_alias, name, strlen(name), g) == -1)
+		fatal("store: alias");
+	if (htab_get_u64(&store_alias_of, guid) == NULL) {
+		char *d = strdup(name);
+		if (d == NULL || htab_put_u64(&store_alias_of, guid, d) == -1)
+			fatal("store: alias");
+	}
+	if ((n = store_node_by_guid(guid)) != NULL && n->alias == NULL)
+		n->alias = strdup(name);
+}
+
+static void
+free_alias(const void *k, size_t len, void *v, void *arg)
+{
+	free(v);
+}
+
+static void
+aliases_clear(void)
+{
+	htab_foreach(&store_by_alias, free_alias, NULL);
+	htab_foreach(&store_alias_of, free_alias, NULL);
+	htab_free(&store_by_alias);
+	htab_free(&store_alias_of);
+	for (size_t i = 0; i < store_nnodes; i++) {
+		free(store_nodes[i]->alias);
+		store_nodes[i]->alias = NULL;
+	}
+}
+
+int
+store_load_name_map(const char *path)
+{
+	char line[1024];
+	FILE *f;
+	int ln = 0, count = 0;
+	sqlite3_stmt *ins = NULL;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		log_warn("%s", path);
+		return -1;
+	}
+	aliases_clear();
+	if (store_db != NULL) {
+		db_exec("BEGIN");
+		db_exec("DELETE FROM aliases");
+		sqlite3_prepare_v2(store_db, "INSERT OR IGNORE INTO aliases "
+		    "(name, node_guid) VALUES (?, ?)", -1, &ins, NULL);
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line, *q, *name;
+		uint64_t guid;
+
+		ln++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			log_warnx("%s:%d: line too long; skipped", path, ln);
+			int c;
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '#' || *p == '\0')
+			continue;
+		for (q = p; *q && !isspace((unsigned char)*q); q++)
+			;
+		if (store_parse_guid(p, q - p, &guid) == -1) {
+			log_warnx("%s:%d: bad GUID; skipped", path, ln);
+			continue;
+		}
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q != '"' || (p = strchr(q + 1, '"')) == NULL) {
+			log_warnx("%s:%d: name must be in double quotes; "
+			    "skipped", path, ln);
+			continue;
+		}
+		name = q + 1;
+		*p = '\0';
+		if (*name == '\0' || strchr(name, '@') != NULL ||
+		    strlen(name) > 255) {
+			log_warnx("%s:%d: name is empty, too long or has '@'; "
+			    "skipped", path, ln);
+			continue;
+		}
+		alias_set(guid, name, path, ln);
+		if (ins != NULL) {
+			sqlite3_bind_text(ins, 1, name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(ins, 2, (int64_t)guid);
+			sqlite3_step(ins);
+			sqlite3_reset(ins);
+		}
+		count++;
+	}
+	fclose(f);
+	if (ins != NULL) {
+		sqlite3_finalize(ins);
+		db_exec("COMMIT");
+	}
+	log_info("%s: %d names", path, count);
+	return count;
+}
+
+/* Sweeps */
+
+void
+store_sweep_begin(void)
+{
+	if (store_nnodes)
+		memset(store_seen, 0, store_nnodes);
+}
+
+struct store_node *
+store_sweep_node(const struct store_node *seen, const struct store_port *ports)
+{
+	struct store_node *n = store_node_by_guid(seen->guid);
+	int64_t now = ev_wall();
+	char *alias;
+	uint32_t idx;
+
+	if (n != NULL && n->num_ports != seen->num_ports) {
+		/* A changed port count (replaced hardware): rebuild ports. */
+		struct store_port *p = calloc(seen->num_ports + 1, sizeof(*p));
+		if (p == NULL)
+			fatal("store: ports");
+		unindex_lids(n);
+		free(n->ports);
+		n->ports = p;
+	}
+	if (n == NULL) {
+		n = node_new(seen->guid, seen->num_ports);
+		n->first_seen = now;
+	} else
+		unindex_lids(n);
+	idx = n->idx;
+	alias = n->alias;
+	{
+		struct store_port *keep = n->ports;
+		int64_t first = n->first_seen;
+		*n = *seen;
+		n->ports = keep;
+		n->idx = idx;
+		n->first_seen = first ? first : now;
+	}
+	n->alias = alias;
+	n->last_seen = now;
+	n->reachable = 1;
+	memcpy(n->ports, ports, (n->num_ports + 1) * sizeof(*ports));
+	index_lids(n);
+	store_seen[idx] = 1;
+	return n;
+}
+
+static int
+bind_port_row(sqlite3_stmt *st, const struct store_node *n,
+    const struct store_port *p)
+{
+	char route[4 * STORE_PATH_MAX + 4] = "";
+
+	if (p->route.hop[0] != 0xff)
+		store_path_format(&p->route, route, sizeof(route));
+	sqlite3_bind_int64(st, 1, (int64_t)n->guid);
+	sqlite3_bind_int(st, 2, p->num);
+	sqlite3_bind_int64(st, 3, (int64_t)p->guid);
+	sqlite3_bind_int(st, 4, p->lid);
+	sqlite3_bind_int(st, 5, p->lmc);
+	sqlite3_bind_int(st, 6, p->state);
+	sqlite3_bind_int(st, 7, p->phys_state);
+	sqlite3_bind_int(st, 8, p->width);
+	sqlite3_bind_int(st, 9, p->speed);
+	sqlite3_bind_int64(st, 10, (int64_t)p->remote_guid);
+	sqlite3_bind_int(st, 11, p->remote_port);
+	sqlite3_bind_text(st, 12, route, -1, SQLITE_TRANSIENT);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_sweep_end(unsigned *nodes, unsigned *lost)
+{
+	sqlite3_stmt *nst = NULL, *pst = NULL, *sst = NULL;
+	unsigned seen = 0, gone = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < store_nnodes; i++) {
+		if (store_seen[i])
+			seen++;
+		else if (store_nodes[i]->reachable) {
+			store_nodes[i]->reachable = 0;
+			gone++;
+			log_notice("store: node 0x%016llx (%s) is unreachable",
+			    (unsigned long long)store_nodes[i]->guid,
+			    store_nodes[i]->desc);
+		}
+	}
+	*nodes = seen;
+	*lost = gone;
+	if (store_db == NULL)
+		return 0;
+	if (db_exec("BEGIN IMMEDIATE") == -1)
+		return -1;
+	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
+	    "type, description, num_ports, vendor_id, device_id, revision, "
+	    "system_guid, lid, route, first_seen, last_seen, reachable) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
+	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
+	    "speed, remote_guid, remote_port, route) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &pst, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(store_db, "INSERT INTO sweeps (finished, nodes, "
+	    "lost) VALUES (?,?,?)", -1, &sst, NULL) != SQLITE_OK)
+		goto out;
+	for (size_t i = 0; i < store_nnodes; i++) {
+		struct store_node *n = store_nodes[i];
+		char route[4 * STORE_PATH_MAX + 4];
+
+		store_path_format(&n->route, route, sizeof(route));
+		sqlite3_bind_int64(nst, 1, (int64_t)n->guid);
+		sqlite3_bind_int(nst, 2, n->type);
+		sqlite3_bind_text(nst, 3, n->desc, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(nst, 4, n->num_ports);
+		sqlite3_bind_int(nst, 5, n->vendor_id);
+		sqlite3_bind_int(nst, 6, n->device_id);
+		sqlite3_bind_int64(nst, 7, n->revision);
+		sqlite3_bind_int64(nst, 8, (int64_t)n->system_guid);
+		sqlite3_bind_int(nst, 9, n->lid);
+		sqlite3_bind_text(nst, 10, route, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(nst, 11, n->first_seen);
+		sqlite3_bind_int64(nst, 12, n->last_seen);
+		sqlite3_bind_int(nst, 13, n->reachable);
+		if (sqlite3_step(nst) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(nst);
+		if (!store_seen[i])
+			continue;	/* ports keep their last known state */
+		for (int p = 0; p <= n->num_ports; p++) {
+			if (!n->ports[p].valid)
+				continue;
+			if (bind_port_row(pst, n, &n->ports[p]) == -1)
+				goto out;
+			sqlite3_reset(pst);
+		}
+	}
+	sqlite3_bind_int64(sst, 1, ev_wall());
+	sqlite3_bind_int(sst, 2, seen);
+	sqlite3_bind_int(sst, 3, gone);
+	if (sqlite3_step(sst) != SQLITE_DONE)
+		goto out;
+	rc = 0;
+out:
+	if (rc == -1)
+		log_warnx("store: writing sweep: %s", sqlite3_errmsg(store_db));
+	sqlite3_finalize(nst);
+	sqlite3_finalize(pst);
+	sqlite3_finalize(sst);
+	db_exec(rc == 0 ? "COMMIT" : "ROLLBACK");
+	return rc;
+}

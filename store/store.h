@@ -1,0 +1,101 @@
+/* store: the fabric inventory.
+ *
+ * SQLite (WAL, versioned schema) is the durable copy; an in-memory
+ * mirror with hash indexes answers per-request lookups, so resolving a
+ * node name costs the same at 10 nodes and at 10,000. Nodes are never
+ * deleted: a node that disappears is kept and marked unreachable. */
+#ifndef IBSNMPGW_STORE_H
+#define IBSNMPGW_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define STORE_SCHEMA_VERSION	2
+#define STORE_DESC_LEN		64	/* NodeDescription, IBA 14.2.5.2 */
+#define STORE_PATH_MAX		64	/* IB_SUBNET_PATH_HOPS_MAX */
+
+/* IBA 14.2.5.3 NodeInfo:NodeType */
+enum store_node_type {
+	STORE_NODE_CA = 1, STORE_NODE_SWITCH = 2, STORE_NODE_ROUTER = 3
+};
+
+/* A directed route: hop[0] is unused (always 0), hop[1..cnt] are the
+ * output ports, as in ib_dr_path_t and smpquery -D "0,1,3". */
+struct store_path {
+	uint8_t	cnt;
+	uint8_t	hop[STORE_PATH_MAX];
+};
+
+struct store_port {
+	uint8_t			 num;
+	uint8_t			 valid;		/* PortInfo was read */
+	uint64_t		 guid;
+	uint16_t		 lid;
+	uint8_t			 lmc;
+	uint8_t			 state;		/* PortInfo:PortState */
+	uint8_t			 phys_state;	/* PortInfo:PortPhysicalState */
+	uint8_t			 width;		/* LinkWidthActive */
+	uint8_t			 speed;		/* LinkSpeedActive, or 0x80 | LinkSpeedExtActive */
+	uint64_t		 remote_guid;	/* 0 if not linked */
+	uint8_t			 remote_port;
+	struct store_path	 route;		/* cnt 0 and hop[0] 0xff: none */
+};
+
+struct store_node {
+	uint32_t		 idx;		/* stable index, cache keys */
+	uint64_t		 guid;
+	uint8_t			 type;
+	uint8_t			 num_ports;
+	char			 desc[STORE_DESC_LEN + 1];
+	uint32_t		 vendor_id;
+	uint16_t		 device_id;
+	uint32_t		 revision;
+	uint64_t		 system_guid;
+	uint16_t		 lid;		/* base LID (port 0 or entry port) */
+	int64_t			 first_seen, last_seen;	/* unix seconds */
+	int			 reachable;
+	struct store_path	 route;
+	char			*alias;
+	/* ports[0..num_ports]; ports[0] is the switch management port. */
+	struct store_port	*ports;
+};
+
+/* Open (create, migrate) the database. Errors go to the log. */
+int	 store_init(const char *path);
+void	 store_finalise(void);
+
+/* Schema version of an open database handle (tests, -n checks). */
+int	 store_schema_version(void);
+
+/* Load a node-name-map (infiniband-diags format: GUID "name"). Bad
+ * lines are reported as file:line and skipped. Returns the number of
+ * aliases, or -1 if the file cannot be read. */
+int	 store_load_name_map(const char *path);
+
+/* Inventory lookups. */
+size_t			 store_node_count(void);
+struct store_node	*store_node_at(uint32_t idx);
+struct store_node	*store_node_by_guid(uint64_t guid);
+struct store_node	*store_node_by_lid(uint16_t lid);
+struct store_node	*store_node_by_alias(const char *name);
+/* Resolve a node name as used in contexts and communities: an alias
+ * (exact), "lid-N", or a node GUID with or without 0x. Returns NULL for
+ * anything else, including strings with NUL or '@'. */
+struct store_node	*store_node_resolve(const char *name, size_t len);
+
+/* Parse helpers (exposed for unit tests). Return 0 on success. */
+int	 store_parse_guid(const char *s, size_t len, uint64_t *guid);
+int	 store_parse_lid(const char *s, size_t len, uint16_t *lid);
+int	 store_path_parse(const char *s, struct store_path *p);
+void	 store_path_format(const struct store_path *p, char *buf, size_t len);
+
+/* Sweeps. A sweep reports every node it saw; store_sweep_end()
+ * marks the rest unreachable and writes everything in one transaction. */
+void	 store_sweep_begin(void);
+/* Add or update a node seen in this sweep. ports is num_ports+1 long. */
+struct store_node *store_sweep_node(const struct store_node *seen,
+	    const struct store_port *ports);
+int	 store_sweep_end(unsigned *nodes, unsigned *lost);
+
+#endif

@@ -1,0 +1,19 @@
+# Debian 12 packages the build, the tests and the demo need.
+DEPS="build-essential autoconf automake libtool pkg-config
+ libsnmp-dev snmp snmpd libibumad-dev libibmad-dev libsqlite3-dev sqlite3
+ libyaml-dev libcmocka-dev ibsim-utils opensm infiniband-diags
+ smitools erlang-snmp python3 python3-pysnmp4"
+
+install_deps() {
+	missing=""
+	for p in $DEPS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		    grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	SUDO=""
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+	    --no-install-recommends $missing >/dev/null
+}

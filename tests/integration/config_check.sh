@@ -1,0 +1,64 @@
+#!/bin/sh
+# ibsnmpgw -n: a good file prints "configuration ok"; a bad one prints one
+# "file:line: message" per error and exits non-zero.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+IBSNMPGW=${IBSNMPGW:-$top_srcdir/gateway/ibsnmpgw}
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() {
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1)); echo "ok - $2"
+	else
+		fail=$((fail + 1)); echo "not ok - $2"; [ -n "$3" ] && echo "$3" | sed 's/^/#   /'
+	fi
+}
+
+out=$("$IBSNMPGW" -n -c "$top_srcdir/etc/ibsnmpgw.yaml" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$out" = "configuration ok" ]
+check $? "sample etc/ibsnmpgw.yaml is valid" "$out"
+
+cat > "$tmp/bad.yaml" <<'YAML'
+snmp:
+  listen:
+    - "udp:127.0.0.1:161"
+    - "udp:127.0.0.1:161"
+  communities:
+    - name: public
+  shoe-size: 9
+mad:
+  retries: eleven
+  max-in-flight: 100000
+YAML
+out=$("$IBSNMPGW" -n -c "$tmp/bad.yaml" 2>&1)
+rc=$?
+[ $rc != 0 ]
+check $? "a bad file exits non-zero" "$out"
+n=$(printf '%s\n' "$out" | grep -c "^$tmp/bad.yaml:[0-9][0-9]*: ")
+[ "$n" = 4 ]
+check $? "one file:line: message per error (got $n)" "$out"
+printf '%s\n' "$out" | grep -q "^$tmp/bad.yaml:4: duplicate listener"
+check $? "duplicate listener reported at its line" "$out"
+printf '%s\n' "$out" | grep -q "^$tmp/bad.yaml:7: unknown key 'shoe-size'"
+check $? "unknown key reported at its line" "$out"
+printf '%s\n' "$out" | grep -q "^$tmp/bad.yaml:9: 'retries' must be an integer"
+check $? "wrong type reported at its line" "$out"
+printf '%s\n' "$out" | grep -q "^$tmp/bad.yaml:10: 'max-in-flight' is 100000, out of range"
+check $? "out-of-range number reported at its line" "$out"
+printf '%s\n' "$out" | grep -q "configuration ok"
+[ $? != 0 ]
+check $? "no 'configuration ok' for a bad file" "$out"
+
+out=$("$IBSNMPGW" -n -c "$tmp/missing.yaml" 2>&1)
+[ $? != 0 ] && printf '%s\n' "$out" | grep -q "missing.yaml:0: cannot open"
+check $? "a missing file is reported" "$out"
+
+printf '\001\002\377garbage: [\n' > "$tmp/bin.yaml"
+out=$("$IBSNMPGW" -n -c "$tmp/bin.yaml" 2>&1)
+rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "^$tmp/bin.yaml:[0-9]*: "
+check $? "a binary file gets a file:line error, not a crash" "$out"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

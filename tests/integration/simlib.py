@@ -1,0 +1,169 @@
+"""Shared helpers for the integration tests: the simulated fabric, the
+net-snmp command-line tools, infiniband-diags as the oracle, and a small
+TAP-style reporter that ends with 'N passed, M failed'."""
+
+import atexit
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.environ.get("top_srcdir") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("top_builddir") or TOP
+SIM = os.path.join(TOP, "tests", "sim", "ibsnmpgw-sim")
+TOPO = os.path.join(TOP, "tests", "sim", "topologies", "fabric.topo")
+NAMEMAP = os.path.join(TOP, "tests", "sim", "node-name-map")
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+SMA = ".1.3.6.1.3.117.3.1"
+
+REQUIRED = ["ibsim", "opensm", "smpquery", "snmpget", "snmpbulkwalk"]
+
+
+def skip_if_missing():
+    missing = [p for p in REQUIRED if shutil.which(p) is None]
+    if not os.path.exists(UMAD2SIM):
+        missing.append(UMAD2SIM)
+    if missing:
+        print("SKIP: missing " + ", ".join(missing))
+        sys.exit(77)
+
+
+class Report:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, cond, what, detail=""):
+        self.n += 1
+        if cond:
+            print("ok %d - %s" % (self.n, what))
+        else:
+            self.failed += 1
+            print("not ok %d - %s" % (self.n, what))
+            if detail:
+                for line in str(detail).splitlines()[:20]:
+                    print("#   " + line)
+        sys.stdout.flush()
+        return cond
+
+    def equal(self, got, want, what):
+        return self.check(got == want, what,
+                          "got:  %r\nwant: %r" % (got, want))
+
+    def finish(self):
+        print("%d passed, %d failed" % (self.n - self.failed, self.failed))
+        sys.exit(1 if self.failed or self.n == 0 else 0)
+
+
+class Fabric:
+    """ibsim + opensm + ibsnmpgw through tests/sim/ibsnmpgw-sim."""
+
+    def __init__(self, topo=TOPO, extra=()):
+        self.dir = tempfile.mkdtemp(prefix="ibsnmpgw-it-")
+        env = dict(os.environ)
+        env.setdefault("IBSNMPGW",
+                       os.path.join(BUILD, "gateway", "ibsnmpgw"))
+        out = subprocess.run([SIM, "start", topo, self.dir] + list(extra),
+                             env=env, capture_output=True, text=True,
+                             timeout=300)
+        if out.returncode != 0:
+            print(out.stdout + out.stderr)
+            self.stop()
+            raise RuntimeError("ibsnmpgw-sim start failed")
+        self.info = dict(l.split(": ", 1) for l in out.stdout.splitlines()
+                         if ": " in l)
+        atexit.register(self.stop)
+        self.endpoint = self.info["endpoint"]
+        self.community = self.info["community"]
+        self.v3user = self.info["v3-user"]
+        self.v3auth = self.info["v3-auth"].split(":", 1)
+        self.v3priv = self.info["v3-priv"].split(":", 1)
+        self.diag_env = dict(os.environ, IBSIM_SOCKNAME=self.info[
+            "ibsim-socket"], LD_PRELOAD=UMAD2SIM, SIM_HOST="node04")
+
+    def stop(self):
+        if self.dir and os.path.isdir(self.dir):
+            subprocess.run([SIM, "stop", self.dir], capture_output=True,
+                           timeout=60)
+            if os.environ.get("KEEP_SIM_DIR"):
+                print("# kept " + self.dir)
+            else:
+                shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir = None
+
+    def cmd(self, line):
+        subprocess.run([SIM, "cmd", self.dir, line], check=True,
+                       timeout=30)
+
+    def log(self):
+        with open(os.path.join(self.dir, "ibsnmpgw.log")) as f:
+            return f.read()
+
+    # SNMP -------------------------------------------------------------
+    def v2(self, node=None, community=None):
+        c = community or self.community
+        return ["-v2c", "-c", c + ("@" + node if node else "")]
+
+    def v3(self, context=None, auth=None):
+        a = ["-v3", "-l", "authPriv", "-u", self.v3user,
+             "-a", self.v3auth[0], "-A", auth or self.v3auth[1],
+             "-x", self.v3priv[0], "-X", self.v3priv[1]]
+        if context is not None:
+            a += ["-n", context]
+        return a
+
+    def snmp(self, tool, sec, oids, timeout=3, retries=0):
+        cmd = [tool] + sec + ["-On", "-t", str(timeout), "-r",
+                              str(retries), self.endpoint] + list(oids)
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=120)
+
+    # infiniband-diags -------------------------------------------------
+    def diag(self, args):
+        out = subprocess.run(args, capture_output=True, text=True,
+                             timeout=30, env=self.diag_env, cwd=self.dir)
+        return out
+
+
+def parse_vars(text):
+    """net-snmp -On output -> {oid: (type, value)}."""
+    res = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\.[0-9.]+) = (?:([A-Za-z0-9-]+): )?(.*)$", line)
+        if not m:
+            continue
+        oid, typ, val = m.group(1), m.group(2) or "", m.group(3)
+        if val.startswith("No more variables left in this MIB View"):
+            continue    # endOfMibView after the last object: not a value
+        if typ == "STRING":
+            val = val.strip('"')
+        elif typ == "Hex-STRING":
+            val = val.replace(" ", "").lower()
+        elif typ in ("INTEGER", "Gauge32", "Counter32", "Counter64"):
+            val = int(re.sub(r"[^0-9-]", "", val.split("(")[-1]))
+        res[oid] = (typ, val)
+    return res
+
+
+def parse_diag(text):
+    """smpquery output -> {field: value}."""
+    res = {}
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z0-9 ]+?):\.+(.*)$", line)
+        if m:
+            res[m.group(1)] = m.group(2).strip()
+    return res
+
+
+def read_name_map(path=NAMEMAP):
+    names = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^\s*(0x[0-9a-fA-F]+)\s+"([^"]+)"', line)
+            if m:
+                names[m.group(2)] = int(m.group(1), 16)
+    return names

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Lint the project's SMIv2 MIB modules with smilint (libsmi).
+#
+# Usage: tests/mibs/smilint.sh [TOP_SRCDIR]
+#
+# TOP_SRCDIR defaults to the repository top directory, derived from the
+# location of this script, so it may be run from any directory (e.g.
+# from a separate build directory by "make check").
+#
+# The IETF base modules (SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF,
+# SNMP-FRAMEWORK-MIB) come from Debian's erlang-snmp package, which
+# ships them as NAME.mib; libsmi looks modules up by plain name, so they
+# are symlinked without the suffix into a temporary directory (see
+# mibenv.sh).  SMIPATH is set to that directory and TOP_SRCDIR/mibs.
+#
+# Environment:
+#   SMILINT        smilint binary (default: smilint)
+#   SMILINT_LEVEL  error level passed to -l (default: 3)
+#   ERLANG_SNMP_MIBDIR  directory holding the erlang-snmp *.mib files
+#
+# Prints smilint's messages, if any.  Exit status: 0 and the line
+# "smilint: N modules clean" if smilint printed nothing and succeeded;
+# 1 otherwise; 77 (automake "skip") if smilint or erlang-snmp is
+# missing; 2 on usage errors.
+
+set -u
+
+MODULES="IB-TC-MIB IB-SMA-MIB"
+
+. "$(dirname -- "$0")/mibenv.sh" || exit 2
+mibenv_init "${1:-}"
+
+SMILINT=${SMILINT:-smilint}
+level=${SMILINT_LEVEL:-3}
+
+if ! command -v "$SMILINT" >/dev/null 2>&1; then
+    echo "smilint.sh: $SMILINT not found (apt-get install smitools)" >&2
+    exit 77
+fi
+
+files=
+for m in $MODULES; do
+    if [ ! -f "$mibdir/$m" ]; then
+        echo "smilint.sh: missing $mibdir/$m" >&2
+        exit 1
+    fi
+    files="$files $mibdir/$m"
+done
+
+mibenv_basedir
+
+out=$tmpdir/smilint.out
+# The base modules are found through SMIPATH (imports are resolved by
+# module name) rather than preloaded with -p: a preloaded module is
+# linted itself, and erlang-snmp's copies of SNMPv2-SMI/SNMPv2-TC draw
+# complaints that are not ours.  SMIPATH without a leading or trailing
+# separator replaces the configured search path, and -c /dev/null keeps
+# global and user smi.conf files out.
+# shellcheck disable=SC2086
+SMIPATH="$mibdir:$tmpdir" "$SMILINT" -c /dev/null -s -l "$level" \
+    $files >"$out" 2>&1
+rc=$?
+
+if [ -s "$out" ]; then
+    cat "$out"
+fi
+if [ $rc -ne 0 ] || [ -s "$out" ]; then
+    echo "smilint: FAILED (exit $rc, level $level) for$files" >&2
+    exit 1
+fi
+
+# shellcheck disable=SC2086
+n=$(printf '%s\n' $MODULES | wc -l)
+echo "smilint: $n modules clean"
+exit 0

@@ -1,0 +1,236 @@
+/* cache: TTL, expiry, negative caching and request coalescing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "store/cache.h"
+#include "util/ev.h"
+
+static uint64_t now_ms;
+static int fetches, fail_start;
+static struct cache_key last;
+
+static uint64_t
+fake_clock(void)
+{
+	return now_ms;
+}
+
+static int
+fake_fetch(const struct cache_key *k, void *arg)
+{
+	if (fail_start)
+		return -1;
+	fetches++;
+	last = *k;
+	return 0;
+}
+
+struct waiter {
+	int	calls, status;
+	uint8_t	first;
+};
+
+static void
+waiter_cb(void *arg, int status, const uint8_t *data, size_t len)
+{
+	struct waiter *w = arg;
+
+	w->calls++;
+	w->status = status;
+	w->first = data && len ? data[0] : 0;
+}
+
+static int
+setup(void **state)
+{
+	now_ms = 1000000;
+	fetches = fail_start = 0;
+	ev_set_clock(fake_clock);
+	cache_init(fake_fetch, NULL);
+	cache_set_ttl(CACHE_PORTINFO, 30);
+	cache_set_ttl(CACHE_ERROR, 5);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	cache_finalise();
+	ev_set_clock(NULL);
+	return 0;
+}
+
+static const struct cache_key K = { 7, 0x15, 0x81, 0, 3 };
+
+static void
+test_miss_then_hit(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 42 };
+
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), 1);
+	assert_int_equal(fetches, 1);
+	assert_int_equal(w.calls, 0);	/* never called inline */
+	assert_int_equal(cache_peek(&K, &d, &len), -1);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	assert_int_equal(w.calls, 1);
+	assert_int_equal(w.status, 0);
+	assert_int_equal(w.first, 42);
+	/* A hit sends nothing. */
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), 0);
+	assert_int_equal(d[0], 42);
+	assert_int_equal(len, 64);
+	assert_int_equal(fetches, 1);
+	assert_int_equal(cache_peek(&K, &d, &len), 0);
+}
+
+static void
+test_expiry(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 1 };
+
+	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	now_ms += 29999;
+	assert_int_equal(cache_peek(&K, &d, &len), 0);
+	now_ms += 1;	/* exactly the TTL: stale */
+	assert_int_equal(cache_peek(&K, &d, &len), -1);
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), 1);
+	assert_int_equal(fetches, 2);
+	payload[0] = 2;
+	cache_complete(&K, 0, payload, sizeof(payload));
+	assert_int_equal(w.first, 2);
+}
+
+static void
+test_coalescing(void **state)
+{
+	struct waiter w[5] = { { 0 } };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 9 };
+	struct cache_stats st;
+
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len,
+		    waiter_cb, &w[i]), 1);
+	/* Five readers, one MAD. */
+	assert_int_equal(fetches, 1);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(w[i].calls, 1);
+		assert_int_equal(w[i].first, 9);
+	}
+	cache_get_stats(&st);
+	assert_int_equal(st.misses, 1);
+	assert_int_equal(st.coalesced, 4);
+	/* A prefetch of a fresh entry sends nothing either. */
+	cache_prefetch(&K, CACHE_PORTINFO);
+	assert_int_equal(fetches, 1);
+}
+
+static void
+test_negative(void **state)
+{
+	struct waiter w = { 0 }, w2 = { 0 };
+	const uint8_t *d;
+	size_t len;
+
+	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&K, -ETIMEDOUT, NULL, 0);
+	assert_int_equal(w.status, -ETIMEDOUT);
+	/* Remembered for the error TTL: no new MAD. */
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w2), -ETIMEDOUT);
+	assert_int_equal(fetches, 1);
+	now_ms += 5000;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w2), 1);
+	assert_int_equal(fetches, 2);
+}
+
+static void
+test_start_failure(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+
+	fail_start = 1;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), -EAGAIN);
+	assert_int_equal(w.calls, 0);
+	fail_start = 0;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), 1);
+}
+
+static void
+test_flush(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 5 };
+	struct cache_key other = K;
+
+	other.node = 8;
+	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	cache_lookup(&other, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&other, 0, payload, sizeof(payload));
+	cache_flush(7);
+	assert_int_equal(cache_peek(&K, &d, &len), -1);
+	assert_int_equal(cache_peek(&other, &d, &len), 0);
+	/* A pending entry survives a flush and still answers. */
+	cache_flush(UINT32_MAX);
+	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_flush(UINT32_MAX);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	assert_int_equal(w.calls, 3);
+}
+
+static void
+test_late_completion(void **state)
+{
+	uint8_t payload[64] = { 0 };
+	const uint8_t *d;
+	size_t len;
+
+	/* A completion nobody asked for is ignored. */
+	cache_complete(&K, 0, payload, sizeof(payload));
+	assert_int_equal(cache_peek(&K, &d, &len), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_miss_then_hit, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coalescing, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_negative, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_failure, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_completion, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,241 @@
+/* gw_conf: YAML validation, every error reported as file:line. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "gateway/conf.h"
+
+static char path[64];
+
+static const char *good =
+    "snmp:\n"
+    "  listen:\n"
+    "    - \"udp:127.0.0.1:1161\"\n"
+    "    - \"udp6:[::1]:1161\"\n"
+    "  communities:\n"
+    "    - name: public\n"
+    "  users:\n"
+    "    - name: admin\n"
+    "      auth-protocol: SHA-256\n"
+    "      auth-passphrase: \"secret123\"\n"
+    "      priv-protocol: AES\n"
+    "      priv-passphrase: \"secret456\"\n"
+    "ib:\n"
+    "  ca: mlx5_0\n"
+    "  port: 1\n"
+    "store:\n"
+    "  path: /tmp/x/inventory.db\n"
+    "discovery:\n"
+    "  interval: 120\n"
+    "mad:\n"
+    "  timeout-ms: 150\n"
+    "  retries: 2\n"
+    "  max-in-flight: 32\n"
+    "  max-in-flight-per-node: 2\n"
+    "cache:\n"
+    "  ttl:\n"
+    "    portinfo: 10\n";
+
+/* Load text; return the conf (or NULL) and the error text in errbuf. */
+static struct gw_conf *
+load(const char *text, char *errbuf, size_t len)
+{
+	FILE *f = fopen(path, "w"), *err;
+	struct gw_conf *c;
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	err = fmemopen(errbuf, len, "w");
+	assert_non_null(err);
+	c = gw_conf_load(path, err);
+	fclose(err);
+	return c;
+}
+
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int
+setup(void **state)
+{
+	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-conf-%d.yaml", getpid());
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+static void
+test_good(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(good, err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_int_equal(c->nlisten, 2);
+	assert_string_equal(c->listen[1].spec, "udp6:[::1]:1161");
+	assert_int_equal(c->ncommunities, 1);
+	assert_int_equal(c->nusers, 1);
+	assert_int_equal(c->users[0].auth, GW_AUTH_SHA256);
+	assert_int_equal(c->users[0].priv, GW_PRIV_AES);
+	assert_string_equal(c->ib_ca, "mlx5_0");
+	assert_int_equal(c->ib_port, 1);
+	assert_int_equal(c->sweep_interval, 120);
+	assert_int_equal(c->mad_timeout_ms, 150);
+	assert_int_equal(c->mad_max_inflight_node, 2);
+	assert_int_equal(c->ttl[CACHE_PORTINFO], 10);
+	assert_string_equal(c->state_dir, "/tmp/x");
+	gw_conf_free(c);
+}
+
+static void
+test_errors(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"					/* 1 */
+	    "  listen: [\"udp:127.0.0.1:161\",\n"	/* 2 */
+	    "           \"udp:127.0.0.1:161\"]\n"	/* 3 */
+	    "  communities:\n"				/* 4 */
+	    "    - name: public\n"			/* 5 */
+	    "  colour: blue\n"				/* 6 */
+	    "mad:\n"					/* 7 */
+	    "  timeout-ms: soon\n"			/* 8 */
+	    "  retries: 99\n"				/* 9 */
+	    "ib:\n"					/* 10 */
+	    "  port: [1]\n",				/* 11 */
+	    err, sizeof(err));
+	char want[256];
+
+	assert_null(c);
+	snprintf(want, sizeof(want), "%s:3: duplicate listener", path);
+	assert_non_null(strstr(err, want));
+	snprintf(want, sizeof(want), "%s:6: unknown key 'colour' in 'snmp'",
+	    path);
+	assert_non_null(strstr(err, want));
+	snprintf(want, sizeof(want), "%s:8: 'timeout-ms' must be an integer",
+	    path);
+	assert_non_null(strstr(err, want));
+	snprintf(want, sizeof(want), "%s:9: 'retries' is 99, out of range",
+	    path);
+	assert_non_null(strstr(err, want));
+	snprintf(want, sizeof(want), "%s:11: 'port' must be a scalar", path);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(count_lines(err), 5);
+}
+
+static void
+test_bad_values(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"tcp:1.2.3.4:161\", \"udp:300.1.1.1:161\",\n"
+	    "           \"udp:127.0.0.1:0\", \"udp6:::1:161\"]\n"
+	    "  communities:\n"
+	    "    - name: \"pub@lic\"\n"
+	    "  users:\n"
+	    "    - name: u\n"
+	    "      auth-protocol: SHA-999\n"
+	    "      auth-passphrase: short\n"
+	    "bogus: 1\n", err, sizeof(err));
+
+	assert_null(c);
+	assert_non_null(strstr(err, "must start with udp: or udp6:"));
+	assert_non_null(strstr(err, "not a numeric address"));
+	assert_non_null(strstr(err, "port must be 1..65535"));
+	assert_non_null(strstr(err, "udp6:[ADDRESS]:PORT"));
+	assert_non_null(strstr(err, "without spaces or '@'"));
+	assert_non_null(strstr(err, "unknown auth-protocol 'SHA-999'"));
+	assert_non_null(strstr(err, "at least 8 characters"));
+	assert_non_null(strstr(err, "unknown section 'bogus'"));
+	/* Every line starts with the file name. */
+	for (char *l = err; *l; l = strchr(l, '\n') + 1)
+		assert_int_equal(strncmp(l, path, strlen(path)), 0);
+}
+
+static void
+test_syntax_error(void **state)
+{
+	char err[1024] = "";
+	struct gw_conf *c = load("snmp:\n  listen: [\n  - x\n", err,
+	    sizeof(err));
+	char want[128];
+
+	assert_null(c);
+	snprintf(want, sizeof(want), "%s:", path);
+	assert_int_equal(strncmp(err, want, strlen(want)), 0);
+	assert_int_equal(count_lines(err), 1);
+}
+
+static void
+test_empty_and_missing(void **state)
+{
+	char err[1024] = "";
+
+	assert_null(load("", err, sizeof(err)));
+	assert_non_null(strstr(err, ":1: empty configuration"));
+	err[0] = '\0';
+	assert_null(load("snmp:\n  listen: [\"udp:127.0.0.1:161\"]\n", err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "no snmp.communities or snmp.users"));
+	err[0] = '\0';
+	{
+		FILE *e = fmemopen(err, sizeof(err), "w");
+		assert_null(gw_conf_load("/nonexistent/ibsnmpgw.yaml", e));
+		fclose(e);
+	}
+	assert_non_null(strstr(err, "/nonexistent/ibsnmpgw.yaml:0: cannot "
+	    "open"));
+}
+
+static void
+test_duplicate_keys(void **state)
+{
+	char err[1024] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}, {name: a}]\n"
+	    "mad:\n"
+	    "  retries: 1\n"
+	    "  retries: 2\n", err, sizeof(err));
+
+	assert_null(c);
+	assert_non_null(strstr(err, "duplicate community 'a'"));
+	assert_non_null(strstr(err, ":6: duplicate key 'retries'"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_empty_and_missing),
+		cmocka_unit_test(test_duplicate_keys),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

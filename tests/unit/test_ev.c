@@ -1,0 +1,94 @@
+/* ev: timer ordering and deletion, descriptor callbacks. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "util/ev.h"
+
+static uint64_t now_ms;
+static int order[16], norder;
+
+static uint64_t
+fake_clock(void)
+{
+	return now_ms;
+}
+
+static void
+fire(void *arg)
+{
+	order[norder++] = (int)(intptr_t)arg;
+}
+
+static void
+test_timers(void **state)
+{
+	struct ev_timer t[6];
+	int delays[6] = { 50, 10, 30, 20, 40, 60 };
+
+	ev_init();
+	ev_set_clock(fake_clock);
+	now_ms = 1000;
+	norder = 0;
+	for (int i = 0; i < 6; i++) {
+		ev_timer_init(&t[i], fire, (void *)(intptr_t)i);
+		ev_timer_add(&t[i], delays[i]);
+	}
+	ev_timer_del(&t[2]);		/* 30 never fires */
+	assert_false(ev_timer_pending(&t[2]));
+	ev_timer_add(&t[5], 5);		/* re-arming moves it */
+	now_ms = 1045;
+	ev_run_once(0);
+	assert_int_equal(norder, 4);
+	assert_int_equal(order[0], 5);
+	assert_int_equal(order[1], 1);
+	assert_int_equal(order[2], 3);
+	assert_int_equal(order[3], 4);
+	now_ms = 2000;
+	ev_run_once(0);
+	assert_int_equal(norder, 5);
+	assert_int_equal(order[4], 0);
+	ev_set_clock(NULL);
+	ev_finalise();
+}
+
+static int got_fd;
+
+static void
+fd_cb(int fd, short revents, void *arg)
+{
+	char c;
+
+	got_fd = (revents & POLLIN) && read(fd, &c, 1) == 1 && c == 'x';
+}
+
+static void
+test_fd(void **state)
+{
+	int p[2];
+
+	ev_init();
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(ev_fd_add(p[0], POLLIN, fd_cb, NULL), 0);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	ev_run_once(1000);
+	assert_true(got_fd);
+	ev_fd_del(p[0]);
+	close(p[0]);
+	close(p[1]);
+	ev_finalise();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timers),
+		cmocka_unit_test(test_fd),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,256 @@
+/* proxy_mad encoding and proxy_smp decoding, including truncated and
+ * garbage payloads. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "proxy/mad.h"
+#include "proxy/smp.h"
+
+static void
+enc(uint8_t *d, enum MAD_FIELDS f, uint64_t v)
+{
+	mad_encode_field(d, f, &v);
+}
+
+static void
+make_nodeinfo(uint8_t *d)
+{
+	uint32_t v;
+	uint64_t g;
+
+	memset(d, 0, 64);
+	v = 1; mad_encode_field(d, IB_NODE_BASE_VERS_F, &v);
+	v = 1; mad_encode_field(d, IB_NODE_CLASS_VERS_F, &v);
+	v = 2; mad_encode_field(d, IB_NODE_TYPE_F, &v);
+	v = 36; mad_encode_field(d, IB_NODE_NPORTS_F, &v);
+	g = 0x0002c90300aa0001ULL; mad_encode_field(d, IB_NODE_SYSTEM_GUID_F, &g);
+	g = 0x0002c90300aa0101ULL; mad_encode_field(d, IB_NODE_GUID_F, &g);
+	g = 0x0002c90300aa0101ULL; mad_encode_field(d, IB_NODE_PORT_GUID_F, &g);
+	v = 8; mad_encode_field(d, IB_NODE_PARTITION_CAP_F, &v);
+	v = 0xcf08; mad_encode_field(d, IB_NODE_DEVID_F, &v);
+	v = 0xa1; mad_encode_field(d, IB_NODE_REVISION_F, &v);
+	v = 5; mad_encode_field(d, IB_NODE_LOCAL_PORT_F, &v);
+	v = 0x2c9; mad_encode_field(d, IB_NODE_VENDORID_F, &v);
+}
+
+static void
+test_nodeinfo(void **state)
+{
+	uint8_t d[64];
+	struct smp_nodeinfo ni;
+
+	make_nodeinfo(d);
+	assert_int_equal(smp_decode_nodeinfo(d, sizeof(d), &ni), 0);
+	assert_int_equal(ni.node_type, 2);
+	assert_int_equal(ni.num_ports, 36);
+	assert_true(ni.node_guid == 0x0002c90300aa0101ULL);
+	assert_true(ni.system_image_guid == 0x0002c90300aa0001ULL);
+	assert_int_equal(ni.device_id, 0xcf08);
+	assert_int_equal(ni.revision, 0xa1);
+	assert_int_equal(ni.local_port, 5);
+	assert_int_equal(ni.vendor_id, 0x2c9);
+	assert_int_equal(ni.partition_cap, 8);
+	/* Byte layout is the IBA's (Table 147): NodeGUID at offset 12. */
+	assert_int_equal(d[12], 0x00);
+	assert_int_equal(d[13], 0x02);
+	assert_int_equal(d[19], 0x01);
+}
+
+static void
+test_nodeinfo_garbage(void **state)
+{
+	uint8_t d[64];
+	struct smp_nodeinfo ni;
+
+	make_nodeinfo(d);
+	assert_int_equal(smp_decode_nodeinfo(d, 39, &ni), -1);	/* truncated */
+	assert_int_equal(smp_decode_nodeinfo(d, 0, &ni), -1);
+	enc(d, IB_NODE_TYPE_F, 0);
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+	make_nodeinfo(d);
+	enc(d, IB_NODE_TYPE_F, 9);
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+	make_nodeinfo(d);
+	enc(d, IB_NODE_NPORTS_F, 0);
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+	make_nodeinfo(d);
+	enc(d, IB_NODE_NPORTS_F, 255);
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+	make_nodeinfo(d);
+	enc(d, IB_NODE_LOCAL_PORT_F, 37);
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+	make_nodeinfo(d);
+	enc(d, IB_NODE_GUID_F, 0);
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+	memset(d, 0xff, sizeof(d));
+	assert_int_equal(smp_decode_nodeinfo(d, 64, &ni), -1);
+}
+
+static void
+make_portinfo(uint8_t *d)
+{
+	memset(d, 0, 64);
+	enc(d, IB_PORT_LID_F, 0x1234);
+	enc(d, IB_PORT_LMC_F, 2);
+	enc(d, IB_PORT_STATE_F, 4);
+	enc(d, IB_PORT_PHYS_STATE_F, 5);
+	enc(d, IB_PORT_LINK_WIDTH_ACTIVE_F, 2);
+	enc(d, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+	enc(d, IB_PORT_NEIGHBOR_MTU_F, 5);
+	enc(d, IB_PORT_HOQ_LIFE_F, 31);
+	enc(d, IB_PORT_CAPMASK_F, 1u << 14);
+	enc(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, 2);
+}
+
+static void
+test_portinfo(void **state)
+{
+	uint8_t d[64];
+	struct smp_portinfo p;
+
+	make_portinfo(d);
+	assert_int_equal(smp_decode_portinfo(d, 64, &p), 0);
+	assert_int_equal(p.lid, 0x1234);
+	assert_int_equal(p.lmc, 2);
+	assert_int_equal(p.state, 4);
+	assert_int_equal(p.phys_state, 5);
+	assert_int_equal(p.width_active, 2);
+	assert_int_equal(p.neighbor_mtu, 5);
+	assert_int_equal(p.hoq_life, 31);
+	assert_int_equal(p.speed_ext_active, 2);	/* EDR */
+	/* The LID sits at offset 16 (Table 155). */
+	assert_int_equal(d[16], 0x12);
+	assert_int_equal(d[17], 0x34);
+	assert_int_equal(p.cap_mask, 1u << 14);
+}
+
+static void
+test_portinfo_garbage(void **state)
+{
+	uint8_t d[64];
+	struct smp_portinfo p;
+
+	make_portinfo(d);
+	assert_int_equal(smp_decode_portinfo(d, 63, &p), -1);
+	enc(d, IB_PORT_STATE_F, 7);
+	assert_int_equal(smp_decode_portinfo(d, 64, &p), -1);
+	make_portinfo(d);
+	enc(d, IB_PORT_PHYS_STATE_F, 9);
+	assert_int_equal(smp_decode_portinfo(d, 64, &p), -1);
+}
+
+static void
+test_nodedesc(void **state)
+{
+	uint8_t d[64];
+	char out[65];
+
+	memset(d, 0, sizeof(d));
+	memcpy(d, "leaf01\n\x01x", 9);
+	smp_decode_nodedesc(d, sizeof(d), out, sizeof(out));
+	assert_string_equal(out, "leaf01??x");
+	/* 64 octets without a NUL still terminate. */
+	memset(d, 'a', sizeof(d));
+	smp_decode_nodedesc(d, sizeof(d), out, sizeof(out));
+	assert_int_equal(strlen(out), 64);
+	smp_decode_nodedesc(d, 3, out, sizeof(out));
+	assert_string_equal(out, "aaa");
+}
+
+static void
+test_rates(void **state)
+{
+	assert_int_equal(smp_width_lanes(2), 4);
+	assert_int_equal(smp_width_lanes(8), 12);
+	assert_int_equal(smp_width_lanes(3), 0);
+	assert_int_equal(smp_lane_rate_mbps(4, 0), 8000);	/* QDR */
+	assert_int_equal(smp_lane_rate_mbps(1, 2), 25000);	/* EDR */
+	assert_int_equal(smp_lane_rate_mbps(0, 0), 0);
+}
+
+static void
+test_encode_dr(void **state)
+{
+	uint8_t buf[512];
+	struct proxy_mad_args a;
+	uint8_t *mad = buf + umad_size();
+
+	memset(&a, 0, sizeof(a));
+	a.mgmt_class = PROXY_CLASS_SMI_DR;
+	a.method = SMP_METHOD_GET;
+	a.attr_id = SMP_ATTR_PORT_INFO;
+	a.attr_mod = 7;
+	a.target.path.cnt = 3;
+	a.target.path.hop[1] = 1;
+	a.target.path.hop[2] = 36;
+	a.target.path.hop[3] = 2;
+	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	/* IBA 14.2.1.2 directed-route SMP header. */
+	assert_int_equal(mad[0], 1);		/* BaseVersion */
+	assert_int_equal(mad[1], 0x81);		/* MgmtClass */
+	assert_int_equal(mad[2], 1);		/* ClassVersion */
+	assert_int_equal(mad[3], 0x01);		/* Get */
+	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F), 3);
+	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_HOPPTR_F), 0);
+	assert_int_equal(mad_get_field(mad, 0, IB_MAD_ATTRID_F), 0x15);
+	assert_int_equal(mad_get_field(mad, 0, IB_MAD_ATTRMOD_F), 7);
+	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_DRSLID_F), 0xffff);
+	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_DRDLID_F), 0xffff);
+	/* InitialPath at offset 128: hop[0] then the ports. */
+	assert_int_equal(mad[128 + 1], 1);
+	assert_int_equal(mad[128 + 2], 36);
+	assert_int_equal(mad[128 + 3], 2);
+}
+
+static void
+test_encode_perf_and_bad(void **state)
+{
+	uint8_t buf[512], data[8] = { 0, 3 };
+	struct proxy_mad_args a;
+	uint8_t *mad = buf + umad_size();
+
+	memset(&a, 0, sizeof(a));
+	a.mgmt_class = PROXY_CLASS_PERF;
+	a.method = 1;
+	a.attr_id = 0x12;
+	a.target.lid = 5;
+	a.data = data;
+	a.data_len = sizeof(data);
+	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_int_equal(mad[1], 0x04);
+	assert_int_equal(mad[64 + 1], 3);	/* PortSelect in the data */
+	assert_int_equal(umad_get_mad_addr(buf)->lid, htons(5));
+	assert_int_equal(ntohl(umad_get_mad_addr(buf)->qpn), 1);
+	a.mgmt_class = 0x42;
+	assert_int_equal(proxy_mad_encode(&a, buf), -1);
+	a.mgmt_class = PROXY_CLASS_SMI_DR;
+	a.target.path.cnt = STORE_PATH_MAX;
+	assert_int_equal(proxy_mad_encode(&a, buf), -1);
+	a.target.path.cnt = 1;
+	a.data_len = 200;	/* larger than the SMP data field */
+	assert_int_equal(proxy_mad_encode(&a, buf), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nodeinfo),
+		cmocka_unit_test(test_nodeinfo_garbage),
+		cmocka_unit_test(test_portinfo),
+		cmocka_unit_test(test_portinfo_garbage),
+		cmocka_unit_test(test_nodedesc),
+		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_encode_dr),
+		cmocka_unit_test(test_encode_perf_and_bad),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

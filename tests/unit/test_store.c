@@ -1,0 +1,274 @@
+/* store: schema creation, migration, refusal of newer or foreign files,
+ * persistence across restarts and unreachable marking. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "util/log.h"
+
+static char dbpath[64];
+
+static int
+setup(void **state)
+{
+	snprintf(dbpath, sizeof(dbpath), "/tmp/ibsnmpgw-store-%d.db", getpid());
+	unlink(dbpath);
+	log_init("test_store", 1, LOG_ERR);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char p[80];
+
+	store_finalise();
+	unlink(dbpath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	unlink(p);
+	return 0;
+}
+
+static void
+sql(const char *path, const char *q)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, q, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static int
+sql_int(const char *path, const char *q)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int v = -1;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void
+sweep_one(uint64_t guid, const char *desc, int lid)
+{
+	struct store_node n;
+	struct store_port p[3];
+
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = guid;
+	n.type = STORE_NODE_CA;
+	n.num_ports = 2;
+	snprintf(n.desc, sizeof(n.desc), "%s", desc);
+	store_path_parse("0,1,5", &n.route);
+	for (int i = 0; i < 3; i++) {
+		p[i].num = i;
+		p[i].route.hop[0] = 0xff;
+	}
+	p[1].valid = 1;
+	p[1].lid = lid;
+	p[1].state = 4;
+	store_path_parse("0,1,5", &p[1].route);
+	store_sweep_node(&n, p);
+}
+
+static void
+test_fresh_schema(void **state)
+{
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_schema_version(), STORE_SCHEMA_VERSION);
+	store_finalise();
+	assert_int_equal(sql_int(dbpath, "PRAGMA user_version"),
+	    STORE_SCHEMA_VERSION);
+	{
+		sqlite3 *db;
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode",
+		    -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0),
+		    "wal");
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+}
+
+static void
+test_migration_keeps_data(void **state)
+{
+	unsigned nodes, lost;
+
+	/* A version-1 database, as the first release wrote it. */
+	sql(dbpath,
+	    "CREATE TABLE nodes (guid INTEGER PRIMARY KEY, type INTEGER NOT "
+	    "NULL, description TEXT NOT NULL, num_ports INTEGER NOT NULL, "
+	    "vendor_id INTEGER NOT NULL, device_id INTEGER NOT NULL, revision "
+	    "INTEGER NOT NULL, system_guid INTEGER NOT NULL, lid INTEGER NOT "
+	    "NULL, route TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen "
+	    "INTEGER NOT NULL, reachable INTEGER NOT NULL);"
+	    "CREATE TABLE ports (node_guid INTEGER NOT NULL, port_num INTEGER "
+	    "NOT NULL, guid INTEGER NOT NULL, lid INTEGER NOT NULL, lmc INTEGER "
+	    "NOT NULL, state INTEGER NOT NULL, phys_state INTEGER NOT NULL, "
+	    "width INTEGER NOT NULL, speed INTEGER NOT NULL, remote_guid "
+	    "INTEGER NOT NULL, remote_port INTEGER NOT NULL, route TEXT NOT "
+	    "NULL, PRIMARY KEY (node_guid, port_num));"
+	    "CREATE INDEX ports_lid ON ports(lid);"
+	    "CREATE TABLE aliases (name TEXT PRIMARY KEY, node_guid INTEGER NOT "
+	    "NULL);"
+	    "INSERT INTO nodes VALUES (4660, 1, 'old node', 2, 713, 4099, 1, "
+	    "4660, 7, '0,1', 100, 200, 1);"
+	    "INSERT INTO ports VALUES (4660, 1, 4661, 7, 0, 4, 5, 2, 4, 0, 0, "
+	    "'0,1');"
+	    "PRAGMA user_version = 1;");
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_schema_version(), 2);
+	{
+		struct store_node *n = store_node_by_guid(4660);
+		assert_non_null(n);
+		assert_string_equal(n->desc, "old node");
+		assert_int_equal(n->first_seen, 100);
+		/* Not reachable until a sweep has seen it. */
+		assert_int_equal(n->reachable, 0);
+		assert_ptr_equal(store_node_by_lid(7), n);
+		assert_int_equal(n->route.cnt, 1);
+	}
+	/* Version 2 added the sweep history. */
+	store_sweep_begin();
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	store_finalise();
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM sweeps"), 1);
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM nodes"), 1);
+}
+
+static void
+test_newer_schema_refused(void **state)
+{
+	sql(dbpath, "CREATE TABLE x (a); PRAGMA user_version = 99;");
+	assert_int_equal(store_init(dbpath), -1);
+	/* And left untouched. */
+	assert_int_equal(sql_int(dbpath, "PRAGMA user_version"), 99);
+}
+
+static void
+test_garbage_file_refused(void **state)
+{
+	FILE *f = fopen(dbpath, "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < 512; i++)
+		fputs("this is not a database ", f);
+	fclose(f);
+	assert_int_equal(store_init(dbpath), -1);
+}
+
+static void
+test_bad_rows(void **state)
+{
+	assert_int_equal(store_init(dbpath), 0);
+	store_finalise();
+	/* Hostile contents: absurd port count, broken route. */
+	sql(dbpath, "INSERT INTO nodes VALUES (1, 1, 'x', 9999, 0, 0, 0, 0, 0, "
+	    "'0', 0, 0, 1);"
+	    "INSERT INTO nodes VALUES (2, 1, 'y', 1, 0, 0, 0, 0, 0, "
+	    "'0,zz,,', 0, 0, 1);"
+	    "INSERT INTO ports VALUES (2, 77, 0, 0, 0, 0, 0, 0, 0, 0, 0, '');");
+	assert_int_equal(store_init(dbpath), 0);
+	assert_null(store_node_by_guid(1));
+	assert_non_null(store_node_by_guid(2));
+	assert_int_equal(store_node_by_guid(2)->route.cnt, 0);
+}
+
+static void
+test_persist_and_unreachable(void **state)
+{
+	unsigned nodes, lost;
+	struct store_node *n;
+
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep_one(0x1000, "a", 10);
+	sweep_one(0x2000, "b", 20);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_int_equal(nodes, 2);
+	assert_int_equal(lost, 0);
+	/* b disappears: kept, marked unreachable, still resolvable. */
+	store_sweep_begin();
+	sweep_one(0x1000, "a", 10);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_int_equal(nodes, 1);
+	assert_int_equal(lost, 1);
+	n = store_node_by_guid(0x2000);
+	assert_non_null(n);
+	assert_int_equal(n->reachable, 0);
+	assert_ptr_equal(store_node_by_lid(20), n);
+	store_finalise();
+	/* Restart: everything is back from SQLite. */
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_node_count(), 2);
+	n = store_node_by_guid(0x1000);
+	assert_non_null(n);
+	assert_string_equal(n->desc, "a");
+	assert_int_equal(n->ports[1].lid, 10);
+	assert_int_equal(n->ports[1].route.cnt, 2);
+	assert_int_equal(n->ports[1].route.hop[2], 5);
+	assert_int_equal(sql_int(dbpath, "SELECT reachable FROM nodes WHERE "
+	    "guid = 8192"), 0);
+}
+
+static void
+test_path(void **state)
+{
+	struct store_path p;
+	char buf[64];
+
+	assert_int_equal(store_path_parse("0", &p), 0);
+	assert_int_equal(p.cnt, 0);
+	assert_int_equal(store_path_parse("0,1,36,2", &p), 0);
+	assert_int_equal(p.cnt, 3);
+	store_path_format(&p, buf, sizeof(buf));
+	assert_string_equal(buf, "0,1,36,2");
+	assert_int_equal(store_path_parse("1,2", &p), -1);
+	assert_int_equal(store_path_parse("0,0", &p), -1);
+	assert_int_equal(store_path_parse("0,256", &p), -1);
+	assert_int_equal(store_path_parse("0,1,", &p), -1);
+	assert_int_equal(store_path_parse("", &p), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fresh_schema, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_migration_keeps_data,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_file_refused,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
+		    setup, teardown),
+		cmocka_unit_test(test_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

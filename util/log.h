@@ -1,0 +1,30 @@
+/* log: one logger for the daemon, libibmad and net-snmp (style of
+ * OpenBSD's log.c: log once where a failure happens, then return -1). */
+#ifndef IBSNMPGW_LOG_H
+#define IBSNMPGW_LOG_H
+
+#include <stdarg.h>
+#include <syslog.h>
+
+#define LOG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* foreground: log to stderr instead of syslog. level: a syslog priority. */
+void log_init(const char *ident, int foreground, int level);
+void log_finalise(void);
+void log_set_level(int level);
+int log_get_level(void);
+/* "debug", "info", "notice", "warning", "error" -> priority, or -1. */
+int log_level_from_name(const char *name);
+
+void log_vmsg(int pri, const char *fmt, va_list ap);
+void log_msg(int pri, const char *fmt, ...) LOG_PRINTF(2, 3);
+void log_debug(const char *fmt, ...) LOG_PRINTF(1, 2);
+void log_info(const char *fmt, ...) LOG_PRINTF(1, 2);
+void log_notice(const char *fmt, ...) LOG_PRINTF(1, 2);
+/* log_warn appends strerror(errno); log_warnx does not. */
+void log_warn(const char *fmt, ...) LOG_PRINTF(1, 2);
+void log_warnx(const char *fmt, ...) LOG_PRINTF(1, 2);
+void fatal(const char *fmt, ...) LOG_PRINTF(1, 2) __attribute__((noreturn));
+void fatalx(const char *fmt, ...) LOG_PRINTF(1, 2) __attribute__((noreturn));
+
+#endif

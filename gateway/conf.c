@@ -117,6 +117,12 @@ each_pair(struct cctx *x, yaml_node_t *map, const char *what, map_fn fn,
 {
 	yaml_node_pair_t *p;
 
+	/* A section with every key commented out is empty, not an error. */
+	if (map->type == YAML_SCALAR_NODE &&
+	    map->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (map->data.scalar.length == 0 ||
+	    strcmp(scalar(map), "~") == 0 || strcmp(scalar(map), "null") == 0))
+		return;
 	if (want_type(x, map, YAML_MAPPING_NODE, what) == -1)
 		return;
 	for (p = map->data.mapping.pairs.start;

@@ -64,6 +64,12 @@ signal_cb(int fd, short revents, void *arg)
 			if (c->node_name_map)
 				store_load_name_map(c->node_name_map);
 			break;
+		case SIGUSR1:
+			if (proxy_discover_start() == 0)
+				log_info("SIGUSR1: sweep started");
+			else
+				log_info("SIGUSR1: a sweep is already running");
+			break;
 		case SIGTERM:
 		case SIGINT:
 			log_info("signal %d: shutting down", sig);
@@ -92,6 +98,7 @@ signals_init(const struct gw_conf *c)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, (void *)c);
 }

@@ -209,6 +209,25 @@ test_empty_and_missing(void **state)
 }
 
 static void
+test_empty_section(void **state)
+{
+	char err[1024] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "ib:\n"
+	    "  # ca: mlx5_0\n"
+	    "cache: ~\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_null(c->ib_ca);
+	assert_int_equal(c->ib_port, 0);
+	gw_conf_free(c);
+}
+
+static void
 test_duplicate_keys(void **state)
 {
 	char err[1024] = "";
@@ -234,6 +253,7 @@ main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_empty_and_missing),
+		cmocka_unit_test(test_empty_section),
 		cmocka_unit_test(test_duplicate_keys),
 	};
 

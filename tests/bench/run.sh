@@ -1,0 +1,123 @@
+#!/bin/sh
+# ibsnmpgw benchmarks, each side by side with a stock tool in one run:
+#  (a) cached GET throughput and p99 latency: the gateway (a node object
+#      through community@node) against stock snmpd serving sysDescr, with
+#      the same load generator (snmpload.c); plus the same GET spread over
+#      10 and over ~10,000 node names on a ~10,000-node fabric, to show
+#      that resolution does not slow down as the fabric grows;
+#  (b) full-fabric discovery time: the gateway's sweep against
+#      ibnetdiscover on the same ~2,000-node ibsim fabric.
+# Prints the ratios and whether the targets are met. Not part of
+# `make check`: run `make bench` or `sh tests/bench/run.sh`.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+IBSNMPGW=${IBSNMPGW:-$top/_build/gateway/ibsnmpgw}
+[ -x "$IBSNMPGW" ] || IBSNMPGW=$top/gateway/ibsnmpgw
+export IBSNMPGW
+DUR=${BENCH_SECONDS:-5}
+WIN=${BENCH_WINDOW:-32}
+SIM=$top/tests/sim/ibsnmpgw-sim
+work=$(mktemp -d /tmp/ibsnmpgw-bench.XXXXXX)
+sd_pid=""
+cleanup() {
+	for d in "$work"/fab-*; do [ -d "$d" ] && "$SIM" stop "$d" >/dev/null 2>&1; done
+	[ -n "$sd_pid" ] && kill "$sd_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+cc -O2 -o "$work/snmpload" "$top/tests/bench/snmpload.c"
+load() { "$work/snmpload" -d "$DUR" -w "$WIN" "$@"; }
+field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }'; }
+freeport() { /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_fabric() {	# name topology [map]
+	d=$work/fab-$1
+	set -- "$2" "$d" ${3:+--node-name-map "$3"}
+	"$SIM" start "$@" > "$d.info"
+	sed -n 's/^endpoint: //p' "$d.info"
+}
+
+echo "== (a) cached GET throughput, window $WIN, $DUR s each"
+port=$(freeport)
+printf 'rocommunity public 127.0.0.1\n' > "$work/snmpd.conf"
+snmpd -f -Lf "$work/snmpd.log" -C -c "$work/snmpd.conf" udp:127.0.0.1:$port &
+sd_pid=$!
+sleep 1
+snmpd_out=$(load -t udp:127.0.0.1:$port -c public -o 1.3.6.1.2.1.1.1.0)
+echo "stock snmpd, sysDescr.0:            $snmpd_out"
+kill $sd_pid; wait $sd_pid 2>/dev/null || true; sd_pid=""
+
+ep=$(start_fabric small "$top/tests/sim/topologies/fabric.topo")
+snmpget -v2c -c public@leaf01 "$ep" 1.3.6.1.3.117.3.1.1.1.0 >/dev/null
+gw_out=$(load -t "$ep" -c public@leaf01 -o 1.3.6.1.3.117.3.1.1.1.0)
+echo "ibsnmpgw, public@leaf01 NodeString: $gw_out"
+own_out=$(load -t "$ep" -c public -o 1.3.6.1.2.1.1.1.0)
+echo "ibsnmpgw, its own sysDescr.0:       $own_out"
+"$SIM" stop "$work/fab-small" >/dev/null
+
+echo
+echo "== (a') the same GET over 10 and over all node names of a ~10,000-node fabric"
+"$top/tests/sim/gen-topology" --spines 16 --leaves 200 --hosts-per-leaf 49 \
+    --hca-ports 1 --uplinks-per-spine 1 --leaf-ports 65 --spine-ports 200 \
+    --node-name-map "$work/big.map" > "$work/big.topo"
+ep=$(start_fabric big "$work/big.topo" "$work/big.map")
+grep "sweep 1 done" "$work/fab-big/ibsnmpgw.log" | sed 's/.*ibsnmpgw\[info\]: /gateway /'
+awk -F'"' '/^0x/ { print "public@" $2 }' "$work/big.map" > "$work/all.txt"
+head -n 10 "$work/all.txt" > "$work/ten.txt"
+n=$(wc -l < "$work/all.txt")
+# Warm-up: the first pass over every node fills the cache (one SMP each).
+"$work/snmpload" -t "$ep" -f "$work/all.txt" -o 1.3.6.1.3.117.3.1.1.1.0 -W 0 -d 4 -w "$WIN" >/dev/null
+ten_out=$(load -t "$ep" -f "$work/ten.txt" -o 1.3.6.1.3.117.3.1.1.1.0)
+all_out=$(load -t "$ep" -f "$work/all.txt" -o 1.3.6.1.3.117.3.1.1.1.0)
+echo "10 node names:     $ten_out"
+echo "$n node names:  $all_out"
+
+echo
+echo "== (b) full-fabric discovery on a ~2,000-node fabric"
+"$SIM" stop "$work/fab-big" >/dev/null
+"$top/tests/sim/gen-topology" --spines 20 --leaves 180 --hosts-per-leaf 10 \
+    --hca-ports 1 --uplinks-per-spine 1 --leaf-ports 30 --spine-ports 180 \
+    --node-name-map "$work/mid.map" > "$work/mid.topo"
+ep=$(start_fabric mid "$work/mid.topo" "$work/mid.map")
+gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-mid/pids")
+sweeps=""
+for i in 1 2 3; do
+	before=$(grep -c "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log")
+	kill -USR1 "$gwpid"
+	for t in $(seq 1 300); do
+		now=$(grep -c "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log")
+		[ "$now" -gt "$before" ] && break
+		sleep 0.1
+	done
+	ms=$(grep "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log" | tail -1 |
+	    sed 's/.* in \([0-9]*\) ms.*/\1/')
+	sweeps="$sweeps $ms"
+done
+grep "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log" | tail -1 | sed 's/.*ibsnmpgw\[info\]: /gateway /'
+eval "$("$SIM" env "$work/fab-mid")"
+ibnd=""
+for i in 1 2 3; do
+	s=$(date +%s%N)
+	(cd "$work/fab-mid" && SIM_HOST=node0003 timeout 300 ibnetdiscover > "$work/ibnd.out")
+	e=$(date +%s%N)
+	ibnd="$ibnd $(( (e - s) / 1000000 ))"
+done
+unset LD_PRELOAD
+nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd.out")
+med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
+gw_ms=$(med $sweeps)
+nd_ms=$(med $ibnd)
+echo "gateway sweeps (ms):$sweeps   median $gw_ms"
+echo "ibnetdiscover (ms): $ibnd   median $nd_ms ($nodes nodes found)"
+
+echo
+echo "== summary"
+r1=$(ratio "$(field "$gw_out" rate)" "$(field "$snmpd_out" rate)")
+p1=$(ratio "$(field "$gw_out" p99_us)" "$(field "$snmpd_out" p99_us)")
+r2=$(ratio "$(field "$all_out" rate)" "$(field "$ten_out" rate)")
+r3=$(ratio "$gw_ms" "$nd_ms")
+ok() { awk -v x="$1" -v op="$2" -v t="$3" 'BEGIN { print ((op == ">=" ? x >= t : x <= t) ? "met" : "NOT met") }'; }
+echo "(a)  gateway/snmpd cached GET throughput: ${r1}x (target >= 1.0: $(ok "$r1" ">=" 1.0)); p99 latency ratio ${p1}x"
+echo "(a') $n names / 10 names throughput:  ${r2}x (no linear scan: stays near 1)"
+echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (target <= 1.0: $(ok "$r3" "<=" 1.0))"

@@ -238,6 +238,16 @@ def check_unreachable():
         R.check(o2.returncode == 0 and "INTEGER: 4" in o2.stdout,
                 "spine02 still answers meanwhile (%.2fs)" % t2,
                 o2.stdout + o2.stderr)
+        # A sweep now keeps node05, marked unreachable, and it still
+        # resolves: the answer stays genErr, never "unknown community".
+        fab.sweep()
+        R.equal(fab.sql("SELECT reachable FROM nodes WHERE guid = %d" %
+                        names["node05"]), "0",
+                "after a sweep node05 is kept in SQLite, unreachable")
+        out = fab.snmp("snmpget", fab.v2("node05"), ["%s.1.1.0" % SMA],
+                       timeout=5)
+        R.check("Timeout" not in out.stderr, "the unreachable node still "
+                "resolves (no silent drop)", out.stdout + out.stderr)
         # Negative caching: a walk of the dead node fails fast too.
         t = time.time()
         out = fab.snmp("snmpbulkwalk", fab.v2("node05"),
@@ -247,12 +257,37 @@ def check_unreachable():
                 "genErr, not silence", out.stdout + out.stderr)
     finally:
         fab.cmd('ReLink "node05"')
+    fab.sweep()
+    R.equal(fab.sql("SELECT reachable FROM nodes WHERE guid = %d" %
+                    names["node05"]), "1",
+            "the next sweep marks node05 reachable again")
     # Failures are remembered for cache.ttl.error (default 5 s); after
     # that the node answers again without any restart.
     time.sleep(5.5)
     out = fab.snmp("snmpget", fab.v2("node05"), [oid], timeout=5)
     R.check("INTEGER: 4" in out.stdout, "node05 answers again once relinked "
             "and the error TTL has passed", out.stdout + out.stderr)
+
+
+def check_v1_and_ipv6():
+    oid = "%s.1.1.0" % SMA
+    out = fab.snmp("snmpget", ["-v1", "-c", "public@spine01"], [oid])
+    R.check('"spine01"' in out.stdout, "SNMPv1 GET through public@spine01",
+            out.stdout + out.stderr)
+    out = fab.snmp("snmpget", ["-v1", "-c", "public@spine01"],
+                   ["%s.5.1.1.6.99" % SMA])
+    R.check("noSuchName" in out.stdout + out.stderr,
+            "SNMPv1 GET of a missing port is noSuchName",
+            out.stdout + out.stderr)
+    out = fab.snmp("snmpset", fab.v2("spine01"),
+                   ["%s.5.1.1.6.1" % SMA, "i", "1"])
+    R.check("notWritable" in out.stdout + out.stderr,
+            "SET is refused with notWritable", out.stdout + out.stderr)
+    out = fab.snmp("snmpget", fab.v2("spine01"), [oid],
+                   endpoint=fab.endpoint6) if fab.endpoint6 else None
+    if out is not None:
+        R.check('"spine01"' in out.stdout, "the IPv6 listener answers too",
+                out.stdout + out.stderr)
 
 
 def check_pysnmp():
@@ -289,6 +324,7 @@ def main():
     for name in sorted(names):
         check_node(name, names[name])
     check_unknown_names()
+    check_v1_and_ipv6()
     check_pysnmp()
     R.check("Traceback" not in fab.log() and "crit" not in fab.log(),
             "gateway log has no crash or critical line")

@@ -78,6 +78,7 @@ class Fabric:
                          if ": " in l)
         atexit.register(self.stop)
         self.endpoint = self.info["endpoint"]
+        self.endpoint6 = self.info.get("endpoint6")
         self.community = self.info["community"]
         self.v3user = self.info["v3-user"]
         self.v3auth = self.info["v3-auth"].split(":", 1)
@@ -99,6 +100,32 @@ class Fabric:
         subprocess.run([SIM, "cmd", self.dir, line], check=True,
                        timeout=30)
 
+    def pid(self, prog="ibsnmpgw"):
+        with open(os.path.join(self.dir, "pids")) as f:
+            for line in f:
+                name, pid = line.split()
+                if name == prog:
+                    return int(pid)
+        raise RuntimeError("no %s pid" % prog)
+
+    def sweep(self, timeout=30):
+        """Force a discovery sweep (SIGUSR1) and wait until it is done."""
+        before = self.log().count(" done: ")
+        os.kill(self.pid(), 10)
+        end = time.time() + timeout
+        while time.time() < end:
+            if self.log().count(" done: ") > before:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("sweep did not finish")
+
+    def sql(self, query):
+        out = subprocess.run(["sqlite3", os.path.join(self.dir,
+                                                       "inventory.db"),
+                              query], capture_output=True, text=True,
+                             timeout=30)
+        return out.stdout.strip()
+
     def log(self):
         with open(os.path.join(self.dir, "ibsnmpgw.log")) as f:
             return f.read()
@@ -116,9 +143,10 @@ class Fabric:
             a += ["-n", context]
         return a
 
-    def snmp(self, tool, sec, oids, timeout=3, retries=0):
+    def snmp(self, tool, sec, oids, timeout=3, retries=0, endpoint=None):
         cmd = [tool] + sec + ["-On", "-t", str(timeout), "-r",
-                              str(retries), self.endpoint] + list(oids)
+                              str(retries), endpoint or self.endpoint] + \
+            list(oids)
         return subprocess.run(cmd, capture_output=True, text=True,
                               timeout=120)
 

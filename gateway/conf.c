@@ -459,6 +459,27 @@ parse_users(struct cctx *x, yaml_node_t *v)
 	}
 }
 
+static int
+valid_oid(const char *s)
+{
+	int n = 0;
+
+	if (*s == '.')
+		s++;
+	while (*s) {
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		n++;
+		if (*s == '.' && s[1] != '\0')
+			s++;
+		else if (*s)
+			return 0;
+	}
+	return n >= 2 && n <= 24;	/* room for .2.N.0 below it */
+}
+
 static void
 snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
@@ -475,6 +496,12 @@ snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_str(x, v, key, &c->sys_contact, 255);
 	else if (strcmp(key, "sys-location") == 0)
 		get_str(x, v, key, &c->sys_location, 255);
+	else if (strcmp(key, "sys-object-id-base") == 0) {
+		if (get_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
+		    !valid_oid(c->sys_object_id_base))
+			cerr(x, v, "sys-object-id-base must be a dotted OID "
+			    "such as 1.3.6.1.4.1.99999");
+	}
 	else
 		unknown(x, k, key, "snmp");
 }
@@ -538,7 +565,7 @@ mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 static const char *ttl_names[CACHE_CLASS_MAX] = { "nodeinfo", "nodedesc",
-    "portinfo", "error" };
+    "portinfo", "switchinfo", "tables", "forwarding", "error" };
 
 static void
 ttl_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
@@ -707,6 +734,7 @@ gw_conf_free(struct gw_conf *c)
 	free(c->users);
 	free(c->sys_contact);
 	free(c->sys_location);
+	free(c->sys_object_id_base);
 	free(c->ib_ca);
 	free(c->node_name_map);
 	free(c->store_path);

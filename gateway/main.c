@@ -152,7 +152,7 @@ main(int argc, char **argv)
 	    c->mad_max_inflight_node) == -1)
 		goto out_cache;
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
-	    gw_mib_init() == -1 || gw_snmp_start(c) == -1)
+	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;
 	if (signals_init(c) == -1 || proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;

@@ -1,49 +1,90 @@
 /* gw_mib: the one handler behind every node-context table.
  *
- * GET: instance -> cache -> value, or a delegated varbind on a miss.
- * GETNEXT: the next instance is computed from the inventory (port
- * counts), never by probing the fabric; only its value may wait for a
- * MAD. GETBULK is net-snmp's repeated GETNEXT over the same path.
+ * Each varbind is a job: evaluate it (GET: instance -> value; GETNEXT:
+ * next instance -> value) against the cache; if an attribute is missing,
+ * delegate the varbind, fetch the attribute (one MAD however many jobs
+ * want it), and evaluate again when it arrives. Instances come from the
+ * inventory and from attributes, never from probing OIDs one by one.
+ * GETBULK is net-snmp's repeated GETNEXT over the same path.
  *
  * An unreachable node answers genErr once the MAD engine gives up
  * (mad.timeout-ms x (mad.retries + 1)); the failure is then remembered
  * for cache.ttl.error seconds so a walk fails fast. See docs/errors.md. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gateway/mib.h"
-
-#include <net-snmp/agent/bulk_to_next.h>
+#include "proxy/mad.h"
+#include "util/ev.h"
 #include "util/log.h"
 
-struct gw_pending {
-	netsnmp_delegated_cache	*dc;
+#include <net-snmp/agent/bulk_to_next.h>
+
+/* Attributes one varbind may wait for: a GETNEXT may cross a whole
+ * forwarding table of empty entries (MFT: 512 blocks x 16 positions). */
+#define MAX_PASSES	16384
+
+enum { DONE, NEED };
+
+struct gw_eval {
 	const struct gw_table	*t;
-	const struct gw_col	*col;
-	uint32_t		 node;
-	uint32_t		 row;
+	const struct store_node	*n;
+	uint64_t		 since;		/* job start, ms */
+	int			 need;		/* key below is missing */
+	struct cache_key	 key;
+	enum cache_class	 cls;
+	int			 failed;	/* negative errno */
+};
+
+struct gw_job {
+	struct gw_eval		 e;
+	netsnmp_mib_handler	*h;
+	netsnmp_handler_registration *reg;
+	netsnmp_delegated_cache	*dc;	/* NULL until delegated */
+	int			 mode;
+	int			 passes;
+	int			 answered;	/* value (not error) set */
 };
 
 static netsnmp_handler_registration *mib_regs[64];
 static int mib_nregs;
 
-void
+/* Values */
+
+int
 gw_val_int(struct gw_val *v, long l)
 {
 	v->type = ASN_INTEGER;
 	v->l = l;
+	return 0;
 }
 
-void
+int
 gw_val_uint(struct gw_val *v, unsigned long ul)
 {
 	v->type = ASN_UNSIGNED;
 	v->l = (long)(ul & 0xffffffffUL);
+	return 0;
 }
 
-void
+int
+gw_val_counter(struct gw_val *v, unsigned long ul)
+{
+	v->type = ASN_COUNTER;
+	v->l = (long)(ul & 0xffffffffUL);
+	return 0;
+}
+
+int
+gw_val_truth(struct gw_val *v, int b)
+{
+	return gw_val_int(v, b ? 1 : 2);	/* TruthValue, RFC 2579 */
+}
+
+int
 gw_val_octets(struct gw_val *v, const void *p, size_t len)
 {
 	v->type = ASN_OCTET_STR;
@@ -51,9 +92,10 @@ gw_val_octets(struct gw_val *v, const void *p, size_t len)
 		len = sizeof(v->buf);
 	memcpy(v->buf, p, len);
 	v->len = len;
+	return 0;
 }
 
-void
+int
 gw_val_guid(struct gw_val *v, uint64_t guid)
 {
 	/* IbGuid: 8 octets, network order. */
@@ -61,6 +103,18 @@ gw_val_guid(struct gw_val *v, uint64_t guid)
 	for (int i = 0; i < 8; i++)
 		v->buf[i] = guid >> (56 - 8 * i);
 	v->len = 8;
+	return 0;
+}
+
+int
+gw_val_oid(struct gw_val *v, const oid *o, size_t n)
+{
+	v->type = ASN_OBJECT_ID;
+	v->len = n * sizeof(oid);
+	if (v->len > sizeof(v->buf))
+		v->len = 0;
+	memcpy(v->buf, o, v->len);
+	return 0;
 }
 
 int
@@ -68,248 +122,420 @@ gw_val_range(struct gw_val *v, long lo, long hi)
 {
 	unsigned long u = (unsigned long)v->l;
 
-	if (v->type == ASN_UNSIGNED)
-		return u >= (unsigned long)lo && u <= (unsigned long)hi ? 0 : -1;
-	return v->l >= lo && v->l <= hi ? 0 : -1;
+	if (v->type == ASN_UNSIGNED || v->type == ASN_COUNTER)
+		return u >= (unsigned long)lo && u <= (unsigned long)hi ? 0 :
+		    GW_BAD;
+	return v->l >= lo && v->l <= hi ? 0 : GW_BAD;
 }
 
 static void
 set_value(netsnmp_request_info *r, const struct gw_val *v)
 {
-	switch (v->type) {
-	case ASN_OCTET_STR:
+	if (v->type == ASN_OCTET_STR || v->type == ASN_OBJECT_ID)
 		snmp_set_var_typed_value(r->requestvb, v->type, v->buf, v->len);
-		break;
-	case ASN_COUNTER64:
-		snmp_set_var_typed_value(r->requestvb, v->type, &v->c64,
-		    sizeof(v->c64));
-		break;
-	default:
+	else
 		snmp_set_var_typed_value(r->requestvb, v->type, &v->l,
 		    sizeof(v->l));
-	}
 }
 
-/* Evaluate one column for one row from an attribute payload. */
-static int
-eval(netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r,
-    const struct gw_table *t, const struct gw_col *col,
-    const struct store_node *n, uint32_t row, const uint8_t *data,
-    size_t len)
-{
-	struct gw_ctx x = { n, row, data, len };
-	struct gw_val v;
+/* Rows */
 
-	memset(&v, 0, sizeof(v));
-	if (col->get(&x, &v) == -1) {
-		log_warnx("node 0x%016llx: %s.%u: value out of the MIB's range; "
-		    "answered genErr", (unsigned long long)n->guid, col->name,
-		    row);
-		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
-		return -1;
-	}
-	set_value(r, &v);
+int
+gw_row_cmp(const struct gw_row *a, const struct gw_row *b, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (a->i[k] != b->i[k])
+			return a->i[k] < b->i[k] ? -1 : 1;
 	return 0;
 }
 
-static void
-pending_cb(void *arg, int status, const uint8_t *data, size_t len)
+int
+gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo, uint32_t hi,
+    struct gw_row *out)
 {
-	struct gw_pending *p = arg;
-	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(p->dc);
-	const struct store_node *n = store_node_at(p->node);
+	uint64_t want = (uint64_t)lb->i[0] + (inclusive ? 0 : 1);
 
-	if (dc == NULL) {
-		/* The request is gone (session closed); nothing to do. */
-		free(p);
-		return;
-	}
-	if (status == 0 && n != NULL &&
-	    eval(dc->reqinfo, dc->requests, p->t, p->col, n, p->row, data,
-	    len) == 0 && dc->reqinfo->asp->pdu->command == SNMP_MSG_GETBULK) {
-		/* bulk_to_next ran when the value was still empty; advance
-		 * this varbind (only this one) to its next repetition now. */
-		netsnmp_request_info *next = dc->requests->next;
-		dc->requests->next = NULL;
-		netsnmp_bulk_to_next_fix_requests(dc->requests);
-		dc->requests->next = next;
-	} else if (status != 0 || n == NULL)
-		netsnmp_set_request_error(dc->reqinfo, dc->requests,
-		    SNMP_ERR_GENERR);
-	dc->requests->delegated = 0;
-	netsnmp_free_delegated_cache(dc);
-	free(p);
+	if (want < lo)
+		want = lo;
+	if (want > hi)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->i[0] = (uint32_t)want;
+	return 1;
 }
 
-static void
-read_ahead(const struct gw_table *t, const struct store_node *n,
-    enum gw_src src, uint32_t row)
-{
-	struct cache_key k;
-	enum cache_class cls;
+/* Attribute access for tables. */
 
-	for (int i = 0; i < t->readahead; i++) {
-		if ((row = t->row_next(n, row)) == 0)
-			break;
-		t->key(n, src, row, &k, &cls);
-		cache_prefetch(&k, cls);
-	}
+const struct store_node *
+gw_node(struct gw_eval *e)
+{
+	return e->n;
 }
 
-static void
-fetch(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r,
-    const struct gw_table *t, const struct gw_col *col,
-    const struct store_node *n, uint32_t row)
+static const uint8_t *
+attr_read(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
+    enum cache_class cls, int *err)
 {
-	struct gw_pending *p;
 	struct cache_key k;
-	enum cache_class cls;
-	const uint8_t *data;
+	const uint8_t *d;
 	size_t len;
 	int rc;
 
-	if (col->src == GW_SRC_INVENTORY) {
-		eval(reqinfo, r, t, col, n, row, NULL, 0);
-		return;
-	}
-	t->key(n, col->src, row, &k, &cls);
-	/* Hot path: a hit allocates nothing. */
-	if (cache_peek(&k, &data, &len) == 0) {
-		eval(reqinfo, r, t, col, n, row, data, len);
-		return;
-	}
-	if ((p = malloc(sizeof(*p))) == NULL) {
-		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
-		return;
-	}
-	rc = cache_lookup(&k, cls, &data, &len, pending_cb, p);
-	if (rc == 0) {
-		free(p);
-		eval(reqinfo, r, t, col, n, row, data, len);
-		return;
-	}
+	memset(&k, 0, sizeof(k));
+	k.node = e->n->idx;
+	k.attr = attr;
+	k.mclass = PROXY_CLASS_SMI_DR;
+	k.port = port;
+	k.mod = mod;
+	rc = cache_read(&k, e->since, &d, &len);
+	*err = 0;
+	if (rc == 0)
+		return len >= PROXY_SMP_DATA_SIZE ? d : NULL;
 	if (rc < 0) {
-		free(p);
-		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
-		return;
+		*err = rc;
+		return NULL;
 	}
-	p->t = t;
-	p->col = col;
-	p->node = n->idx;
-	p->row = row;
-	p->dc = netsnmp_create_delegated_cache(h, reg, reqinfo, r, NULL);
-	r->delegated = 1;
-	if (reqinfo->mode == MODE_GETNEXT && t->readahead)
-		read_ahead(t, n, col->src, row);
-}
-
-static const struct gw_col *
-find_col(const struct gw_table *t, oid subid)
-{
-	for (size_t i = 0; i < t->ncols; i++)
-		if (t->cols[i].subid == subid)
-			return &t->cols[i];
+	if (!e->need) {
+		e->need = 1;
+		e->key = k;
+		e->cls = cls;
+	}
 	return NULL;
 }
 
-static int
-row_exists(const struct gw_table *t, const struct store_node *n, oid row)
+const uint8_t *
+gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
+    enum cache_class cls)
 {
-	if (row == 0 || row > UINT32_MAX)
-		return 0;
-	return t->row_next(n, (uint32_t)row - 1) == row;
+	int err;
+	const uint8_t *d = attr_read(e, attr, mod, port, cls, &err);
+
+	if (err && !e->failed)
+		e->failed = err;
+	return d;
+}
+
+static int
+node_alive(struct gw_eval *e)
+{
+	struct cache_key k;
+	const uint8_t *d;
+	size_t len;
+
+	memset(&k, 0, sizeof(k));
+	k.node = e->n->idx;
+	k.attr = 0x0011;	/* NodeInfo */
+	k.mclass = PROXY_CLASS_SMI_DR;
+	return cache_read(&k, 0, &d, &len) == 0;
+}
+
+void
+gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
+    enum cache_class cls)
+{
+	struct cache_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.node = e->n->idx;
+	k.attr = attr;
+	k.mclass = PROXY_CLASS_SMI_DR;
+	k.port = port;
+	k.mod = mod;
+	cache_prefetch(&k, cls);
+}
+
+const uint8_t *
+gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
+    enum cache_class cls, unsigned flag, int *unsupported)
+{
+	const uint8_t *d;
+	int err;
+
+	*unsupported = 0;
+	if (e->n->unsupported & flag) {
+		*unsupported = 1;
+		return NULL;
+	}
+	/* NodeInfo first: a silent node is unreachable, not lacking the
+	 * attribute (see node_alive below). */
+	if (gw_attr(e, 0x0011, 0, 0, CACHE_NODEINFO) == NULL)
+		return NULL;
+	d = attr_read(e, attr, mod, port, cls, &err);
+	/* A node that answers NodeInfo but never this attribute does not
+	 * implement it either (some SMAs, and ibsim, drop what they do not
+	 * know instead of answering "unsupported"). */
+	if (err == -ETIMEDOUT && node_alive(e))
+		err = -EOPNOTSUPP;
+	if (err == -EOPNOTSUPP) {
+		/* Remembered, so later walks do not ask again. */
+		store_node_set_unsupported(e->n->idx, flag);
+		*unsupported = 1;
+	} else if (err && !e->failed)
+		e->failed = err;
+	return d;
+}
+
+/* Evaluation */
+
+static const struct gw_col *
+find_col(const struct gw_table *t, oid subid, size_t *ci)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (t->cols[i].subid >= subid) {
+			*ci = i;
+			return &t->cols[i];
+		}
+	return NULL;
 }
 
 static void
-do_get(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r,
-    const struct gw_table *t, const struct store_node *n)
+log_bad(struct gw_eval *e, const struct gw_col *col, const struct gw_row *row)
 {
+	log_warnx("node 0x%016llx (%s): %s.%u.%u.%u: the node's answer is "
+	    "outside the MIB's range; answered genErr",
+	    (unsigned long long)e->n->guid, e->n->desc, col->name, row->i[0],
+	    row->i[1], row->i[2]);
+}
+
+static int
+eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	struct gw_eval *e = &j->e;
+	const struct gw_table *t = e->t;
 	const oid *name = r->requestvb->name;
-	size_t len = r->requestvb->name_length, bl = t->base_len;
+	size_t len = r->requestvb->name_length, bl = t->base_len, ci;
 	const struct gw_col *col;
+	struct gw_row row, found;
+	struct gw_val v;
+	int rc;
 
-	if (len <= bl || (t->applies && !t->applies(n)) ||
-	    (col = find_col(t, name[bl])) == NULL) {
-		netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHOBJECT);
-		return;
+	memset(&row, 0, sizeof(row));
+	if (len <= bl || (t->applies && !t->applies(e->n)) ||
+	    (col = find_col(t, name[bl], &ci)) == NULL ||
+	    col->subid != name[bl]) {
+		netsnmp_set_request_error(ri, r, SNMP_NOSUCHOBJECT);
+		return DONE;
 	}
-	if (len != bl + 2 || (t->scalar ? name[bl + 1] != 0 :
-	    !row_exists(t, n, name[bl + 1]))) {
-		netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
-		return;
+	if (t->nindex == 0) {
+		if (len != bl + 2 || name[bl + 1] != 0) {
+			netsnmp_set_request_error(ri, r, SNMP_NOSUCHINSTANCE);
+			return DONE;
+		}
+	} else {
+		if (len != bl + 1 + (size_t)t->nindex)
+			goto nosuch;
+		for (int k = 0; k < t->nindex; k++) {
+			if (name[bl + 1 + k] > UINT32_MAX)
+				goto nosuch;
+			row.i[k] = (uint32_t)name[bl + 1 + k];
+		}
+		rc = t->row_next(e, &row, 1, &found);
+		if (rc == GW_NEED)
+			return NEED;
+		if (rc == 0 || gw_row_cmp(&row, &found, t->nindex) != 0)
+			goto nosuch;
 	}
-	fetch(h, reg, reqinfo, r, t, col, n, t->scalar ? 0 :
-	    (uint32_t)name[bl + 1]);
+	memset(&v, 0, sizeof(v));
+	rc = col->get(e, &row, &v);
+	if (rc == GW_NEED)
+		return NEED;
+	if (rc == GW_BAD) {
+		log_bad(e, col, &row);
+		netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
+		return DONE;
+	}
+	set_value(r, &v);
+	j->answered = 1;
+	return DONE;
+nosuch:
+	netsnmp_set_request_error(ri, r, SNMP_NOSUCHINSTANCE);
+	return DONE;
 }
 
-/* The first instance of this table after name, if any. */
+/* Where a GETNEXT starts: column index, lower bound, inclusive. Returns
+ * -1 when the request is past this table. */
 static int
-next_instance(const struct gw_table *t, const struct store_node *n,
-    const oid *name, size_t len, const struct gw_col **colp, uint32_t *rowp)
+getnext_start(const struct gw_table *t, const oid *name, size_t len,
+    size_t *ci, struct gw_row *lb, int *incl)
 {
 	size_t bl = t->base_len;
-	oid c = 0;
-	int from_start = 0;
+	const struct gw_col *col;
 
-	if (netsnmp_oid_is_subtree(t->base, bl, name, len) != 0) {
-		if (snmp_oid_compare(name, len, t->base, bl) > 0)
-			return -1;
-		from_start = 1;
-	} else if (len == bl)
-		from_start = 1;
-	else
-		c = name[bl];
-	for (size_t i = 0; i < t->ncols; i++) {
-		const struct gw_col *col = &t->cols[i];
-		uint32_t row;
-
-		if (!from_start && col->subid < c)
-			continue;
-		if (t->scalar) {
-			/* col.0 follows name unless name is col.0 or under it. */
-			if (!from_start && col->subid == c && len > bl + 1)
-				continue;
-			*colp = col;
-			*rowp = 0;
-			return 0;
-		}
-		if (!from_start && col->subid == c && len > bl + 1) {
-			if (name[bl + 1] >= UINT32_MAX)
-				continue;
-			row = t->row_next(n, (uint32_t)name[bl + 1]);
-		} else
-			row = t->row_next(n, 0);
-		if (row != 0) {
-			*colp = col;
-			*rowp = row;
-			return 0;
-		}
+	memset(lb, 0, sizeof(*lb));
+	*incl = 1;
+	*ci = 0;
+	if (netsnmp_oid_is_subtree(t->base, bl, name, len) != 0)
+		return snmp_oid_compare(name, len, t->base, bl) < 0 ? 0 : -1;
+	if (len == bl)
+		return 0;
+	if ((col = find_col(t, name[bl], ci)) == NULL)
+		return -1;
+	if (col->subid > name[bl])
+		return 0;
+	/* Same column: the bound comes from the rest of the OID. */
+	if (t->nindex == 0) {
+		if (len > bl + 1)
+			(*ci)++;	/* at or under col.0: next column */
+		return 0;
 	}
-	return -1;
+	size_t m = len - bl - 1;
+	for (size_t k = 0; k < m && k < (size_t)t->nindex; k++) {
+		if (name[bl + 1 + k] > UINT32_MAX) {
+			for (; k < (size_t)t->nindex; k++)
+				lb->i[k] = UINT32_MAX;
+			*incl = 0;
+			return 0;
+		}
+		lb->i[k] = (uint32_t)name[bl + 1 + k];
+	}
+	/* A full index (or longer) is passed; a partial one is not. */
+	*incl = m < (size_t)t->nindex;
+	return 0;
+}
+
+static int
+eval_getnext(struct gw_job *j, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	struct gw_eval *e = &j->e;
+	const struct gw_table *t = e->t;
+	struct gw_row lb, row;
+	struct gw_val v;
+	oid name[MAX_OID_LEN];
+	size_t ci, bl = t->base_len;
+	int incl, rc;
+
+	if (t->applies && !t->applies(e->n))
+		return DONE;	/* untouched: the agent moves on */
+	if (getnext_start(t, r->requestvb->name, r->requestvb->name_length,
+	    &ci, &lb, &incl) == -1)
+		return DONE;
+	for (; ci < t->ncols; ci++) {
+		const struct gw_col *col = &t->cols[ci];
+
+		memset(&row, 0, sizeof(row));
+		if (t->nindex > 0) {
+			rc = t->row_next(e, &lb, incl, &row);
+			if (rc == GW_NEED)
+				return NEED;
+			if (rc == 0) {
+				memset(&lb, 0, sizeof(lb));
+				incl = 1;
+				continue;
+			}
+		}
+		memset(&v, 0, sizeof(v));
+		rc = col->get(e, &row, &v);
+		if (rc == GW_NEED)
+			return NEED;
+		memcpy(name, t->base, bl * sizeof(oid));
+		name[bl] = col->subid;
+		if (t->nindex == 0)
+			name[bl + 1] = 0;
+		for (int k = 0; k < t->nindex; k++)
+			name[bl + 1 + k] = row.i[k];
+		snmp_set_var_objid(r->requestvb, name,
+		    bl + 1 + (t->nindex ? t->nindex : 1));
+		if (rc == GW_BAD) {
+			log_bad(e, col, &row);
+			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
+			return DONE;
+		}
+		set_value(r, &v);
+		j->answered = 1;
+		return DONE;
+	}
+	return DONE;
+}
+
+static void job_cb(void *arg, int status, const uint8_t *data, size_t len);
+
+static void
+job_finish(struct gw_job *j, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	if (j->dc == NULL)
+		return;		/* answered inside the handler */
+	r->delegated = 0;
+	if (j->answered && ri->asp->pdu->command == SNMP_MSG_GETBULK) {
+		/* bulk_to_next ran while the value was still empty; move
+		 * this varbind (only this one) to its next repetition. */
+		netsnmp_request_info *next = r->next;
+		r->next = NULL;
+		netsnmp_bulk_to_next_fix_requests(r);
+		r->next = next;
+	}
+	netsnmp_free_delegated_cache(j->dc);
+	free(j);
+}
+
+/* Evaluate until done or waiting. j may be on the handler's stack until
+ * the first wait; *jp is updated when it moves to the heap. */
+static void
+job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	struct gw_job *j = *jp;
+	const uint8_t *d;
+	size_t len;
+	int rc;
+
+	for (;;) {
+		j->e.need = 0;
+		j->e.failed = 0;
+		j->answered = 0;
+		rc = j->mode == MODE_GET ? eval_get(j, ri, r) :
+		    eval_getnext(j, ri, r);
+		if (rc == DONE)
+			break;
+		if (j->e.failed || ++j->passes > MAX_PASSES) {
+			if (!j->e.failed)
+				log_warnx("node 0x%016llx: %s: gave up after "
+				    "%d fetches", (unsigned long long)
+				    j->e.n->guid, j->e.t->name, MAX_PASSES);
+			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
+			break;
+		}
+		if (j->dc == NULL) {
+			struct gw_job *h = malloc(sizeof(*h));
+			if (h == NULL) {
+				netsnmp_set_request_error(ri, r,
+				    SNMP_ERR_GENERR);
+				break;
+			}
+			*h = *j;
+			*jp = j = h;
+			j->dc = netsnmp_create_delegated_cache(j->h, j->reg, ri,
+			    r, NULL);
+			r->delegated = 1;
+		}
+		rc = cache_lookup(&j->e.key, j->e.cls, &d, &len, job_cb, j);
+		if (rc == 0)
+			continue;	/* arrived meanwhile */
+		if (rc < 0) {
+			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
+			break;
+		}
+		if (j->mode == MODE_GETNEXT && j->e.t->read_ahead)
+			j->e.t->read_ahead(&j->e, &j->e.key);
+		return;
+	}
+	job_finish(j, ri, r);
 }
 
 static void
-do_getnext(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r,
-    const struct gw_table *t, const struct store_node *n)
+job_cb(void *arg, int status, const uint8_t *data, size_t len)
 {
-	const struct gw_col *col;
-	uint32_t row;
-	oid name[MAX_OID_LEN];
-	size_t bl = t->base_len;
+	struct gw_job *j = arg;
+	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
 
-	if (t->applies && !t->applies(n))
-		return;		/* untouched: the agent moves on */
-	if (next_instance(t, n, r->requestvb->name,
-	    r->requestvb->name_length, &col, &row) == -1)
+	if (dc == NULL) {
+		free(j);	/* the request is gone */
 		return;
-	memcpy(name, t->base, bl * sizeof(oid));
-	name[bl] = col->subid;
-	name[bl + 1] = row;
-	snmp_set_var_objid(r->requestvb, name, bl + 2);
-	fetch(h, reg, reqinfo, r, t, col, n, row);
+	}
+	/* Evaluate again: the cache now holds the answer or the error. */
+	job_run(&j, dc->reqinfo, dc->requests);
 }
 
 static int
@@ -318,26 +544,31 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 {
 	const struct gw_table *t = h->myvoid;
 	const struct store_node *n = gw_snmp_request_node(reqinfo);
+	uint64_t now = ev_now();
 
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
+		struct gw_job job, *j = &job;
+
 		if (r->processed || r->delegated)
 			continue;
 		if (n == NULL) {
 			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
 			continue;
 		}
-		switch (reqinfo->mode) {
-		case MODE_GET:
-			do_get(h, reg, reqinfo, r, t, n);
-			break;
-		case MODE_GETNEXT:
-			do_getnext(h, reg, reqinfo, r, t, n);
-			break;
-		default:
+		if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT) {
 			/* Read-only by design: no SET reaches the fabric. */
 			netsnmp_set_request_error(reqinfo, r,
 			    SNMP_ERR_NOTWRITABLE);
+			continue;
 		}
+		memset(&job, 0, sizeof(job));
+		job.e.t = t;
+		job.e.n = n;
+		job.e.since = now;
+		job.h = h;
+		job.reg = reg;
+		job.mode = reqinfo->mode;
+		job_run(&j, reqinfo, r);
 	}
 	return SNMP_ERR_NOERROR;
 }
@@ -354,7 +585,7 @@ gw_mib_register(const struct gw_table *t)
 	if (reg == NULL)
 		return -1;
 	reg->handler->myvoid = (void *)t;
-	reg->contextName = strdup(GW_NODE_CONTEXT);
+	reg->contextName = strdup(t->context ? t->context : GW_NODE_CONTEXT);
 	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK) {
 		log_warnx("mib: cannot register %s", t->name);
 		return -1;
@@ -364,10 +595,13 @@ gw_mib_register(const struct gw_table *t)
 }
 
 int
-gw_mib_init(void)
+gw_mib_init(const struct gw_conf *c)
 {
 	mib_nregs = 0;
-	return gw_mib_sma_init();
+	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
+	    gw_mib_node_system_init(c) == -1)
+		return -1;
+	return 0;
 }
 
 void

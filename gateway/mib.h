@@ -1,10 +1,11 @@
 /* gw_mib: table-driven MIB handlers for node contexts.
  *
- * A gw_table describes one scalar group or one conceptual table whose
- * values come from MAD attributes through the cache. The one handler in
- * mib.c does GET and GETNEXT (and so GETBULK) for all of them: it finds
- * the instance from the inventory, looks the attribute up in the cache,
- * and on a miss delegates the varbind until the MAD answers. */
+ * A gw_table describes one scalar group or one conceptual table. Its
+ * row enumeration and its column getters read MAD attributes through
+ * gw_attr(); when an attribute is not cached yet, gw_attr() returns NULL,
+ * the varbind is delegated, and the whole evaluation of that varbind runs
+ * again once the attribute arrives. So rows may depend on fabric data
+ * (LinearFDBTop, VLArbHighCap, ...) and no code path blocks. */
 #ifndef IBSNMPGW_GW_MIB_H
 #define IBSNMPGW_GW_MIB_H
 
@@ -12,38 +13,49 @@
 #include "store/cache.h"
 #include "store/store.h"
 
-/* Where a column's value comes from. */
-enum gw_src {
-	GW_SRC_INVENTORY,	/* no MAD: from the store */
-	GW_SRC_NODEINFO,
-	GW_SRC_NODEDESC,
-	GW_SRC_PORTINFO,
+#define GW_MAX_INDEX	3
+
+/* Getter and row results besides 0. */
+#define GW_NEED		(-2)	/* an attribute is being fetched */
+#define GW_BAD		(-1)	/* answer outside the MIB's range: genErr */
+
+struct gw_row {
+	uint32_t	i[GW_MAX_INDEX];
 };
 
 struct gw_val {
 	u_char		type;		/* ASN_* */
 	long		l;		/* INTEGER, Unsigned32, Counter32 ... */
 	struct counter64 c64;
-	size_t		len;		/* OCTET STRING */
+	size_t		len;		/* OCTET STRING, OID (bytes) */
 	uint8_t		buf[256];
 };
 
-/* Input to a column's get function. data is the attribute payload for
- * the column's source (NULL for GW_SRC_INVENTORY). */
-struct gw_ctx {
-	const struct store_node	*node;
-	uint32_t		 row;	/* 0 for scalars */
-	const uint8_t		*data;
-	size_t			 len;
-};
+/* Evaluation of one varbind (opaque to tables). */
+struct gw_eval;
 
-/* Returns 0 with *v set, or -1 when the node's answer is out of the
- * MIB's range (logged by the caller, answered as genErr). */
-typedef int (*gw_get_fn)(const struct gw_ctx *x, struct gw_val *v);
+const struct store_node	*gw_node(struct gw_eval *e);
+/* An SMP attribute of this node (port: CA/router port to route through,
+ * 0 for the node's route). Returns the payload, or NULL when it is being
+ * fetched or has failed; the getter then returns GW_NEED. */
+const uint8_t	*gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod,
+		    uint8_t port, enum cache_class cls);
+/* Like gw_attr, but a MAD status of "unsupported" is an answer, not an
+ * error: returns NULL and sets *unsupported (the node is remembered as
+ * not supporting it). */
+const uint8_t	*gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod,
+		    uint8_t port, enum cache_class cls, unsigned flag,
+		    int *unsupported);
+
+/* Start fetching an attribute now, for read-ahead. */
+void		 gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod,
+		    uint8_t port, enum cache_class cls);
+
+typedef int (*gw_get_fn)(struct gw_eval *e, const struct gw_row *row,
+    struct gw_val *v);
 
 struct gw_col {
 	oid		 subid;
-	enum gw_src	 src;
 	gw_get_fn	 get;
 	const char	*name;		/* for log lines */
 };
@@ -52,34 +64,46 @@ struct gw_table {
 	const char		*name;
 	oid			 base[MAX_OID_LEN];	/* group, or Entry */
 	size_t			 base_len;
-	int			 scalar;	/* instances are .0 */
+	int			 nindex;	/* 0: scalars (instance .0) */
 	const struct gw_col	*cols;		/* ascending subid */
 	size_t			 ncols;
 	/* Whether the node has this group at all (NULL: every node). */
 	int	(*applies)(const struct store_node *n);
-	/* Tables: first row index > after, 0 when none. */
-	uint32_t (*row_next)(const struct store_node *n, uint32_t after);
-	/* Cache key for (source, row). */
-	void	(*key)(const struct store_node *n, enum gw_src src,
-		    uint32_t row, struct cache_key *k, enum cache_class *cls);
-	/* Rows to read ahead on a GETNEXT miss (walks). */
-	int			 readahead;
+	/* Tables: the first row >= lb (> lb unless inclusive). Returns 1
+	 * and *out, 0 when there is none, or GW_NEED. */
+	int	(*row_next)(struct gw_eval *e, const struct gw_row *lb,
+		    int inclusive, struct gw_row *out);
+	/* Optional: on a GETNEXT miss, start fetches a walk will want
+	 * next (the key of the miss is given). */
+	void	(*read_ahead)(struct gw_eval *e, const struct cache_key *k);
+	const char		*context;	/* NULL: the node context */
 };
 
-int	gw_mib_init(void);
+int	gw_mib_init(const struct gw_conf *c);
 void	gw_mib_finalise(void);
-/* Register a table in the node context. */
 int	gw_mib_register(const struct gw_table *t);
 
-/* Value helpers for get functions. */
-void	gw_val_int(struct gw_val *v, long l);
-void	gw_val_uint(struct gw_val *v, unsigned long ul);	/* Unsigned32 */
-void	gw_val_octets(struct gw_val *v, const void *p, size_t len);
-void	gw_val_guid(struct gw_val *v, uint64_t guid);
+/* Value helpers for getters; each returns 0. */
+int	gw_val_int(struct gw_val *v, long l);
+int	gw_val_uint(struct gw_val *v, unsigned long ul);	/* Unsigned32 */
+int	gw_val_counter(struct gw_val *v, unsigned long ul);
+int	gw_val_truth(struct gw_val *v, int b);
+int	gw_val_octets(struct gw_val *v, const void *p, size_t len);
+int	gw_val_guid(struct gw_val *v, uint64_t guid);
+int	gw_val_oid(struct gw_val *v, const oid *o, size_t n);
+/* 0 if v is within lo..hi, else GW_BAD. */
 int	gw_val_range(struct gw_val *v, long lo, long hi);
 
-/* Module registration (mib_sma.c, mib_system.c). */
+/* Helpers for row enumeration over a 1..n single index. */
+int	gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo,
+	    uint32_t hi, struct gw_row *out);
+/* First tuple >= lb among rows generated in order by gen(). */
+int	gw_row_cmp(const struct gw_row *a, const struct gw_row *b, int n);
+
+/* Modules. */
 int	gw_mib_sma_init(void);
+int	gw_mib_sma_tables_init(void);
 int	gw_mib_system_init(const struct gw_conf *c);
+int	gw_mib_node_system_init(const struct gw_conf *c);
 
 #endif

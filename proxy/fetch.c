@@ -23,25 +23,39 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 	if (status == 0)
 		cache_complete(&f->key, 0, mad + f->offs, f->len);
 	else {
-		if (status == -EIO && mad != NULL)
-			log_debug("fetch: node %u attribute 0x%04x/%u: MAD "
+		if (status == -EIO && mad != NULL) {
+			int st = proxy_mad_status(mad);
+			log_debug("fetch: node %u attribute 0x%04x/0x%x: MAD "
 			    "status 0x%04x", f->key.node, f->key.attr,
-			    f->key.mod, proxy_mad_status(mad));
+			    f->key.mod, st);
+			/* IBA 13.4.7 Table 119, bits 4:2: 2 method and 3
+			 * method/attribute unsupported; 7 bad field. */
+			switch ((st >> 2) & 7) {
+			case 2:
+			case 3:
+				status = -EOPNOTSUPP;
+				break;
+			case 7:
+				status = -EINVAL;
+				break;
+			}
+		}
 		cache_complete(&f->key, status, NULL, 0);
 	}
 	free(f);
 }
 
-/* Where to send an SMP for this node and attribute: a CA or router port
- * is reached through its own route when it has one (IBA 14.2.5.6: a
- * CA's PortInfo is read through the port it describes). */
+/* Where to send an SMP for this node: a CA or router answers port
+ * attributes (PortInfo, GUIDInfo, P_KeyTable, SL-to-VL, VL arbitration)
+ * for the port the SMP arrives through, so key->port selects that port's
+ * own route. */
 static const struct store_path *
 route_for(const struct store_node *n, const struct cache_key *key)
 {
-	if (n->type != STORE_NODE_SWITCH && key->attr == SMP_ATTR_PORT_INFO &&
-	    key->mod >= 1 && key->mod <= n->num_ports &&
-	    n->ports[key->mod].route.hop[0] != 0xff)
-		return &n->ports[key->mod].route;
+	if (n->type != STORE_NODE_SWITCH && key->port >= 1 &&
+	    key->port <= n->num_ports &&
+	    n->ports[key->port].route.hop[0] != 0xff)
+		return &n->ports[key->port].route;
 	return &n->route;
 }
 

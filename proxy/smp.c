@@ -162,3 +162,131 @@ smp_lane_rate_mbps(uint8_t speed, uint8_t ext)
 	}
 	return 0;
 }
+
+int
+smp_decode_switchinfo(const uint8_t *d, size_t len, struct smp_switchinfo *si)
+{
+	if (len < 20)		/* SwitchInfo is 17+ octets */
+		return -1;
+	memset(si, 0, sizeof(*si));
+	si->linear_cap = get32(d, IB_SW_LINEAR_FDB_CAP_F);
+	si->random_cap = get32(d, IB_SW_RANDOM_FDB_CAP_F);
+	si->mcast_cap = get32(d, IB_SW_MCAST_FDB_CAP_F);
+	si->linear_top = get32(d, IB_SW_LINEAR_FDB_TOP_F);
+	si->def_port = get32(d, IB_SW_DEF_PORT_F);
+	si->def_mcast_pri = get32(d, IB_SW_DEF_MCAST_PRIM_F);
+	si->def_mcast_notpri = get32(d, IB_SW_DEF_MCAST_NOT_PRIM_F);
+	si->life_time = get32(d, IB_SW_LIFE_TIME_F);
+	si->state_change = get32(d, IB_SW_STATE_CHANGE_F);
+	si->opt_sl2vl = get32(d, IB_SW_OPT_SLTOVL_MAPPING_F);
+	si->lids_per_port = get32(d, IB_SW_LIDS_PER_PORT_F);
+	si->part_enf_cap = get32(d, IB_SW_PARTITION_ENFORCE_CAP_F);
+	si->inb_enf_cap = get32(d, IB_SW_PARTITION_ENF_INB_F);
+	si->outb_enf_cap = get32(d, IB_SW_PARTITION_ENF_OUTB_F);
+	si->filter_raw_inb_cap = get32(d, IB_SW_FILTER_RAW_INB_F);
+	si->filter_raw_outb_cap = get32(d, IB_SW_FILTER_RAW_OUTB_F);
+	si->enhanced_port0 = get32(d, IB_SW_ENHANCED_PORT0_F);
+	si->mcast_top = get32(d, IB_SW_MCAST_FDB_TOP_F);
+	/* LinearFDBTop indexes the LFT: it cannot pass the unicast range
+	 * or the switch's own capacity. */
+	if (si->linear_top >= 0xc000 || (si->linear_cap &&
+	    si->linear_top >= si->linear_cap))
+		return -1;
+	return 0;
+}
+
+int
+smp_decode_sminfo(const uint8_t *d, size_t len, struct smp_sminfo *sm)
+{
+	if (len < 21)		/* SMInfo is 21 octets */
+		return -1;
+	memset(sm, 0, sizeof(*sm));
+	sm->guid = get64(d, IB_SMINFO_GUID_F);
+	sm->sm_key = get64(d, IB_SMINFO_KEY_F);
+	sm->act_count = get32(d, IB_SMINFO_ACT_F);
+	sm->priority = get32(d, IB_SMINFO_PRIO_F);
+	sm->state = get32(d, IB_SMINFO_STATE_F);
+	return 0;
+}
+
+static uint32_t
+be(const uint8_t *p, int n)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+uint64_t
+smp_guidinfo_guid(const uint8_t *d, int i)
+{
+	/* Table 151: eight 64-bit GUIDs. */
+	return (uint64_t)be(d + 8 * i, 4) << 32 | be(d + 8 * i + 4, 4);
+}
+
+uint16_t
+smp_pkey(const uint8_t *d, int i)
+{
+	/* Table 153: 32 P_Keys of 16 bits; bit 15 is the membership. */
+	return be(d + 2 * i, 2);
+}
+
+uint8_t
+smp_sl2vl(const uint8_t *d, int sl)
+{
+	/* Table 156: SL0 in the high nibble of octet 0. */
+	return sl & 1 ? d[sl / 2] & 0x0f : d[sl / 2] >> 4;
+}
+
+void
+smp_vlarb(const uint8_t *d, int i, uint8_t *vl, uint8_t *weight)
+{
+	/* Table 158: per entry, 4 reserved bits and the VL, then the
+	 * weight. */
+	*vl = d[2 * i] & 0x0f;
+	*weight = d[2 * i + 1];
+}
+
+uint8_t
+smp_lft_port(const uint8_t *d, int i)
+{
+	/* Table 159: one egress port per LID, 64 LIDs per block. */
+	return d[i];
+}
+
+uint16_t
+smp_mft_mask(const uint8_t *d, int i)
+{
+	/* Table 162: 32 port masks of 16 bits, bit n for port
+	 * 16 * position + n. */
+	return be(d + 2 * i, 2);
+}
+
+int
+smp_rft_entry(const uint8_t *d, int i, uint16_t *lid, uint8_t *lmc,
+    uint8_t *port)
+{
+	/* Table 161: LID (16), Valid (1), LMC (3), reserved (4), Port (8). */
+	const uint8_t *p = d + 4 * i;
+
+	*lid = be(p, 2);
+	*lmc = (p[2] >> 4) & 7;
+	*port = p[3];
+	return (p[2] & 0x80) != 0;
+}
+
+int
+smp_led_on(const uint8_t *d)
+{
+	/* 14.2.5.15 LedInfo: LedMask, bit 31. */
+	return (d[0] & 0x80) != 0;
+}
+
+uint16_t
+smp_vendor_diag_next(const uint8_t *d)
+{
+	/* 14.2.5.14 VendorDiag: NextIndex, then 62 octets of data. */
+	return be(d, 2);
+}

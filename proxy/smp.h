@@ -83,6 +83,30 @@ struct smp_portinfo {
 	uint8_t		speed_ext_enabled;
 };
 
+/* IBA 14.2.5.4 Table 148: SwitchInfo. */
+struct smp_switchinfo {
+	uint16_t	linear_cap, random_cap, mcast_cap, linear_top;
+	uint8_t		def_port, def_mcast_pri, def_mcast_notpri;
+	uint8_t		life_time;
+	uint8_t		state_change;
+	uint8_t		opt_sl2vl;
+	uint16_t	lids_per_port;
+	uint16_t	part_enf_cap;
+	uint8_t		inb_enf_cap, outb_enf_cap;
+	uint8_t		filter_raw_inb_cap, filter_raw_outb_cap;
+	uint8_t		enhanced_port0;
+	uint16_t	mcast_top;	/* 0: not implemented (before 1.2.1) */
+};
+
+/* IBA 14.2.5.13 Table 166: SMInfo. */
+struct smp_sminfo {
+	uint64_t	guid;
+	uint64_t	sm_key;
+	uint32_t	act_count;
+	uint8_t		priority;
+	uint8_t		state;		/* 0 not active .. 3 master */
+};
+
 int	smp_decode_nodeinfo(const uint8_t *data, size_t len,
 	    struct smp_nodeinfo *ni);
 int	smp_decode_portinfo(const uint8_t *data, size_t len,
@@ -91,6 +115,26 @@ int	smp_decode_portinfo(const uint8_t *data, size_t len,
  * NUL-terminated copy (control characters become '?'). */
 int	smp_decode_nodedesc(const uint8_t *data, size_t len, char *out,
 	    size_t outlen);
+
+int	smp_decode_switchinfo(const uint8_t *data, size_t len,
+	    struct smp_switchinfo *si);
+int	smp_decode_sminfo(const uint8_t *data, size_t len,
+	    struct smp_sminfo *sm);
+
+/* Array attributes: element i of one block. The element layouts are
+ * the IBA's; libibmad has no field tables for them. */
+uint64_t smp_guidinfo_guid(const uint8_t *data, int i);	/* 0..7  */
+uint16_t smp_pkey(const uint8_t *data, int i);		/* 0..31 */
+uint8_t	 smp_sl2vl(const uint8_t *data, int sl);		/* 0..15 */
+void	 smp_vlarb(const uint8_t *data, int i, uint8_t *vl,
+	    uint8_t *weight);					/* 0..31 */
+uint8_t	 smp_lft_port(const uint8_t *data, int i);		/* 0..63 */
+uint16_t smp_mft_mask(const uint8_t *data, int i);		/* 0..31 */
+/* RandomForwardingTable element (Table 160): 0 if invalid. */
+int	 smp_rft_entry(const uint8_t *data, int i, uint16_t *lid,
+	    uint8_t *lmc, uint8_t *port);			/* 0..15 */
+int	 smp_led_on(const uint8_t *data);
+uint16_t smp_vendor_diag_next(const uint8_t *data);
 
 /* Link rates: width code -> lanes, speed -> Mb/s per lane (signalling
  * data rate after encoding). Returns 0 for unknown codes. */

@@ -22,6 +22,7 @@ struct cache_entry {
 	int			 error;		/* negative errno if FAILED */
 	enum cache_class	 cls;		/* TTL class of the fetch */
 	uint64_t		 expires;	/* ms, monotonic */
+	uint64_t		 completed;	/* ms, last completion */
 	struct cache_waiter	*waiters, **wtail;
 	size_t			 len;
 	uint8_t			 data[CACHE_DATA_MAX];
@@ -30,7 +31,8 @@ struct cache_entry {
 static struct htab	 cache_tab;
 static cache_fetch_fn	 cache_fetch;
 static void		*cache_fetch_arg;
-static int		 cache_ttl[CACHE_CLASS_MAX] = { 300, 3600, 30, 5 };
+static int		 cache_ttl[CACHE_CLASS_MAX] = { 300, 3600, 30, 60, 300,
+    60, 5 };
 static struct cache_stats cache_st;
 
 int
@@ -159,6 +161,27 @@ cache_lookup(const struct cache_key *key, enum cache_class cls,
 }
 
 int
+cache_read(const struct cache_key *key, uint64_t since, const uint8_t **data,
+    size_t *len)
+{
+	struct cache_entry *e = entry_get(key, 0);
+	int usable;
+
+	if (e == NULL || e->state == CACHE_EMPTY)
+		return 1;
+	usable = entry_fresh(e, ev_now()) ||
+	    (e->state != CACHE_PENDING && e->completed >= since && since);
+	if (!usable || e->state == CACHE_PENDING)
+		return 1;
+	if (e->state == CACHE_FAILED)
+		return e->error;
+	cache_st.hits++;
+	*data = e->data;
+	*len = e->len;
+	return 0;
+}
+
+int
 cache_peek(const struct cache_key *key, const uint8_t **data, size_t *len)
 {
 	struct cache_entry *e = entry_get(key, 0);
@@ -187,6 +210,7 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 	struct cache_waiter *w, *nx;
 	if (e == NULL || e->state != CACHE_PENDING)
 		return;		/* flushed while the fetch was under way */
+	e->completed = ev_now();
 	if (status == 0) {
 		if (len > sizeof(e->data))
 			len = sizeof(e->data);

@@ -18,6 +18,9 @@ enum cache_class {
 	CACHE_NODEINFO,
 	CACHE_NODEDESC,
 	CACHE_PORTINFO,
+	CACHE_SWITCHINFO,	/* SwitchInfo, SMInfo */
+	CACHE_TABLES,		/* GUIDInfo, P_Key, SL2VL, VLArb, LED, diag */
+	CACHE_FDB,		/* linear, random and multicast forwarding */
 	CACHE_ERROR,		/* how long a failed fetch is remembered */
 	CACHE_CLASS_MAX
 };
@@ -26,8 +29,9 @@ struct cache_key {
 	uint32_t	node;		/* inventory node index */
 	uint16_t	attr;		/* attribute ID */
 	uint8_t		mclass;		/* management class */
-	uint8_t		pad;
-	uint32_t	mod;		/* attribute modifier */
+	uint8_t		port;		/* CA/router port to route through, 0:
+					   the node's route */
+	uint32_t	mod;		/* attribute modifier on the wire */
 };
 
 enum cache_state {
@@ -59,6 +63,13 @@ int	 cache_get_ttl(enum cache_class c);
  * caching) or no fetch could be started. */
 int	 cache_lookup(const struct cache_key *key, enum cache_class cls,
 	    const uint8_t **data, size_t *len, cache_waiter_cb cb, void *arg);
+/* Read without starting a fetch: 0 with data if fresh, or completed at
+ * or after 'since' (ms) even if stale since; a negative errno if the last
+ * fetch failed and that is still fresh (or happened since 'since'); 1 if
+ * a fetch is needed. 'since' lets a request that waited for a fetch use
+ * its result even when the TTL is shorter than the wait. */
+int	 cache_read(const struct cache_key *key, uint64_t since,
+	    const uint8_t **data, size_t *len);
 /* Peek without starting a fetch: 0 with data if fresh, else -1. */
 int	 cache_peek(const struct cache_key *key, const uint8_t **data,
 	    size_t *len);

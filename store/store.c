@@ -54,6 +54,8 @@ static const char *store_migrations[STORE_SCHEMA_VERSION] = {
 	"  finished INTEGER NOT NULL,"
 	"  nodes INTEGER NOT NULL,"
 	"  lost INTEGER NOT NULL);",
+	/* 2 -> 3: optional attributes a node does not support. */
+	"ALTER TABLE nodes ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;",
 };
 
 static sqlite3		 *store_db;
@@ -214,7 +216,8 @@ load_inventory(void)
 
 	if (sqlite3_prepare_v2(store_db, "SELECT guid, type, description, "
 	    "num_ports, vendor_id, device_id, revision, system_guid, lid, "
-	    "route, first_seen, last_seen, reachable FROM nodes ORDER BY "
+	    "route, first_seen, last_seen, reachable, unsupported FROM nodes "
+	    "ORDER BY "
 	    "first_seen, guid", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -245,6 +248,7 @@ load_inventory(void)
 		n->first_seen = sqlite3_column_int64(st, 10);
 		n->last_seen = sqlite3_column_int64(st, 11);
 		n->reachable = 0;	/* until the first sweep says so */
+		n->unsupported = sqlite3_column_int(st, 13);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -599,6 +603,28 @@ store_load_name_map(const char *path)
 	return count;
 }
 
+void
+store_node_set_unsupported(uint32_t idx, unsigned flag)
+{
+	struct store_node *n = store_node_at(idx);
+	sqlite3_stmt *st;
+
+	if (n == NULL || (n->unsupported & flag))
+		return;
+	n->unsupported |= flag;
+	log_info("node 0x%016llx (%s) does not support optional attribute "
+	    "set 0x%x; not asked again", (unsigned long long)n->guid, n->desc,
+	    flag);
+	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
+	    "unsupported = ? WHERE guid = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(st, 1, n->unsupported);
+	sqlite3_bind_int64(st, 2, (int64_t)n->guid);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		log_warnx("store: %s", sqlite3_errmsg(store_db));
+	sqlite3_finalize(st);
+}
+
 /* Sweeps */
 
 void
@@ -635,10 +661,14 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	{
 		struct store_port *keep = n->ports;
 		int64_t first = n->first_seen;
+		/* New firmware may support what the old one did not. */
+		unsigned unsup = n->revision == seen->revision &&
+		    n->device_id == seen->device_id ? n->unsupported : 0;
 		*n = *seen;
 		n->ports = keep;
 		n->idx = idx;
 		n->first_seen = first ? first : now;
+		n->unsupported = unsup;
 	}
 	n->alias = alias;
 	n->last_seen = now;
@@ -698,8 +728,9 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		return -1;
 	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
 	    "type, description, num_ports, vendor_id, device_id, revision, "
-	    "system_guid, lid, route, first_seen, last_seen, reachable) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst, NULL) != SQLITE_OK ||
+	    "system_guid, lid, route, first_seen, last_seen, reachable, "
+	    "unsupported) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
+	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
 	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
 	    "speed, remote_guid, remote_port, route) VALUES "
@@ -725,6 +756,7 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		sqlite3_bind_int64(nst, 11, n->first_seen);
 		sqlite3_bind_int64(nst, 12, n->last_seen);
 		sqlite3_bind_int(nst, 13, n->reachable);
+		sqlite3_bind_int(nst, 14, n->unsupported);
 		if (sqlite3_step(nst) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(nst);

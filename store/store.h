@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define STORE_SCHEMA_VERSION	2
+#define STORE_SCHEMA_VERSION	3
 #define STORE_DESC_LEN		64	/* NodeDescription, IBA 14.2.5.2 */
 #define STORE_PATH_MAX		64	/* IB_SUBNET_PATH_HOPS_MAX */
 
@@ -19,6 +19,19 @@
 enum store_node_type {
 	STORE_NODE_CA = 1, STORE_NODE_SWITCH = 2, STORE_NODE_ROUTER = 3
 };
+
+/* Optional attributes a node answered "unsupported" to; remembered so
+ * later walks do not ask again (cleared when the node's revision
+ * changes). */
+#define STORE_UNSUP_VENDOR_DIAG	0x01
+#define STORE_UNSUP_LED_INFO	0x02
+#define STORE_UNSUP_SM_INFO	0x04
+#define STORE_UNSUP_RFT		0x08
+#define STORE_UNSUP_MFT		0x10
+#define STORE_UNSUP_GUID_INFO	0x20
+#define STORE_UNSUP_SL2VL	0x40
+#define STORE_UNSUP_VLARB	0x80
+#define STORE_UNSUP_PKEY	0x100
 
 /* A directed route: hop[0] is unused (always 0), hop[1..cnt] are the
  * output ports, as in ib_dr_path_t and smpquery -D "0,1,3". */
@@ -55,6 +68,7 @@ struct store_node {
 	uint16_t		 lid;		/* base LID (port 0 or entry port) */
 	int64_t			 first_seen, last_seen;	/* unix seconds */
 	int			 reachable;
+	unsigned		 unsupported;	/* STORE_UNSUP_* the node lacks */
 	struct store_path	 route;
 	char			*alias;
 	/* ports[0..num_ports]; ports[0] is the switch management port. */
@@ -89,6 +103,9 @@ int	 store_parse_guid(const char *s, size_t len, uint64_t *guid);
 int	 store_parse_lid(const char *s, size_t len, uint16_t *lid);
 int	 store_path_parse(const char *s, struct store_path *p);
 void	 store_path_format(const struct store_path *p, char *buf, size_t len);
+
+/* Remember that a node does not support an optional attribute. */
+void	 store_node_set_unsupported(uint32_t idx, unsigned flag);
 
 /* Sweeps. A sweep reports every node it saw; store_sweep_end()
  * marks the rest unreachable and writes everything in one transaction. */

@@ -258,10 +258,13 @@ ev_run_once(int max_wait_ms)
 				break;
 			}
 	}
+	/* Timers before hooks: a timer may complete work (a MAD timeout
+	 * answering a delegated SNMP request) that a hook must flush in
+	 * this iteration, not after the next poll() wakes up. */
+	run_timers();
 	for (int h = 0; h < ev_nhooks; h++)
 		ev_hooks[h].dispatch(ev_hooks[h].arg, pfd + hook_start[h],
 		    hook_n[h]);
-	run_timers();
 	return 0;
 }
 

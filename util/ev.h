@@ -26,7 +26,8 @@ struct ev_hook {
 	 * *timeout_ms (-1 means none). */
 	int	(*prepare)(void *arg, struct pollfd *pfd, int max,
 		    int *timeout_ms);
-	/* Called after poll() with the same pollfds and their revents. */
+	/* Called after poll(), descriptor callbacks and due timers, with
+	 * the same pollfds and their revents. */
 	void	(*dispatch)(void *arg, struct pollfd *pfd, int n);
 	void	*arg;
 };

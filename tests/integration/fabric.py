@@ -143,13 +143,17 @@ def check_node(name, guid):
     for i, v in want.items():
         expect["%s.1.%d.0" % (SMA, i)] = v
 
-    # v2c bulk walk and v3 context bulk walk of the whole module.
+    # v2c bulk walk and v3 context bulk walk of Node Info and Data Port
+    # Info (tests/integration/sma.py covers the other groups).
     for label, sec in (("v2c", fab.v2(name)), ("v3", fab.v3(name))):
-        out = fab.snmp("snmpbulkwalk", sec, ["-Cr20", SMA])
-        walked = {k: v[1] for k, v in parse_vars(out.stdout).items()}
+        walked = {}
+        for sub in (".1", ".5"):
+            out = fab.snmp("snmpbulkwalk", sec, ["-Cr20", SMA + sub])
+            walked.update({k: v[1] for k, v in
+                           parse_vars(out.stdout).items()})
         R.check(out.returncode == 0 and walked == expect,
-                "%s: %s bulk walk of IB-SMA-MIB (%d objects) matches "
-                "smpquery" % (name, label, len(expect)),
+                "%s: %s bulk walk of Node and Data Port Info (%d objects) "
+                "matches smpquery" % (name, label, len(expect)),
                 diff(walked, expect) + out.stderr)
 
 

@@ -139,7 +139,7 @@ test_migration_keeps_data(void **state)
 	    "'0,1');"
 	    "PRAGMA user_version = 1;");
 	assert_int_equal(store_init(dbpath), 0);
-	assert_int_equal(store_schema_version(), 2);
+	assert_int_equal(store_schema_version(), STORE_SCHEMA_VERSION);
 	{
 		struct store_node *n = store_node_by_guid(4660);
 		assert_non_null(n);
@@ -150,12 +150,21 @@ test_migration_keeps_data(void **state)
 		assert_ptr_equal(store_node_by_lid(7), n);
 		assert_int_equal(n->route.cnt, 1);
 	}
-	/* Version 2 added the sweep history. */
+	/* Version 2 added the sweep history, 3 the unsupported flags. */
+	assert_int_equal(store_node_by_guid(4660)->unsupported, 0);
+	store_node_set_unsupported(store_node_by_guid(4660)->idx,
+	    STORE_UNSUP_LED_INFO);
 	store_sweep_begin();
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
 	store_finalise();
 	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM sweeps"), 1);
 	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM nodes"), 1);
+	assert_int_equal(sql_int(dbpath, "SELECT unsupported FROM nodes"),
+	    STORE_UNSUP_LED_INFO);
+	/* And it survives a restart. */
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_node_by_guid(4660)->unsupported,
+	    STORE_UNSUP_LED_INFO);
 }
 
 static void
@@ -186,9 +195,9 @@ test_bad_rows(void **state)
 	store_finalise();
 	/* Hostile contents: absurd port count, broken route. */
 	sql(dbpath, "INSERT INTO nodes VALUES (1, 1, 'x', 9999, 0, 0, 0, 0, 0, "
-	    "'0', 0, 0, 1);"
+	    "'0', 0, 0, 1, 0);"
 	    "INSERT INTO nodes VALUES (2, 1, 'y', 1, 0, 0, 0, 0, 0, "
-	    "'0,zz,,', 0, 0, 1);"
+	    "'0,zz,,', 0, 0, 1, 0);"
 	    "INSERT INTO ports VALUES (2, 77, 0, 0, 0, 0, 0, 0, 0, 0, 0, '');");
 	assert_int_equal(store_init(dbpath), 0);
 	assert_null(store_node_by_guid(1));

@@ -304,6 +304,10 @@ gw_mib_system_init(const struct gw_conf *c)
 	static struct sys_group stats = { stat_objs, NSTATS };
 	oid stats_root[MAX_OID_LEN];
 
+	if (sys_oid_base_len + 3 > sizeof(stat_objs[0].name) / sizeof(oid)) {
+		log_warnx("snmp: sys-object-id-base is too long");
+		return -1;
+	}
 	memcpy(stats_root, sys_oid_base, sys_oid_base_len * sizeof(oid));
 	stats_root[sys_oid_base_len] = 2;	/* ibsnmpgwStats */
 	for (int i = 0; i < NSTATS; i++) {
@@ -315,11 +319,6 @@ gw_mib_system_init(const struct gw_conf *c)
 		o->len = sys_oid_base_len + 3;
 		o->fn = gwstat;
 		o->arg = i + 1;
-	}
-	if (sys_oid_base_len + 3 > sizeof(stat_objs[0].name) /
-	    sizeof(oid)) {
-		log_warnx("snmp: sys-object-id-base is too long");
-		return -1;
 	}
 	if (reg_group("system", sys, OID_LENGTH(sys), &fixed) == -1 ||
 	    reg_group("snmp", snmp, OID_LENGTH(snmp), &fixed) == -1 ||

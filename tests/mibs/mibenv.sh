@@ -9,13 +9,19 @@
 #       per IETF base module shipped by Debian's erlang-snmp package,
 #       named after the module without the ".mib" suffix (SNMPv2-SMI,
 #       SNMPv2-TC, SNMPv2-CONF, SNMP-FRAMEWORK-MIB, ...).  Exits 77
-#       (automake "skip") when the package is missing.
+#       (automake "skip") when the package is missing.  Also links
+#       NET-SNMP-MIB (imported by IBSNMPGW-MIB for netSnmpPlaypen) from
+#       Debian's libsnmp-base, which ships it as NET-SNMP-MIB.txt; exits
+#       77 when that file is missing.  The link only lets smilint and
+#       snmptranslate resolve the import: NET-SNMP-MIB is never linted.
 #
 # shellcheck shell=sh disable=SC2034
 # (variables set here are used by the sourcing scripts)
 #
 # Environment: ERLANG_SNMP_MIBDIR overrides the directory that holds
-# the erlang-snmp *.mib files.
+# the erlang-snmp *.mib files; NETSNMP_MIBDIR the directory that holds
+# net-snmp's NET-SNMP-MIB.txt (default: from libsnmp-base, else
+# /usr/share/snmp/mibs).
 
 MIBENV_BASE_MODULES="SNMPv2-SMI SNMPv2-TC SNMPv2-CONF SNMP-FRAMEWORK-MIB"
 
@@ -56,6 +62,19 @@ mibenv_find_erlang_mibdir() {
     [ -n "$_me_f" ] && dirname -- "$_me_f"
 }
 
+mibenv_find_netsnmp_mib() {
+    if [ -n "${NETSNMP_MIBDIR:-}" ]; then
+        echo "$NETSNMP_MIBDIR/NET-SNMP-MIB.txt"
+        return
+    fi
+    _me_f=
+    if command -v dpkg >/dev/null 2>&1; then
+        _me_f=$(dpkg -L libsnmp-base 2>/dev/null |
+                grep '/NET-SNMP-MIB\.txt$' | head -n 1)
+    fi
+    echo "${_me_f:-/usr/share/snmp/mibs/NET-SNMP-MIB.txt}"
+}
+
 mibenv_basedir() {
     erlmibdir=$(mibenv_find_erlang_mibdir)
     if [ -z "$erlmibdir" ] || [ ! -f "$erlmibdir/SNMPv2-SMI.mib" ]; then
@@ -77,4 +96,11 @@ mibenv_basedir() {
             exit 77
         fi
     done
+    _me_f=$(mibenv_find_netsnmp_mib)
+    if [ ! -f "$_me_f" ]; then
+        echo "$(basename -- "$0"): $_me_f not found" \
+             "(apt-get install libsnmp-base)" >&2
+        exit 77
+    fi
+    ln -s "$_me_f" "$tmpdir/NET-SNMP-MIB"
 }

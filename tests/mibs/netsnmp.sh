@@ -8,24 +8,29 @@
 # location of this script (so "make check" may run it from any build
 # directory).
 #
-# 1. Loads IB-SMA-MIB (which imports IB-TC-MIB) with
-#    "snmptranslate -Tp"; any message on stderr is a failure.  The IETF
-#    base modules come from erlang-snmp (see mibenv.sh), because
-#    Debian's net-snmp ships none.  Only TOP_SRCDIR/mibs and that
-#    directory are searched (-M without "+"), and only IB-SMA-MIB is
-#    loaded (-m without "+"), so net-snmp's default module list, which
-#    is not installed, does not get in the way.
+# 1. Loads IB-SMA-MIB (which imports IB-TC-MIB) and IBSNMPGW-MIB
+#    (which imports NET-SNMP-MIB) with "snmptranslate -Tp"; any message
+#    on stderr is a failure.  The IETF base modules come from
+#    erlang-snmp (see mibenv.sh), because Debian's net-snmp ships none;
+#    NET-SNMP-MIB is linked into the same directory from libsnmp-base.
+#    Only TOP_SRCDIR/mibs and that directory are searched (-M without
+#    "+"), and only IB-SMA-MIB and IBSNMPGW-MIB are loaded (-m without
+#    "+"), so net-snmp's default module list, which is not installed,
+#    does not get in the way.
 # 2. For every row of the tables between "<!-- oidmap:begin NAME -->"
 #    and "<!-- oidmap:end NAME -->" in docs/mibs.md
 #        | sub-id | `object` | `OID` | `syntax` | range / values | access |
 #    checks the numeric OID (snmptranslate -On), the sub-id, the syntax
 #    or TC name, the range/size/enumeration and MAX-ACCESS
-#    (snmptranslate -Td).
-# 3. A few fixed checks (scalar instance OID, table INDEX).
+#    (snmptranslate -Td).  Objects named ibsnmpgw* are looked up in
+#    IBSNMPGW-MIB, all others in IB-SMA-MIB.
+# 3. A few fixed checks (scalar instance OIDs, table INDEX,
+#    sysObjectID values, UNITS).
 #
 # Prints each failure and a closing line "netsnmp: N passed, M failed".
 # Exit status: 0 if nothing failed, 1 otherwise, 77 (automake "skip")
-# if snmptranslate or erlang-snmp is missing, 2 on usage errors.
+# if snmptranslate, erlang-snmp or NET-SNMP-MIB is missing, 2 on usage
+# errors.
 
 set -u
 
@@ -53,7 +58,7 @@ export SNMPCONFPATH
 unset MIBS MIBDIRS MIBFILES PREFIX 2>/dev/null || true
 
 st() {
-    "$SNMPTRANSLATE" -M "$mibdir:$tmpdir" -m IB-SMA-MIB "$@"
+    "$SNMPTRANSLATE" -M "$mibdir:$tmpdir" -m IB-SMA-MIB:IBSNMPGW-MIB "$@"
 }
 
 pass=0
@@ -63,14 +68,15 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 tab=$(printf '\t')
 
-# 1. The module loads without any parser message.
+# 1. The modules load without any parser message.
 st -Tp >"$tmpdir/tree.out" 2>"$tmpdir/tree.err"
 rc=$?
 if [ $rc -eq 0 ] && [ ! -s "$tmpdir/tree.err" ] &&
-   grep -q 'ibSmaMIB(3)' "$tmpdir/tree.out"; then
+   grep -q 'ibSmaMIB(3)' "$tmpdir/tree.out" &&
+   grep -q 'ibsnmpgwMIB(117)' "$tmpdir/tree.out"; then
     ok
 else
-    bad "snmptranslate -Tp IB-SMA-MIB (exit $rc):"
+    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB (exit $rc):"
     cat "$tmpdir/tree.err"
 fi
 
@@ -95,12 +101,16 @@ while IFS='|' read -r _ sub obj oid syn vals acc _; do
     sub=$(mibenv_trim "$sub"); obj=$(mibenv_trim "$obj")
     oid=$(mibenv_trim "$oid"); syn=$(mibenv_trim "$syn")
     vals=$(mibenv_trim "$vals"); acc=$(mibenv_trim "$acc")
+    case $obj in
+        ibsnmpgw*) mod=IBSNMPGW-MIB ;;
+        *)         mod=IB-SMA-MIB ;;
+    esac
 
-    got=$(st -On "IB-SMA-MIB::$obj" 2>&1)
+    got=$(st -On "$mod::$obj" 2>&1)
     check "$obj OID" "$oid" "$got"
     check "$obj sub-id" "$sub" "${got##*.}"
 
-    st -Td "IB-SMA-MIB::$obj" >"$tmpdir/td" 2>&1
+    st -Td "$mod::$obj" >"$tmpdir/td" 2>&1
     t_tc=$(sed -n 's/^  -- TEXTUAL CONVENTION \(.*\)$/\1/p' "$tmpdir/td")
     t_syn=$(sed -n "s/^  SYNTAX${tab}//p" "$tmpdir/td" | sed 's/ *$//')
     t_acc=$(sed -n "s/^  MAX-ACCESS${tab}//p" "$tmpdir/td")
@@ -131,6 +141,19 @@ check "ibSmaPortInfoEntry INDEX" "{ ibSmaPortIndex }" \
        sed -n "s/^  INDEX${tab}${tab}//p")"
 check "infinibandMIB" ".1.3.6.1.3.117" \
     "$(st -On IB-TC-MIB::infinibandMIB 2>&1)"
+check "ibsnmpgwMadSent.0" ".1.3.6.1.4.1.8072.9999.9999.117.2.1.0" \
+    "$(st -On IBSNMPGW-MIB::ibsnmpgwMadSent.0 2>&1)"
+check "ibsnmpgwGateway" ".1.3.6.1.4.1.8072.9999.9999.117.0.1" \
+    "$(st -On IBSNMPGW-MIB::ibsnmpgwGateway 2>&1)"
+t=1
+for n in ibsnmpgwChannelAdapter ibsnmpgwSwitch ibsnmpgwRouter; do
+    check "$n" ".1.3.6.1.4.1.8072.9999.9999.117.1.$t" \
+        "$(st -On "IBSNMPGW-MIB::$n" 2>&1)"
+    t=$((t + 1))
+done
+check "ibsnmpgwLastSweepDuration UNITS" '"milliseconds"' \
+    "$(st -Td IBSNMPGW-MIB::ibsnmpgwLastSweepDuration 2>&1 |
+       sed -n "s/^  UNITS${tab}${tab}//p")"
 
 echo "netsnmp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

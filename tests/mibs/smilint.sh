@@ -11,21 +11,25 @@
 # SNMP-FRAMEWORK-MIB) come from Debian's erlang-snmp package, which
 # ships them as NAME.mib; libsmi looks modules up by plain name, so they
 # are symlinked without the suffix into a temporary directory (see
-# mibenv.sh).  SMIPATH is set to that directory and TOP_SRCDIR/mibs.
+# mibenv.sh).  The same directory gets a link NET-SNMP-MIB to
+# net-snmp's NET-SNMP-MIB.txt (libsnmp-base), which IBSNMPGW-MIB imports
+# netSnmpPlaypen from; it is only loaded to resolve that import, never
+# linted.  SMIPATH is set to that directory and TOP_SRCDIR/mibs.
 #
 # Environment:
 #   SMILINT        smilint binary (default: smilint)
 #   SMILINT_LEVEL  error level passed to -l (default: 3)
 #   ERLANG_SNMP_MIBDIR  directory holding the erlang-snmp *.mib files
+#   NETSNMP_MIBDIR      directory holding net-snmp's NET-SNMP-MIB.txt
 #
 # Prints smilint's messages, if any.  Exit status: 0 and the line
 # "smilint: N modules clean" if smilint printed nothing and succeeded;
-# 1 otherwise; 77 (automake "skip") if smilint or erlang-snmp is
-# missing; 2 on usage errors.
+# 1 otherwise; 77 (automake "skip") if smilint, erlang-snmp or
+# NET-SNMP-MIB is missing; 2 on usage errors.
 
 set -u
 
-MODULES="IB-TC-MIB IB-SMA-MIB"
+MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB"
 
 . "$(dirname -- "$0")/mibenv.sh" || exit 2
 mibenv_init "${1:-}"

@@ -176,6 +176,99 @@ test_rates(void **state)
 }
 
 static void
+test_switchinfo(void **state)
+{
+	uint8_t d[64];
+	struct smp_switchinfo si;
+
+	memset(d, 0, sizeof(d));
+	enc(d, IB_SW_LINEAR_FDB_CAP_F, 30720);
+	enc(d, IB_SW_MCAST_FDB_CAP_F, 1024);
+	enc(d, IB_SW_LINEAR_FDB_TOP_F, 116);
+	enc(d, IB_SW_LIFE_TIME_F, 18);
+	enc(d, IB_SW_PARTITION_ENFORCE_CAP_F, 64);
+	enc(d, IB_SW_ENHANCED_PORT0_F, 1);
+	assert_int_equal(smp_decode_switchinfo(d, 64, &si), 0);
+	assert_int_equal(si.linear_cap, 30720);
+	assert_int_equal(si.linear_top, 116);
+	assert_int_equal(si.mcast_cap, 1024);
+	assert_int_equal(si.life_time, 18);
+	assert_int_equal(si.part_enf_cap, 64);
+	assert_int_equal(si.enhanced_port0, 1);
+	/* Garbage: a top past the unicast range or the capacity. */
+	enc(d, IB_SW_LINEAR_FDB_TOP_F, 0xc000);
+	assert_int_equal(smp_decode_switchinfo(d, 64, &si), -1);
+	enc(d, IB_SW_LINEAR_FDB_TOP_F, 30720);
+	assert_int_equal(smp_decode_switchinfo(d, 64, &si), -1);
+	enc(d, IB_SW_LINEAR_FDB_TOP_F, 1);
+	assert_int_equal(smp_decode_switchinfo(d, 19, &si), -1);
+}
+
+static void
+test_sminfo(void **state)
+{
+	uint8_t d[64];
+	struct smp_sminfo sm;
+
+	memset(d, 0, sizeof(d));
+	enc(d, IB_SMINFO_GUID_F, 0x0002c90300bb0101ULL);
+	enc(d, IB_SMINFO_ACT_F, 4227);
+	enc(d, IB_SMINFO_PRIO_F, 5);
+	enc(d, IB_SMINFO_STATE_F, 3);
+	assert_int_equal(smp_decode_sminfo(d, 64, &sm), 0);
+	assert_true(sm.guid == 0x0002c90300bb0101ULL);
+	assert_int_equal(sm.act_count, 4227);
+	assert_int_equal(sm.priority, 5);
+	assert_int_equal(sm.state, 3);
+	assert_int_equal(smp_decode_sminfo(d, 20, &sm), -1);
+}
+
+static void
+test_tables(void **state)
+{
+	uint8_t d[64];
+	uint8_t vl, w, lmc, port;
+	uint16_t lid;
+
+	memset(d, 0, sizeof(d));
+	/* GUIDInfo: 8 GUIDs, big-endian. */
+	d[8] = 0x00; d[9] = 0x02; d[15] = 0x42;
+	assert_true(smp_guidinfo_guid(d, 1) == 0x0002000000000042ULL);
+	/* P_KeyTable: 16-bit keys. */
+	d[62] = 0xff; d[63] = 0xff;
+	assert_int_equal(smp_pkey(d, 31), 0xffff);
+	/* SL-to-VL: SL0 in the high nibble. */
+	memset(d, 0, sizeof(d));
+	d[0] = 0x01; d[7] = 0xe7;
+	assert_int_equal(smp_sl2vl(d, 0), 0);
+	assert_int_equal(smp_sl2vl(d, 1), 1);
+	assert_int_equal(smp_sl2vl(d, 14), 14);
+	assert_int_equal(smp_sl2vl(d, 15), 7);
+	/* VL arbitration: reserved bits above the VL are ignored. */
+	d[4] = 0xf3; d[5] = 0x40;
+	smp_vlarb(d, 2, &vl, &w);
+	assert_int_equal(vl, 3);
+	assert_int_equal(w, 0x40);
+	/* LFT and MFT. */
+	d[63] = 0xff;
+	assert_int_equal(smp_lft_port(d, 63), 255);
+	d[2] = 0x80; d[3] = 0x01;
+	assert_int_equal(smp_mft_mask(d, 1), 0x8001);
+	/* RFT: LID, valid bit, LMC, port. */
+	memset(d, 0, sizeof(d));
+	d[4] = 0x12; d[5] = 0x34; d[6] = 0xb0; d[7] = 7;
+	assert_int_equal(smp_rft_entry(d, 1, &lid, &lmc, &port), 1);
+	assert_int_equal(lid, 0x1234);
+	assert_int_equal(lmc, 3);
+	assert_int_equal(port, 7);
+	assert_int_equal(smp_rft_entry(d, 0, &lid, &lmc, &port), 0);
+	/* LedInfo, VendorDiag. */
+	d[0] = 0x80;
+	assert_true(smp_led_on(d));
+	assert_int_equal(smp_vendor_diag_next(d), 0x8000);
+}
+
+static void
 test_encode_dr(void **state)
 {
 	uint8_t buf[512];
@@ -248,6 +341,9 @@ main(void)
 		cmocka_unit_test(test_portinfo_garbage),
 		cmocka_unit_test(test_nodedesc),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_switchinfo),
+		cmocka_unit_test(test_sminfo),
+		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_encode_dr),
 		cmocka_unit_test(test_encode_perf_and_bad),
 	};

@@ -54,6 +54,55 @@ gw_out=$(load -t "$ep" -c public@leaf01 -o 1.3.6.1.3.117.3.1.1.1.0)
 echo "ibsnmpgw, public@leaf01 NodeString: $gw_out"
 own_out=$(load -t "$ep" -c public -o 1.3.6.1.2.1.1.1.0)
 echo "ibsnmpgw, its own sysDescr.0:       $own_out"
+
+echo
+echo "== (c) bulk walk of a 36-port switch's whole IB-SMA-MIB (leaf01), cold and warm"
+STATS=.1.3.6.1.4.1.8072.9999.9999.117.2
+stat() { snmpget -v2c -c public -Oqv "$ep" "$STATS.$1.0"; }
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+sent0=$(stat 1); retr0=$(stat 4)
+t=$(date +%s%N)
+snmpbulkwalk -v2c -c public@leaf01 -Cr30 -t 10 "$ep" .1.3.6.1.3.117.3 > "$work/cold.walk"
+cold_ms=$(ms $t)
+smps=$(( $(stat 1) - sent0 - ($(stat 4) - retr0) ))
+t=$(date +%s%N)
+snmpbulkwalk -v2c -c public@leaf01 -Cr30 -t 10 "$ep" .1.3.6.1.3.117.3 > "$work/warm.walk"
+warm_ms=$(ms $t)
+vb=$(grep -vc "No more variables" "$work/warm.walk")
+# The minimum, from the walked values themselves: NodeInfo, NodeDesc,
+# SwitchInfo, PortInfo of ports 0..N, P_Key blocks, every (out, in)
+# SL-to-VL pair, VL arbitration blocks, LFT blocks up to LinearFDBTop,
+# every MFT block and position, one VendorDiag probe.
+minimum=$(awk -v sma=.1.3.6.1.3.117.3.1 '
+	function v(o) { return vals[sma o] }
+	{ sub(/^iso/, ".1"); vals[$1] = $NF }
+	END {
+		n = v(".1.5.0"); m = 3 + n + 1
+		m += n * int((v(".2.11.0") + 31) / 32) + int((v(".1.9.0") + 31) / 32)
+		m += n * (n + 1)
+		for (p = 1; p <= n; p++)
+			m += int((v(".5.1.1.15." p) + 31) / 32) + int((v(".5.1.1.16." p) + 31) / 32)
+		m += int((v(".2.4.0") + 1 + 63) / 64)
+		m += int((v(".2.3.0") + 31) / 32) * int((n + 1 + 15) / 16)
+		print m + 1
+	}' "$work/cold.walk")
+printf 'cold: %d varbinds in %d ms (%s vb/s), %d SMPs sent (minimum %d)\n' "$vb" "$cold_ms" \
+    "$(awk -v a=$vb -v b=$cold_ms 'BEGIN { printf("%.0f", b ? a * 1000 / b : 0) }')" "$smps" "$minimum"
+printf 'warm: %d varbinds in %d ms (%s vb/s)\n' "$vb" "$warm_ms" \
+    "$(awk -v a=$vb -v b=$warm_ms 'BEGIN { printf("%.0f", b ? a * 1000 / b : 0) }')"
+port=$(freeport)
+snmpd -f -Lf "$work/snmpd.log" -C -c "$work/snmpd.conf" udp:127.0.0.1:$port &
+sd_pid=$!
+sleep 1
+t=$(date +%s%N)
+snmpbulkwalk -v2c -c public -Cr30 -t 10 udp:127.0.0.1:$port .1.3.6.1.2.1 > "$work/snmpd.walk"
+sd_ms=$(ms $t)
+sd_vb=$(grep -vc "No more variables" "$work/snmpd.walk")
+kill $sd_pid; wait $sd_pid 2>/dev/null || true; sd_pid=""
+printf 'stock snmpd, bulk walk of its mib-2: %d varbinds in %d ms (%s vb/s)\n' "$sd_vb" "$sd_ms" \
+    "$(awk -v a=$sd_vb -v b=$sd_ms 'BEGIN { printf("%.0f", b ? a * 1000 / b : 0) }')"
+warm_rate=$(awk -v a=$vb -v b=$warm_ms 'BEGIN { printf("%.0f", b ? a * 1000 / b : 0) }')
+sd_rate=$(awk -v a=$sd_vb -v b=$sd_ms 'BEGIN { printf("%.0f", b ? a * 1000 / b : 0) }')
 "$SIM" stop "$work/fab-small" >/dev/null
 
 echo
@@ -121,3 +170,4 @@ ok() { awk -v x="$1" -v op="$2" -v t="$3" 'BEGIN { print ((op == ">=" ? x >= t :
 echo "(a)  gateway/snmpd cached GET throughput: ${r1}x (target >= 1.0: $(ok "$r1" ">=" 1.0)); p99 latency ratio ${p1}x"
 echo "(a') $n names / 10 names throughput:  ${r2}x (no linear scan: stays near 1)"
 echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (target <= 1.0: $(ok "$r3" "<=" 1.0))"
+echo "(c)  switch walk: warm $warm_rate vb/s vs snmpd's own tables $sd_rate vb/s ($(ratio "$warm_rate" "$sd_rate")x); cold $smps SMPs for a minimum of $minimum ($(ok "$smps" "<=" "$minimum"))"

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <regex.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <yaml.h>
 
 #include "gateway/conf.h"
+#include "proxy/perf.h"
+#include "store/store.h"
 #include "util/log.h"
 
 struct cctx {
@@ -565,7 +568,7 @@ mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 static const char *ttl_names[CACHE_CLASS_MAX] = { "nodeinfo", "nodedesc",
-    "portinfo", "switchinfo", "tables", "forwarding", "error" };
+    "portinfo", "switchinfo", "tables", "forwarding", "counters", "error" };
 
 static void
 ttl_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
@@ -602,6 +605,204 @@ log_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		unknown(x, k, key, "log");
 }
 
+/* polling: a list of policies. */
+
+static const struct {
+	const char	*name;
+	unsigned	 bit;
+} poll_groups[] = {
+	{ "nodeinfo", GW_POLL_NODEINFO }, { "portinfo", GW_POLL_PORTINFO },
+	{ "counters", GW_POLL_COUNTERS },
+	{ "error-details", GW_POLL_ERROR_DETAILS },
+	{ "forwarding", GW_POLL_FORWARDING },
+};
+
+static void
+match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_policy *p = arg;
+	char *s = NULL;
+
+	if (strcmp(key, "type") == 0) {
+		if (get_str(x, v, key, &s, 16) == 0) {
+			if (strcmp(s, "ca") == 0)
+				p->type = STORE_NODE_CA;
+			else if (strcmp(s, "switch") == 0)
+				p->type = STORE_NODE_SWITCH;
+			else if (strcmp(s, "router") == 0)
+				p->type = STORE_NODE_ROUTER;
+			else
+				cerr(x, v, "type must be ca, switch or router");
+		}
+	} else if (strcmp(key, "name") == 0)
+		get_str(x, v, key, &p->glob, 255);
+	else if (strcmp(key, "regex") == 0) {
+		if (get_str(x, v, key, &p->regex_src, 255) == 0) {
+			regex_t *re = calloc(1, sizeof(*re));
+			if (re == NULL)
+				fatal("conf");
+			if (regcomp(re, p->regex_src, REG_EXTENDED | REG_NOSUB)) {
+				cerr(x, v, "bad regular expression '%s'",
+				    p->regex_src);
+				free(re);
+			} else
+				p->regex = re;
+		}
+	} else if (strcmp(key, "guids") == 0) {
+		yaml_node_item_t *it;
+		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+			return;
+		p->nguids = 0;
+		p->guids = calloc(v->data.sequence.items.top -
+		    v->data.sequence.items.start + 1, sizeof(*p->guids));
+		if (p->guids == NULL)
+			fatal("conf");
+		for (it = v->data.sequence.items.start;
+		    it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+			const char *g = scalar(e);
+			if (g == NULL || store_parse_guid(g, strlen(g),
+			    &p->guids[p->nguids]) == -1)
+				cerr(x, e, "not a GUID: '%s'", g ? g : "");
+			else
+				p->nguids++;
+		}
+	} else
+		unknown(x, k, key, "match");
+	free(s);
+}
+
+static void
+threshold_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_threshold *t = arg;
+	char *s = NULL, *end;
+
+	if (strcmp(key, "counter") == 0) {
+		if (get_str(x, v, key, &s, 64) == 0) {
+			for (t->ctr = 0; t->ctr < CTR_MAX; t->ctr++)
+				if (strcmp(perf_ctrs[t->ctr].name, s) == 0)
+					break;
+			if (t->ctr == CTR_MAX) {
+				cerr(x, v, "unknown counter '%s' (IBA names, "
+				    "e.g. SymbolErrorCounter)", s);
+				t->ctr = -1;
+			}
+		}
+	} else if (strcmp(key, "per-minute") == 0) {
+		if (get_str(x, v, key, &s, 32) == 0) {
+			errno = 0;
+			t->per_minute = strtod(s, &end);
+			if (*s == '\0' || *end || errno || t->per_minute < 0)
+				cerr(x, v, "'per-minute' must be a number >= 0");
+		}
+	} else
+		unknown(x, k, key, "thresholds");
+	free(s);
+}
+
+static void
+policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_policy *p = arg;
+	yaml_node_item_t *it;
+
+	if (strcmp(key, "name") == 0)
+		get_str(x, v, key, &p->name, 64);
+	else if (strcmp(key, "match") == 0)
+		each_pair(x, v, "match", match_key, p);
+	else if (strcmp(key, "groups") == 0) {
+		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+			return;
+		p->groups = 0;
+		for (it = v->data.sequence.items.start;
+		    it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+			const char *g = scalar(e);
+			size_t i;
+			for (i = 0; g && i < sizeof(poll_groups) /
+			    sizeof(poll_groups[0]); i++)
+				if (strcmp(g, poll_groups[i].name) == 0)
+					break;
+			if (g == NULL || i == sizeof(poll_groups) /
+			    sizeof(poll_groups[0]))
+				cerr(x, e, "unknown group '%s' (nodeinfo, "
+				    "portinfo, counters, error-details, "
+				    "forwarding)", g ? g : "");
+			else
+				p->groups |= poll_groups[i].bit;
+		}
+	} else if (strcmp(key, "interval") == 0)
+		get_int(x, v, key, &p->interval, 1, 86400);
+	else if (strcmp(key, "ttl") == 0)
+		get_int(x, v, key, &p->ttl, 0, 86400);
+	else if (strcmp(key, "max-in-flight") == 0)
+		get_int(x, v, key, &p->max_inflight, 1, 1024);
+	else if (strcmp(key, "thresholds") == 0) {
+		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+			return;
+		p->thresholds = calloc(v->data.sequence.items.top -
+		    v->data.sequence.items.start + 1, sizeof(*p->thresholds));
+		if (p->thresholds == NULL)
+			fatal("conf");
+		for (it = v->data.sequence.items.start;
+		    it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+			struct gw_threshold t = { -1, -1 };
+			each_pair(x, e, "thresholds", threshold_key, &t);
+			if (t.ctr < 0 || t.per_minute < 0) {
+				if (e->type == YAML_MAPPING_NODE)
+					cerr(x, e, "a threshold needs 'counter' "
+					    "and 'per-minute'");
+				continue;
+			}
+			p->thresholds[p->nthresholds++] = t;
+		}
+	} else
+		unknown(x, k, key, "polling");
+}
+
+static void
+parse_polling(struct cctx *x, yaml_node_t *v)
+{
+	struct gw_conf *c = x->c;
+	yaml_node_item_t *it;
+	int n;
+
+	if (want_type(x, v, YAML_SEQUENCE_NODE, "polling") == -1)
+		return;
+	n = v->data.sequence.items.top - v->data.sequence.items.start;
+	if ((c->policies = calloc(n ? n : 1, sizeof(*c->policies))) == NULL)
+		fatal("conf");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	    it++) {
+		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		struct gw_policy *p = &c->policies[c->npolicies];
+
+		memset(p, 0, sizeof(*p));
+		p->line = e->start_mark.line + 1;
+		p->groups = GW_POLL_COUNTERS;
+		p->interval = 60;
+		p->ttl = -1;
+		p->max_inflight = 16;
+		each_pair(x, e, "polling", policy_key, p);
+		if (e->type != YAML_MAPPING_NODE)
+			continue;
+		if (p->name == NULL) {
+			char buf[32];
+			snprintf(buf, sizeof(buf), "policy-%d", p->line);
+			if ((p->name = strdup(buf)) == NULL)
+				fatal("conf");
+		}
+		if (p->ttl < 0)
+			p->ttl = p->interval;
+		c->npolicies++;
+	}
+}
+
 static void
 top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
@@ -620,7 +821,10 @@ top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			each_pair(x, v, key, sections[i].fn, NULL);
 			return;
 		}
-	cerr(x, k, "unknown section '%s'", key);
+	if (strcmp(key, "polling") == 0)
+		parse_polling(x, v);
+	else
+		cerr(x, k, "unknown section '%s'", key);
 }
 
 static void
@@ -740,6 +944,19 @@ gw_conf_free(struct gw_conf *c)
 	free(c->store_path);
 	free(c->state_dir);
 	free(c->log_level);
+	for (int i = 0; i < c->npolicies; i++) {
+		struct gw_policy *p = &c->policies[i];
+		free(p->name);
+		free(p->glob);
+		free(p->regex_src);
+		if (p->regex) {
+			regfree(p->regex);
+			free(p->regex);
+		}
+		free(p->guids);
+		free(p->thresholds);
+	}
+	free(c->policies);
 	free(c->path);
 	free(c);
 }

@@ -2,6 +2,7 @@
 #ifndef IBSNMPGW_CONF_H
 #define IBSNMPGW_CONF_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "store/cache.h"
@@ -34,6 +35,35 @@ struct gw_user {
 	int			 line;
 };
 
+/* Polling policy groups. */
+#define GW_POLL_NODEINFO	0x01	/* NodeInfo, NodeDescription */
+#define GW_POLL_PORTINFO	0x02
+#define GW_POLL_COUNTERS	0x04	/* PortCounters(Extended), flow ctl */
+#define GW_POLL_ERROR_DETAILS	0x08	/* Rcv error / xmit discard details */
+#define GW_POLL_FORWARDING	0x10	/* linear forwarding table */
+
+struct gw_threshold {
+	int	 ctr;			/* enum perf_ctr */
+	double	 per_minute;
+};
+
+struct gw_policy {
+	char			*name;
+	int			 line;
+	int			 type;		/* 0 any, else NodeType */
+	char			*glob;		/* on alias or NodeDescription */
+	char			*regex_src;
+	void			*regex;		/* regex_t */
+	uint64_t		*guids;
+	int			 nguids;
+	unsigned		 groups;
+	int			 interval;	/* seconds */
+	int			 ttl;		/* seconds */
+	int			 max_inflight;
+	struct gw_threshold	*thresholds;
+	int			 nthresholds;
+};
+
 struct gw_conf {
 	char			*path;
 
@@ -64,6 +94,9 @@ struct gw_conf {
 	int			 ttl[CACHE_CLASS_MAX];	/* seconds */
 
 	char			*log_level;
+
+	struct gw_policy	*policies;	/* first match wins */
+	int			 npolicies;
 };
 
 /* Load and validate path. Every error is printed to err as

@@ -18,7 +18,9 @@
 #include "proxy/discover.h"
 #include "proxy/fetch.h"
 #include "proxy/mad.h"
+#include "proxy/poller.h"
 #include "store/cache.h"
+#include "store/counters.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -26,6 +28,50 @@
 #define DEFAULT_CONF	SYSCONFDIR "/ibsnmpgw/ibsnmpgw.yaml"
 
 static int sig_pipe[2] = { -1, -1 };
+static struct gw_conf *gw_running;	/* the configuration in force */
+static const char *gw_conf_path;
+
+/* SIGHUP: load the file again; a bad file leaves everything as it was
+ * and its errors are logged as file:line. */
+static void
+reload(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *err = open_memstream(&buf, &len);
+	struct gw_conf *c;
+
+	if (err == NULL) {
+		log_warn("reload");
+		return;
+	}
+	c = gw_conf_load(gw_conf_path, err);
+	fclose(err);
+	if (c == NULL) {
+		for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+			log_warnx("%s", l);
+		log_warnx("reload: %s has errors; the running configuration "
+		    "stays", gw_conf_path);
+		free(buf);
+		return;
+	}
+	free(buf);
+	if (c->node_name_map)
+		store_load_name_map(c->node_name_map);
+	proxy_poll_set_policies(c->policies, c->npolicies);
+	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+		cache_set_ttl(i, c->ttl[i]);
+	gw_conf_free(gw_running);
+	gw_running = c;
+	log_info("reload: %s: %d polling policies", gw_conf_path,
+	    c->npolicies);
+}
+
+static void
+sweep_done(void *arg)
+{
+	proxy_poll_inventory_changed();
+}
 
 static void
 usage(void)
@@ -54,15 +100,13 @@ on_signal(int sig)
 static void
 signal_cb(int fd, short revents, void *arg)
 {
-	const struct gw_conf *c = arg;
 	unsigned char sig;
 
 	while (read(fd, &sig, 1) == 1) {
 		switch (sig) {
 		case SIGHUP:
-			log_info("SIGHUP: reloading the node-name-map");
-			if (c->node_name_map)
-				store_load_name_map(c->node_name_map);
+			log_info("SIGHUP: reloading %s", gw_conf_path);
+			reload();
 			break;
 		case SIGUSR1:
 			if (proxy_discover_start() == 0)
@@ -130,6 +174,8 @@ main(int argc, char **argv)
 
 	if ((c = gw_conf_load(path, stderr)) == NULL)
 		return 1;
+	gw_running = c;
+	gw_conf_path = path;
 	if (check) {
 		printf("configuration ok\n");
 		gw_conf_free(c);
@@ -147,6 +193,8 @@ main(int argc, char **argv)
 	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
 		goto out_store;
 	cache_init(proxy_fetch, NULL);
+	if (counters_init() == -1)
+		goto out_cache;
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
 	    c->mad_max_inflight_node) == -1)
@@ -154,14 +202,18 @@ main(int argc, char **argv)
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
 	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;
-	if (signals_init(c) == -1 || proxy_discover_init(c->sweep_interval) == -1)
+	if (signals_init(c) == -1 ||
+	    proxy_poll_init(c->policies, c->npolicies) == -1 ||
+	    proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;
+	proxy_discover_on_done(sweep_done, NULL);
 
 	log_info("ready");
 	ev_run();
 	rc = 0;
 
 	proxy_discover_finalise();
+	proxy_poll_finalise();
 out_snmp:
 	/* Fail outstanding MADs first, so every delegated SNMP request is
 	 * answered before its session closes. */
@@ -171,6 +223,7 @@ out_snmp:
 	gw_snmp_finalise();
 out_cache:
 	proxy_mad_finalise();
+	counters_finalise();
 	cache_finalise();
 out_store:
 	store_finalise();
@@ -178,6 +231,6 @@ out_ev:
 	ev_finalise();
 	log_info("stopped");
 	log_finalise();
-	gw_conf_free(c);
+	gw_conf_free(gw_running);
 	return rc;
 }

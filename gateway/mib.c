@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gateway/mib.h"
+#include "gateway/mib_if.h"
 #include "proxy/mad.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -133,6 +134,9 @@ set_value(netsnmp_request_info *r, const struct gw_val *v)
 {
 	if (v->type == ASN_OCTET_STR || v->type == ASN_OBJECT_ID)
 		snmp_set_var_typed_value(r->requestvb, v->type, v->buf, v->len);
+	else if (v->type == ASN_COUNTER64)
+		snmp_set_var_typed_value(r->requestvb, v->type, &v->c64,
+		    sizeof(v->c64));
 	else
 		snmp_set_var_typed_value(r->requestvb, v->type, &v->l,
 		    sizeof(v->l));
@@ -173,8 +177,8 @@ gw_node(struct gw_eval *e)
 }
 
 static const uint8_t *
-attr_read(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
-    enum cache_class cls, int *err)
+attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
+    uint8_t port, enum cache_class cls, int *err)
 {
 	struct cache_key k;
 	const uint8_t *d;
@@ -184,7 +188,7 @@ attr_read(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
 	memset(&k, 0, sizeof(k));
 	k.node = e->n->idx;
 	k.attr = attr;
-	k.mclass = PROXY_CLASS_SMI_DR;
+	k.mclass = mclass;
 	k.port = port;
 	k.mod = mod;
 	rc = cache_read(&k, e->since, &d, &len);
@@ -204,15 +208,22 @@ attr_read(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
 }
 
 const uint8_t *
-gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
-    enum cache_class cls)
+gw_attr_class(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
+    uint8_t port, enum cache_class cls)
 {
 	int err;
-	const uint8_t *d = attr_read(e, attr, mod, port, cls, &err);
+	const uint8_t *d = attr_read(e, mclass, attr, mod, port, cls, &err);
 
 	if (err && !e->failed)
 		e->failed = err;
 	return d;
+}
+
+const uint8_t *
+gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
+    enum cache_class cls)
+{
+	return gw_attr_class(e, PROXY_CLASS_SMI_DR, attr, mod, port, cls);
 }
 
 static int
@@ -248,6 +259,15 @@ const uint8_t *
 gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
     enum cache_class cls, unsigned flag, int *unsupported)
 {
+	return gw_attr_opt_class(e, PROXY_CLASS_SMI_DR, attr, mod, port, cls,
+	    flag, unsupported);
+}
+
+const uint8_t *
+gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
+    uint32_t mod, uint8_t port, enum cache_class cls, unsigned flag,
+    int *unsupported)
+{
 	const uint8_t *d;
 	int err;
 
@@ -260,7 +280,7 @@ gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
 	 * attribute (see node_alive below). */
 	if (gw_attr(e, 0x0011, 0, 0, CACHE_NODEINFO) == NULL)
 		return NULL;
-	d = attr_read(e, attr, mod, port, cls, &err);
+	d = attr_read(e, mclass, attr, mod, port, cls, &err);
 	/* A node that answers NodeInfo but never this attribute does not
 	 * implement it either (some SMAs, and ibsim, drop what they do not
 	 * know instead of answering "unsupported"). */
@@ -599,7 +619,7 @@ gw_mib_init(const struct gw_conf *c)
 {
 	mib_nregs = 0;
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
-	    gw_mib_node_system_init(c) == -1)
+	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1)
 		return -1;
 	return 0;
 }

@@ -47,6 +47,14 @@ const uint8_t	*gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod,
 		    uint8_t port, enum cache_class cls, unsigned flag,
 		    int *unsupported);
 
+/* The same for another management class (PerfMgt). */
+const uint8_t	*gw_attr_class(struct gw_eval *e, uint8_t mclass,
+		    uint16_t attr, uint32_t mod, uint8_t port,
+		    enum cache_class cls);
+const uint8_t	*gw_attr_opt_class(struct gw_eval *e, uint8_t mclass,
+		    uint16_t attr, uint32_t mod, uint8_t port,
+		    enum cache_class cls, unsigned flag, int *unsupported);
+
 /* Start fetching an attribute now, for read-ahead. */
 void		 gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod,
 		    uint8_t port, enum cache_class cls);

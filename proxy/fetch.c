@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proxy/fetch.h"
 #include "proxy/mad.h"
+#include "proxy/perf.h"
 #include "proxy/smp.h"
+#include "store/counters.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -20,9 +23,23 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct fetch *f = arg;
 
-	if (status == 0)
-		cache_complete(&f->key, 0, mad + f->offs, f->len);
-	else {
+	if (status == 0) {
+		const uint8_t *d = mad + f->offs;
+		/* Every answer that carries counters or a port state feeds
+		 * the accumulators, whoever asked for it. */
+		if (f->key.mclass == PROXY_CLASS_PERF &&
+		    f->key.attr != PERF_ATTR_CLASS_PORT_INFO)
+			counters_feed(f->key.node, (uint8_t)f->key.mod,
+			    f->key.attr, d, f->len);
+		else if (f->key.attr == SMP_ATTR_PORT_INFO &&
+		    f->key.mod <= 254) {
+			struct smp_portinfo pi;
+			if (smp_decode_portinfo(d, f->len, &pi) == 0)
+				counters_port_state(f->key.node,
+				    (uint8_t)f->key.mod, pi.state);
+		}
+		cache_complete(&f->key, 0, d, f->len);
+	} else {
 		if (status == -EIO && mad != NULL) {
 			int st = proxy_mad_status(mad);
 			log_debug("fetch: node %u attribute 0x%04x/0x%x: MAD "
@@ -83,7 +100,26 @@ proxy_fetch(const struct cache_key *key, void *arg)
 		f->offs = PROXY_SMP_DATA_OFFS;
 		f->len = PROXY_SMP_DATA_SIZE;
 	} else {
-		a.target.lid = n->lid;
+		/* PerfMgt is LID-routed to the port's PMA: a switch's on
+		 * port 0, a CA's on the port itself. PortSelect (byte 1 of
+		 * every counter attribute, IBA 16.1.3) names the port. */
+		static uint8_t sel[PROXY_SMP_DATA_SIZE];
+		uint16_t lid = n->lid;
+
+		if (n->type != STORE_NODE_SWITCH && key->port >= 1 &&
+		    key->port <= n->num_ports && n->ports[key->port].lid)
+			lid = n->ports[key->port].lid;
+		if (lid == 0 || lid >= 0xc000) {
+			free(f);
+			return -1;	/* no LID yet: no PerfMgt */
+		}
+		a.target.lid = lid;
+		if (key->attr != PERF_ATTR_CLASS_PORT_INFO) {
+			memset(sel, 0, sizeof(sel));
+			sel[1] = (uint8_t)key->mod;
+			a.data = sel;
+			a.data_len = 4;
+		}
 		f->offs = PROXY_GS_DATA_OFFS;
 		f->len = PROXY_GS_DATA_SIZE;
 	}

@@ -32,8 +32,16 @@ static struct htab	 cache_tab;
 static cache_fetch_fn	 cache_fetch;
 static void		*cache_fetch_arg;
 static int		 cache_ttl[CACHE_CLASS_MAX] = { 300, 3600, 30, 60, 300,
-    60, 5 };
+    60, 60, 5 };
 static struct cache_stats cache_st;
+static int		(*cache_ttl_hook)(const struct cache_key *,
+			    enum cache_class);
+
+void
+cache_set_ttl_hook(int (*fn)(const struct cache_key *, enum cache_class))
+{
+	cache_ttl_hook = fn;
+}
 
 int
 cache_init(cache_fetch_fn fetch, void *fetch_arg)
@@ -218,7 +226,9 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 		e->len = len;
 		e->state = CACHE_VALID;
 		e->error = 0;
-		e->expires = ev_now() + (uint64_t)cache_ttl[e->cls] * 1000;
+		int ttl = cache_ttl_hook ? cache_ttl_hook(&e->key, e->cls) : -1;
+		e->expires = ev_now() + (uint64_t)(ttl >= 0 ? ttl :
+		    cache_ttl[e->cls]) * 1000;
 	} else {
 		cache_st.failures++;
 		e->state = CACHE_FAILED;

@@ -21,6 +21,7 @@ enum cache_class {
 	CACHE_SWITCHINFO,	/* SwitchInfo, SMInfo */
 	CACHE_TABLES,		/* GUIDInfo, P_Key, SL2VL, VLArb, LED, diag */
 	CACHE_FDB,		/* linear, random and multicast forwarding */
+	CACHE_COUNTERS,		/* PerfMgt counters */
 	CACHE_ERROR,		/* how long a failed fetch is remembered */
 	CACHE_CLASS_MAX
 };
@@ -55,6 +56,10 @@ struct cache_stats {
 int	 cache_init(cache_fetch_fn fetch, void *fetch_arg);
 void	 cache_finalise(void);
 void	 cache_set_ttl(enum cache_class c, int seconds);
+/* Optional per-key TTL (seconds, or -1 for the class's): polling
+ * policies give their nodes their own TTLs. */
+void	 cache_set_ttl_hook(int (*fn)(const struct cache_key *,
+	    enum cache_class));
 int	 cache_get_ttl(enum cache_class c);
 
 /* Lookup. Returns 0 and points *data at a fresh payload on a hit;

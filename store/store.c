@@ -56,6 +56,15 @@ static const char *store_migrations[STORE_SCHEMA_VERSION] = {
 	"  lost INTEGER NOT NULL);",
 	/* 2 -> 3: optional attributes a node does not support. */
 	"ALTER TABLE nodes ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;",
+	/* 3 -> 4: counter accumulators (64-bit, stored as signed). */
+	"CREATE TABLE counters ("
+	"  node_guid INTEGER NOT NULL,"
+	"  port INTEGER NOT NULL,"
+	"  counter TEXT NOT NULL,"
+	"  total INTEGER NOT NULL,"
+	"  last INTEGER NOT NULL,"
+	"  saturated INTEGER NOT NULL,"
+	"  PRIMARY KEY (node_guid, port, counter));",
 };
 
 static sqlite3		 *store_db;
@@ -128,6 +137,12 @@ migrate(const char *path)
 		log_info("store: %s: schema now at version %d", path, v + 1);
 	}
 	return 0;
+}
+
+void *
+store_db_handle(void)
+{
+	return store_db;
 }
 
 int

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define STORE_SCHEMA_VERSION	3
+#define STORE_SCHEMA_VERSION	4
 #define STORE_DESC_LEN		64	/* NodeDescription, IBA 14.2.5.2 */
 #define STORE_PATH_MAX		64	/* IB_SUBNET_PATH_HOPS_MAX */
 
@@ -32,6 +32,7 @@ enum store_node_type {
 #define STORE_UNSUP_SL2VL	0x40
 #define STORE_UNSUP_VLARB	0x80
 #define STORE_UNSUP_PKEY	0x100
+#define STORE_UNSUP_FLOWCTL	0x200	/* PerfMgt PortFlowCtlCounters */
 
 /* A directed route: hop[0] is unused (always 0), hop[1..cnt] are the
  * output ports, as in ib_dr_path_t and smpquery -D "0,1,3". */
@@ -78,6 +79,10 @@ struct store_node {
 /* Open (create, migrate) the database. Errors go to the log. */
 int	 store_init(const char *path);
 void	 store_finalise(void);
+
+/* The open database, for modules that keep their own tables
+ * (counters); NULL if none. */
+void	*store_db_handle(void);
 
 /* Schema version of an open database handle (tests, -n checks). */
 int	 store_schema_version(void);

@@ -1,0 +1,27 @@
+/* IF-MIB and IB-IF-MIB port counters (mib_if.c, mib_ibif.c). */
+#ifndef IBSNMPGW_GW_MIB_IF_H
+#define IBSNMPGW_GW_MIB_IF_H
+
+#include "gateway/mib.h"
+#include "store/counters.h"
+
+/* A port's IF-MIB counters per draft-ietf-ipoib-ibif-mib 3.4. */
+struct if_counts {
+	uint64_t		 in_octets, in_pkts, in_discards, in_errors;
+	uint64_t		 out_octets, out_pkts, out_discards;
+	/* ifHC*Ucast/Multicast: PortCountersExtended's unicast and
+	 * multicast counters where the PMA has them, else the packet
+	 * counters and zero. */
+	uint64_t		 hc_in_ucast, hc_in_mcast, hc_out_ucast,
+				 hc_out_mcast;
+	uint32_t		 disc_ticks;
+	const struct ctr_port	*port;
+};
+
+/* Fresh counters of a port: 0, or GW_NEED while they are read. */
+int	if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c);
+
+int	gw_mib_if_init(void);
+int	gw_mib_ibif_init(void);
+
+#endif

@@ -1,0 +1,60 @@
+/* proxy_perf: PerfMgt (class 0x04) attributes and counter catalogue
+ * (IBA 16.1). Every counter the gateway accumulates has an ID, the
+ * attribute it comes from, its libibmad field and its width in bits. */
+#ifndef IBSNMPGW_PROXY_PERF_H
+#define IBSNMPGW_PROXY_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* IBA 16.1.2 Table 226 (PerfMgt attributes). */
+#define PERF_ATTR_CLASS_PORT_INFO	0x0001
+#define PERF_ATTR_PORT_COUNTERS		0x0012
+#define PERF_ATTR_RCV_ERROR_DETAILS	0x0015
+#define PERF_ATTR_XMIT_DISCARD_DETAILS	0x0016
+#define PERF_ATTR_FLOW_CTL_COUNTERS	0x0018
+#define PERF_ATTR_PORT_COUNTERS_EXT	0x001d
+
+/* ClassPortInfo:CapabilityMask (IBA 16.1.2): PortCountersExtended with
+ * and without the unicast/multicast counters. */
+#define PERF_CAP_EXT_WIDTH		(1u << 9)
+#define PERF_CAP_EXT_WIDTH_NOIETF	(1u << 10)
+
+enum perf_ctr {
+	/* PortCounters (Table 227) */
+	CTR_SYMBOL_ERRORS, CTR_LINK_RECOVERS, CTR_LINK_DOWNED, CTR_RCV_ERRORS,
+	CTR_RCV_REMOTE_PHYS, CTR_RCV_SWITCH_RELAY, CTR_XMIT_DISCARDS,
+	CTR_XMIT_CONSTRAINT, CTR_RCV_CONSTRAINT, CTR_LOCAL_INTEGRITY,
+	CTR_EXCESS_OVERRUN, CTR_VL15_DROPPED, CTR_XMIT_DATA, CTR_RCV_DATA,
+	CTR_XMIT_PKTS, CTR_RCV_PKTS, CTR_XMIT_WAIT,
+	/* PortCountersExtended (Table 240) */
+	CTR_EXT_XMIT_DATA, CTR_EXT_RCV_DATA, CTR_EXT_XMIT_PKTS,
+	CTR_EXT_RCV_PKTS, CTR_EXT_XMIT_UPKTS, CTR_EXT_RCV_UPKTS,
+	CTR_EXT_XMIT_MPKTS, CTR_EXT_RCV_MPKTS,
+	/* PortRcvErrorDetails (Table 230) */
+	CTR_RCV_LOCAL_PHYS, CTR_RCV_MALFORMED,
+	/* PortXmitDiscardDetails (Table 231) */
+	CTR_XMIT_INACTIVE, CTR_XMIT_NEIGHBOR_MTU, CTR_XMIT_SW_LIFETIME,
+	CTR_XMIT_SW_HOQ,
+	/* PortFlowCtlCounters (Table 233) */
+	CTR_XMIT_FLOW_PKTS, CTR_RCV_FLOW_PKTS,
+	CTR_MAX
+};
+
+struct perf_ctr_def {
+	uint16_t	 attr;
+	int		 field;		/* enum MAD_FIELDS */
+	uint8_t		 width;		/* bits */
+	const char	*name;		/* IBA name, for logs and SQL */
+};
+
+extern const struct perf_ctr_def perf_ctrs[CTR_MAX];
+
+/* The counters an attribute carries: [*first, *first + *n). */
+int	perf_attr_ctrs(uint16_t attr, int *first, int *n);
+/* Decode the counters of attr from the 192-octet PerfMgt data field. */
+int	perf_decode(uint16_t attr, const uint8_t *data, size_t len,
+	    uint64_t *vals);
+uint32_t perf_cpi_capmask(const uint8_t *data, size_t len);
+
+#endif

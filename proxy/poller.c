@@ -1,0 +1,376 @@
+/* proxy_poll: the background poller behind the YAML polling policies.
+ *
+ * Every node gets the first policy that matches it (or the default).
+ * Each node polls on its own timer, offset by a hash of its GUID across
+ * the interval, so the fabric sees an even trickle of MADs instead of a
+ * burst at the top of the minute. A poll asks the cache for the node's
+ * attributes; entries still fresh cost nothing, the others become MADs,
+ * and counter answers feed the accumulators. A policy also caps its own
+ * MADs in flight and may set thresholds on counter rates. */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/mad.h"
+#include "proxy/perf.h"
+#include "proxy/poller.h"
+#include "proxy/smp.h"
+#include "store/cache.h"
+#include "store/counters.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+struct poll_node {
+	struct ev_timer		 timer;
+	uint32_t		 node;
+	int			 policy;	/* index, -1: default */
+	int			 outstanding;
+	/* Threshold bookkeeping: totals at the last check. */
+	uint64_t		*last_totals;	/* ports x thresholds */
+	uint64_t		 last_ms;
+};
+
+struct poll_wait {
+	struct poll_node	*pn;
+	int			 policy;
+};
+
+static const struct gw_policy	*poll_pols;
+static int			 poll_npols;
+static struct gw_policy		 poll_default = {
+	.name = "default", .groups = GW_POLL_COUNTERS, .interval = 60,
+	.ttl = 60, .max_inflight = 16,
+};
+static struct poll_node		**poll_nodes;
+static size_t			 poll_n;
+static int			*poll_inflight;	/* per policy, +1: default */
+static int			 poll_ninflight;
+static uint64_t			 poll_rounds;
+
+static const struct gw_policy *
+policy_of(int idx)
+{
+	return idx < 0 ? &poll_default : &poll_pols[idx];
+}
+
+static int
+matches(const struct gw_policy *p, const struct store_node *n)
+{
+	const char *name = n->alias ? n->alias : n->desc;
+
+	if (p->type && p->type != n->type)
+		return 0;
+	if (p->glob && fnmatch(p->glob, name, 0) != 0 &&
+	    fnmatch(p->glob, n->desc, 0) != 0)
+		return 0;
+	if (p->regex && regexec(p->regex, name, 0, NULL, 0) != 0 &&
+	    regexec(p->regex, n->desc, 0, NULL, 0) != 0)
+		return 0;
+	if (p->nguids) {
+		int i;
+		for (i = 0; i < p->nguids; i++)
+			if (p->guids[i] == n->guid)
+				break;
+		if (i == p->nguids)
+			return 0;
+	}
+	return 1;
+}
+
+int
+proxy_poll_policy(uint32_t node)
+{
+	const struct store_node *n = store_node_at(node);
+
+	if (n == NULL)
+		return -1;
+	for (int i = 0; i < poll_npols; i++)
+		if (matches(&poll_pols[i], n))
+			return i;
+	return -1;
+}
+
+const char *
+proxy_poll_policy_name(uint32_t node)
+{
+	return node < poll_n && poll_nodes[node] ?
+	    policy_of(poll_nodes[node]->policy)->name : "default";
+}
+
+/* Cache TTLs follow the node's policy for the classes it polls. */
+static int
+ttl_hook(const struct cache_key *k, enum cache_class cls)
+{
+	const struct gw_policy *p;
+
+	if (k->node >= poll_n || poll_nodes[k->node] == NULL)
+		return -1;
+	p = policy_of(poll_nodes[k->node]->policy);
+	if ((cls == CACHE_COUNTERS && (p->groups & GW_POLL_COUNTERS)) ||
+	    (cls == CACHE_PORTINFO && (p->groups & GW_POLL_PORTINFO)))
+		return p->ttl;
+	return -1;
+}
+
+static void
+check_thresholds(struct poll_node *pn)
+{
+	const struct gw_policy *p = policy_of(pn->policy);
+	const struct store_node *n = store_node_at(pn->node);
+	uint64_t now = ev_now();
+	double minutes;
+
+	if (p->nthresholds == 0 || n == NULL)
+		return;
+	if (pn->last_totals == NULL) {
+		pn->last_totals = calloc((size_t)(n->num_ports + 1) *
+		    p->nthresholds, sizeof(uint64_t));
+		if (pn->last_totals == NULL)
+			return;
+		pn->last_ms = 0;
+	}
+	minutes = pn->last_ms ? (now - pn->last_ms) / 60000.0 : 0;
+	for (int port = 1; port <= n->num_ports; port++) {
+		const struct ctr_port *cp = counters_port(pn->node, port);
+		if (cp == NULL)
+			continue;
+		for (int t = 0; t < p->nthresholds; t++) {
+			const struct gw_threshold *th = &p->thresholds[t];
+			uint64_t *last = &pn->last_totals[port *
+			    p->nthresholds + t];
+			uint64_t total = cp->c[th->ctr].total;
+			double rate;
+
+			if (pn->last_ms && minutes > 0) {
+				rate = (total - *last) / minutes;
+				if (rate > th->per_minute)
+					log_warnx("threshold: node 0x%016llx "
+					    "(%s) port %d %s %.1f/min above "
+					    "%.1f/min (policy %s)",
+					    (unsigned long long)n->guid,
+					    n->alias ? n->alias : n->desc,
+					    port, perf_ctrs[th->ctr].name, rate,
+					    th->per_minute, p->name);
+			}
+			*last = total;
+		}
+	}
+	pn->last_ms = now;
+}
+
+static void
+wait_cb(void *arg, int status, const uint8_t *data, size_t len)
+{
+	struct poll_wait *w = arg;
+
+	if (w->pn->outstanding > 0 && --w->pn->outstanding == 0)
+		check_thresholds(w->pn);
+	/* After a reload the numbering may have changed: ignore. */
+	if (w->policy + 1 < poll_ninflight && poll_inflight[w->policy + 1] > 0)
+		poll_inflight[w->policy + 1]--;
+	free(w);
+}
+
+static void
+want(struct poll_node *pn, uint8_t mclass, uint16_t attr, uint32_t mod,
+    uint8_t port, enum cache_class cls)
+{
+	struct cache_key k = { pn->node, attr, mclass, port, mod };
+	struct poll_wait *w;
+	const uint8_t *d;
+	size_t len;
+
+	if ((w = malloc(sizeof(*w))) == NULL)
+		return;
+	w->pn = pn;
+	w->policy = pn->policy;
+	if (cache_lookup(&k, cls, &d, &len, wait_cb, w) == 1) {
+		pn->outstanding++;
+		poll_inflight[pn->policy + 1]++;
+	} else
+		free(w);	/* fresh (or failing): nothing to send */
+}
+
+static void
+poll_node_now(struct poll_node *pn)
+{
+	const struct gw_policy *p = policy_of(pn->policy);
+	const struct store_node *n = store_node_at(pn->node);
+	int sw;
+
+	if (n == NULL || !n->reachable)
+		return;
+	sw = n->type == STORE_NODE_SWITCH;
+	if (p->groups & GW_POLL_NODEINFO) {
+		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_NODE_INFO, 0, 0,
+		    CACHE_NODEINFO);
+		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_NODE_DESC, 0, 0,
+		    CACHE_NODEDESC);
+	}
+	if (p->groups & (GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS))
+		want(pn, PROXY_CLASS_PERF, PERF_ATTR_CLASS_PORT_INFO, 0,
+		    sw ? 0 : 1, CACHE_TABLES);
+	for (int port = 1; port <= n->num_ports; port++) {
+		uint8_t rp = sw ? 0 : (uint8_t)port;
+
+		/* A CA port without a LID has no PMA to ask. */
+		if (!sw && n->ports[port].lid == 0)
+			continue;
+		if (p->groups & GW_POLL_PORTINFO)
+			want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_PORT_INFO, port,
+			    rp, CACHE_PORTINFO);
+		if (p->groups & GW_POLL_COUNTERS) {
+			want(pn, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS,
+			    port, rp, CACHE_COUNTERS);
+			want(pn, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS_EXT,
+			    port, rp, CACHE_COUNTERS);
+			if (!(n->unsupported & STORE_UNSUP_FLOWCTL))
+				want(pn, PROXY_CLASS_PERF,
+				    PERF_ATTR_FLOW_CTL_COUNTERS, port, rp,
+				    CACHE_COUNTERS);
+		}
+		if (p->groups & GW_POLL_ERROR_DETAILS) {
+			want(pn, PROXY_CLASS_PERF, PERF_ATTR_RCV_ERROR_DETAILS,
+			    port, rp, CACHE_COUNTERS);
+			want(pn, PROXY_CLASS_PERF,
+			    PERF_ATTR_XMIT_DISCARD_DETAILS, port, rp,
+			    CACHE_COUNTERS);
+		}
+	}
+	if ((p->groups & GW_POLL_FORWARDING) && sw) {
+		const uint8_t *d;
+		size_t len;
+		struct cache_key k = { pn->node, SMP_ATTR_SWITCH_INFO,
+		    PROXY_CLASS_SMI_DR, 0, 0 };
+		struct smp_switchinfo si;
+
+		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_SWITCH_INFO, 0, 0,
+		    CACHE_SWITCHINFO);
+		if (cache_peek(&k, &d, &len) == 0 &&
+		    smp_decode_switchinfo(d, len, &si) == 0)
+			for (uint32_t b = 0; b <= si.linear_top / 64u; b++)
+				want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_LFT, b,
+				    0, CACHE_FDB);
+	}
+	if (pn->outstanding == 0)
+		check_thresholds(pn);
+}
+
+static void
+node_timer(void *arg)
+{
+	struct poll_node *pn = arg;
+	const struct gw_policy *p = policy_of(pn->policy);
+
+	/* The policy's cap on MADs in flight: come back shortly. */
+	if (poll_inflight[pn->policy + 1] >= p->max_inflight) {
+		ev_timer_add(&pn->timer, 50 + (pn->node % 50));
+		return;
+	}
+	poll_rounds++;
+	poll_node_now(pn);
+	ev_timer_add(&pn->timer, (uint64_t)p->interval * 1000);
+}
+
+/* Give every known node a policy and a timer; keep running timers. */
+static void
+assign(void)
+{
+	size_t n = store_node_count();
+
+	if (n > poll_n) {
+		struct poll_node **v = realloc(poll_nodes, n * sizeof(*v));
+		if (v == NULL) {
+			log_warn("poll");
+			return;
+		}
+		memset(v + poll_n, 0, (n - poll_n) * sizeof(*v));
+		poll_nodes = v;
+		poll_n = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct poll_node *pn = poll_nodes[i];
+		int pol = proxy_poll_policy(i);
+		const struct gw_policy *p = policy_of(pol);
+
+		if (pn == NULL) {
+			if ((pn = calloc(1, sizeof(*pn))) == NULL)
+				continue;
+			pn->node = i;
+			ev_timer_init(&pn->timer, node_timer, pn);
+			poll_nodes[i] = pn;
+		}
+		if (pn->policy != pol || !ev_timer_pending(&pn->timer)) {
+			/* Spread nodes over the interval by GUID. */
+			uint64_t g = store_node_at(i)->guid;
+			uint64_t off = htab_hash(&g, sizeof(g)) %
+			    ((uint64_t)p->interval * 1000);
+			free(pn->last_totals);
+			pn->last_totals = NULL;
+			pn->policy = pol;
+			ev_timer_add(&pn->timer, off);
+		}
+	}
+}
+
+int
+proxy_poll_set_policies(const struct gw_policy *pols, int n)
+{
+	int *f = calloc(n + 1, sizeof(*f));
+
+	if (f == NULL)
+		return -1;
+	/* MADs in flight stay counted under the new numbering's default;
+	 * they drain within one timeout. */
+	free(poll_inflight);
+	poll_inflight = f;
+	poll_ninflight = n + 1;
+	poll_pols = pols;
+	poll_npols = n;
+	for (size_t i = 0; i < poll_n; i++)
+		if (poll_nodes[i])
+			poll_nodes[i]->policy = -2;	/* force re-assignment */
+	assign();
+	return 0;
+}
+
+void
+proxy_poll_inventory_changed(void)
+{
+	assign();
+}
+
+int
+proxy_poll_init(const struct gw_policy *pols, int n)
+{
+	cache_set_ttl_hook(ttl_hook);
+	return proxy_poll_set_policies(pols, n);
+}
+
+void
+proxy_poll_finalise(void)
+{
+	for (size_t i = 0; i < poll_n; i++)
+		if (poll_nodes[i]) {
+			ev_timer_del(&poll_nodes[i]->timer);
+			free(poll_nodes[i]->last_totals);
+			free(poll_nodes[i]);
+		}
+	free(poll_nodes);
+	free(poll_inflight);
+	poll_nodes = NULL;
+	poll_inflight = NULL;
+	poll_n = 0;
+	cache_set_ttl_hook(NULL);
+}
+
+uint64_t
+proxy_poll_rounds(void)
+{
+	return poll_rounds;
+}

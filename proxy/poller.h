@@ -1,0 +1,21 @@
+/* proxy_poll: background polling by YAML policy (see poller.c). */
+#ifndef IBSNMPGW_PROXY_POLLER_H
+#define IBSNMPGW_PROXY_POLLER_H
+
+#include <stdint.h>
+
+#include "gateway/conf.h"
+
+/* pols stays owned by the caller and must outlive the poller (or the
+ * next proxy_poll_set_policies()). */
+int		 proxy_poll_init(const struct gw_policy *pols, int n);
+void		 proxy_poll_finalise(void);
+int		 proxy_poll_set_policies(const struct gw_policy *pols, int n);
+/* After a sweep: new nodes get a policy and a timer. */
+void		 proxy_poll_inventory_changed(void);
+/* Index of the first matching policy, -1 for the default. */
+int		 proxy_poll_policy(uint32_t node);
+const char	*proxy_poll_policy_name(uint32_t node);
+uint64_t	 proxy_poll_rounds(void);
+
+#endif

@@ -1,0 +1,302 @@
+/* counters: accumulators and their persistence (schema v4). */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "store/counters.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+static struct htab	 ctr_ports;	/* (node, port) -> ctr_port */
+static int64_t		 ctr_start_ms;
+static struct ev_timer	 ctr_timer;
+
+#define FLUSH_MS	10000
+
+static int64_t
+wall_ms(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+unsigned
+ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width)
+{
+	uint64_t max = width >= 64 ? UINT64_MAX : (1ULL << width) - 1;
+	unsigned ev = 0;
+
+	if (raw > max)
+		raw = max;	/* a field wider than its counter: garbage */
+	if (!a->valid) {
+		/* Counters start at zero with the port: a first reading
+		 * is the count so far. */
+		a->total += raw;
+		a->valid = 1;
+		ev |= CTR_EV_FIRST;
+	} else if (raw >= a->last) {
+		a->total += raw - a->last;
+	} else {
+		/* Went down: reset by someone else or by a reboot. What
+		 * came before the reset since our last reading is lost. */
+		a->total += raw;
+		ev |= CTR_EV_RESET;
+	}
+	if (width < 64 && raw == max) {
+		if (!a->saturated)
+			ev |= CTR_EV_SATURATED;
+		a->saturated = 1;
+	} else
+		a->saturated = 0;
+	a->last = raw;
+	return ev;
+}
+
+void
+ctr_was_reset(struct ctr_acc *a)
+{
+	a->last = 0;
+	a->saturated = 0;
+}
+
+static uint64_t
+port_key(uint32_t node, uint8_t port)
+{
+	return (uint64_t)node << 8 | port;
+}
+
+static struct ctr_port *
+port_get(uint32_t node, uint8_t port, int create)
+{
+	uint64_t k = port_key(node, port);
+	struct ctr_port *p = htab_get_u64(&ctr_ports, k);
+
+	if (p != NULL || !create)
+		return p;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->node = node;
+	p->port = port;
+	p->disc_ms = ctr_start_ms;
+	p->change_ms = ctr_start_ms;
+	if (htab_put_u64(&ctr_ports, k, p) == -1) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+const struct ctr_port *
+counters_port(uint32_t node, uint8_t port)
+{
+	return port_get(node, port, 0);
+}
+
+uint32_t
+counters_ticks(int64_t ms)
+{
+	return ms <= ctr_start_ms ? 0 : (uint32_t)((ms - ctr_start_ms) / 10);
+}
+
+void
+counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
+    size_t len)
+{
+	struct ctr_port *p = port_get(node, port, 1);
+	uint64_t vals[CTR_MAX];
+	unsigned ev = 0;
+	int first, n;
+
+	if (p == NULL || perf_decode(attr, data, len, vals) == -1)
+		return;
+	perf_attr_ctrs(attr, &first, &n);
+	for (int i = first; i < first + n; i++) {
+		unsigned e = ctr_update(&p->c[i], vals[i], perf_ctrs[i].width);
+		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
+			struct store_node *sn = store_node_at(node);
+			log_info("counters: node 0x%016llx port %u %s %s at "
+			    "%llu", sn ? (unsigned long long)sn->guid : 0ULL,
+			    port, perf_ctrs[i].name, (e & CTR_EV_RESET) ?
+			    "went down (reset or reboot)" : "saturated",
+			    (unsigned long long)vals[i]);
+		}
+		/* A counter seen for the first time on a port that has
+		 * others is no discontinuity of the interface. */
+		if (p->have[i] || !(e & CTR_EV_FIRST))
+			ev |= e;
+		p->have[i] = 1;
+	}
+	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
+		p->disc_ms = wall_ms();
+	p->dirty = 1;
+}
+
+void
+counters_port_state(uint32_t node, uint8_t port, uint8_t state)
+{
+	struct ctr_port *p = port_get(node, port, 1);
+
+	if (p == NULL || p->state == state)
+		return;
+	if (p->state != 0) {
+		p->change_ms = wall_ms();
+		/* A port that went down may come back from a reboot with
+		 * fresh counters: distrust differences across it. */
+		p->disc_ms = p->change_ms;
+	}
+	p->state = state;
+}
+
+/* Persistence */
+
+static sqlite3 *
+db(void)
+{
+	return store_db_handle();
+}
+
+static int
+load(void)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (db() == NULL)
+		return 0;
+	if (sqlite3_prepare_v2(db(), "SELECT node_guid, port, counter, total, "
+	    "last, saturated FROM counters", -1, &st, NULL) != SQLITE_OK) {
+		log_warnx("counters: %s", sqlite3_errmsg(db()));
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_node *sn = store_node_by_guid(
+		    (uint64_t)sqlite3_column_int64(st, 0));
+		int port = sqlite3_column_int(st, 1);
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		struct ctr_port *p;
+		int i;
+
+		if (sn == NULL || port < 0 || port > sn->num_ports || !name)
+			continue;
+		for (i = 0; i < CTR_MAX; i++)
+			if (strcmp(perf_ctrs[i].name, name) == 0)
+				break;
+		if (i == CTR_MAX || (p = port_get(sn->idx, port, 1)) == NULL)
+			continue;
+		p->c[i].total = (uint64_t)sqlite3_column_int64(st, 3);
+		p->c[i].last = (uint64_t)sqlite3_column_int64(st, 4);
+		p->c[i].saturated = sqlite3_column_int(st, 5) != 0;
+		p->c[i].valid = 1;
+		p->have[i] = 1;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		log_warnx("counters: %s", sqlite3_errmsg(db()));
+		return -1;
+	}
+	log_info("counters: %d accumulators loaded", n);
+	return 0;
+}
+
+struct flush_ctx {
+	sqlite3_stmt	*st;
+	int		 err, n;
+};
+
+static void
+flush_port(const void *k, size_t len, void *v, void *arg)
+{
+	struct ctr_port *p = v;
+	struct flush_ctx *f = arg;
+	struct store_node *sn = store_node_at(p->node);
+
+	if (!p->dirty || sn == NULL || f->err)
+		return;
+	for (int i = 0; i < CTR_MAX; i++) {
+		if (!p->c[i].valid)
+			continue;
+		sqlite3_bind_int64(f->st, 1, (int64_t)sn->guid);
+		sqlite3_bind_int(f->st, 2, p->port);
+		sqlite3_bind_text(f->st, 3, perf_ctrs[i].name, -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_int64(f->st, 4, (int64_t)p->c[i].total);
+		sqlite3_bind_int64(f->st, 5, (int64_t)p->c[i].last);
+		sqlite3_bind_int(f->st, 6, p->c[i].saturated);
+		if (sqlite3_step(f->st) != SQLITE_DONE)
+			f->err = 1;
+		sqlite3_reset(f->st);
+		f->n++;
+	}
+	p->dirty = 0;
+}
+
+int
+counters_flush(void)
+{
+	struct flush_ctx f = { NULL, 0, 0 };
+
+	if (db() == NULL)
+		return 0;
+	if (sqlite3_exec(db(), "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (sqlite3_prepare_v2(db(), "INSERT OR REPLACE INTO counters "
+	    "(node_guid, port, counter, total, last, saturated) VALUES "
+	    "(?,?,?,?,?,?)", -1, &f.st, NULL) != SQLITE_OK) {
+		sqlite3_exec(db(), "ROLLBACK", NULL, NULL, NULL);
+		goto fail;
+	}
+	htab_foreach(&ctr_ports, flush_port, &f);
+	sqlite3_finalize(f.st);
+	if (f.err) {
+		sqlite3_exec(db(), "ROLLBACK", NULL, NULL, NULL);
+		goto fail;
+	}
+	if (sqlite3_exec(db(), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	return 0;
+fail:
+	log_warnx("counters: cannot save accumulators: %s",
+	    sqlite3_errmsg(db()));
+	return -1;
+}
+
+static void
+flush_timer(void *arg)
+{
+	counters_flush();
+	ev_timer_add(&ctr_timer, FLUSH_MS);
+}
+
+int
+counters_init(void)
+{
+	htab_init(&ctr_ports);
+	/* A restart is a discontinuity: sysUpTime starts again. */
+	ctr_start_ms = wall_ms();
+	ev_timer_init(&ctr_timer, flush_timer, NULL);
+	ev_timer_add(&ctr_timer, FLUSH_MS);
+	return load();
+}
+
+static void
+free_port(const void *k, size_t len, void *v, void *arg)
+{
+	free(v);
+}
+
+void
+counters_finalise(void)
+{
+	ev_timer_del(&ctr_timer);
+	counters_flush();
+	htab_foreach(&ctr_ports, free_port, NULL);
+	htab_free(&ctr_ports);
+}

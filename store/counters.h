@@ -1,0 +1,61 @@
+/* counters: 64-bit monotonic accumulators for every PerfMgt counter of
+ * every port, persisted in SQLite.
+ *
+ * IB's PortCounters are 4..32 bits wide and saturate at all ones
+ * instead of wrapping; anyone may reset them. The accumulator adds what
+ * each new reading adds, notices saturation (counts lost from then on)
+ * and resets (a reading that went down: count from the new base), and
+ * marks a discontinuity when continuity is lost, so Counter64 objects
+ * stay monotonic and ifCounterDiscontinuityTime says when to distrust
+ * a difference. */
+#ifndef IBSNMPGW_COUNTERS_H
+#define IBSNMPGW_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proxy/perf.h"
+
+struct ctr_acc {
+	uint64_t	total;		/* accumulated count */
+	uint64_t	last;		/* last raw reading */
+	uint8_t		valid;		/* last is meaningful */
+	uint8_t		saturated;	/* last was all ones */
+};
+
+/* Events ctr_update() reports. */
+#define CTR_EV_FIRST		0x1	/* first reading ever */
+#define CTR_EV_SATURATED	0x2	/* reached all ones: counts lost */
+#define CTR_EV_RESET		0x4	/* went down: reset or reboot */
+
+struct ctr_port {
+	uint32_t	node;
+	uint8_t		port;
+	uint8_t		have[CTR_MAX];	/* counter was ever read */
+	struct ctr_acc	c[CTR_MAX];
+	int64_t		disc_ms;	/* wall ms of the last discontinuity */
+	int64_t		change_ms;	/* wall ms of the last state change */
+	uint8_t		state;		/* last PortState seen, 0: none */
+	int		dirty;
+};
+
+/* The state machine (pure; unit-tested). width in bits, 64 for the
+ * extended counters. Returns CTR_EV_* flags. */
+unsigned ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width);
+/* The gateway reset the counter itself: count on from zero. */
+void	 ctr_was_reset(struct ctr_acc *a);
+
+int	 counters_init(void);	/* after store_init() */
+void	 counters_finalise(void);	/* flushes */
+/* A PerfMgt answer for (node, port). */
+void	 counters_feed(uint32_t node, uint8_t port, uint16_t attr,
+	    const uint8_t *data, size_t len);
+/* A PortInfo answer: state changes feed ifLastChange. */
+void	 counters_port_state(uint32_t node, uint8_t port, uint8_t state);
+const struct ctr_port *counters_port(uint32_t node, uint8_t port);
+/* TimeTicks since the gateway started for a wall-clock ms time. */
+uint32_t counters_ticks(int64_t wall_ms);
+/* Write changed accumulators in one transaction. */
+int	 counters_flush(void);
+
+#endif

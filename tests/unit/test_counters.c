@@ -1,0 +1,186 @@
+/* counters: the accumulator state machine over every transition, and
+ * persistence across a restart. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <infiniband/mad.h>
+
+#include "proxy/perf.h"
+#include "store/counters.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+static void
+test_first_and_growth(void **state)
+{
+	struct ctr_acc a = { 0 };
+
+	/* A first reading is the count so far. */
+	assert_int_equal(ctr_update(&a, 100, 32), CTR_EV_FIRST);
+	assert_true(a.total == 100);
+	assert_int_equal(ctr_update(&a, 150, 32), 0);
+	assert_true(a.total == 150);
+	assert_int_equal(ctr_update(&a, 150, 32), 0);
+	assert_true(a.total == 150);
+}
+
+static void
+test_saturation(void **state)
+{
+	struct ctr_acc a = { 0 };
+	uint64_t max = 0xffffffffULL;
+
+	ctr_update(&a, max - 10, 32);
+	/* Reaching all ones: counted, and flagged once. */
+	assert_int_equal(ctr_update(&a, max, 32), CTR_EV_SATURATED);
+	assert_true(a.total == max);
+	assert_true(a.saturated);
+	/* Stuck at all ones: nothing more can be counted. */
+	assert_int_equal(ctr_update(&a, max, 32), 0);
+	assert_true(a.total == max);
+	/* Someone resets it: count from the new base. */
+	assert_int_equal(ctr_update(&a, 7, 32), CTR_EV_RESET);
+	assert_true(a.total == max + 7);
+	assert_false(a.saturated);
+	/* Narrow counters saturate at their own width (4 bits). */
+	struct ctr_acc b = { 0 };
+	ctr_update(&b, 14, 4);
+	assert_int_equal(ctr_update(&b, 15, 4), CTR_EV_SATURATED);
+	assert_int_equal(ctr_update(&b, 99, 4), 0);	/* garbage: clamped */
+	assert_true(b.total == 15);
+}
+
+static void
+test_reset_and_reboot(void **state)
+{
+	struct ctr_acc a = { 0 };
+
+	ctr_update(&a, 1000, 32);
+	/* External reset (perfquery -R) then 5 new counts. */
+	assert_int_equal(ctr_update(&a, 5, 32), CTR_EV_RESET);
+	assert_true(a.total == 1005);
+	assert_int_equal(ctr_update(&a, 25, 32), 0);
+	assert_true(a.total == 1025);
+	/* Reset to exactly zero. */
+	assert_int_equal(ctr_update(&a, 0, 32), CTR_EV_RESET);
+	assert_true(a.total == 1025);
+	/* The gateway's own reset: no event, count on from zero. */
+	ctr_was_reset(&a);
+	assert_int_equal(ctr_update(&a, 3, 32), 0);
+	assert_true(a.total == 1028);
+}
+
+static void
+test_64bit_no_saturation(void **state)
+{
+	struct ctr_acc a = { 0 };
+
+	ctr_update(&a, UINT64_MAX - 1, 64);
+	assert_int_equal(ctr_update(&a, UINT64_MAX, 64), 0);
+	assert_false(a.saturated);
+}
+
+static void
+test_monotonic_random(void **state)
+{
+	struct ctr_acc a = { 0 };
+	uint64_t prev = 0, raw = 0, seed = 42;
+
+	/* Whatever the readings do, the total never goes down. */
+	for (int i = 0; i < 100000; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		switch (seed >> 62) {
+		case 0: raw = 0; break;
+		case 1: raw += seed >> 40 & 0xffff; break;
+		case 2: raw = 0xffff; break;
+		default: raw = (seed >> 20) & 0xffff; break;
+		}
+		ctr_update(&a, raw, 16);
+		assert_true(a.total >= prev);
+		prev = a.total;
+	}
+}
+
+static void
+put_pc(uint8_t *d, uint32_t rcv_data, uint32_t sym)
+{
+	memset(d, 0, 192);
+	mad_encode_field(d, IB_PC_RCV_BYTES_F, &rcv_data);
+	mad_encode_field(d, IB_PC_ERR_SYM_F, &sym);
+}
+
+static void
+test_feed_and_restart(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	struct store_node n;
+	struct store_port p[3];
+	unsigned nodes, lost;
+	const struct ctr_port *cp;
+
+	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-ctr-%d.db", getpid());
+	unlink(path);
+	log_init("test_counters", 1, LOG_ERR);
+	ev_init();
+	assert_int_equal(store_init(path), 0);
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = 0x1234;
+	n.type = STORE_NODE_CA;
+	n.num_ports = 2;
+	store_sweep_begin();
+	store_sweep_node(&n, p);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_int_equal(counters_init(), 0);
+	put_pc(d, 1000, 3);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	put_pc(d, 0xffffffff, 3);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	cp = counters_port(0, 1);
+	assert_non_null(cp);
+	assert_true(cp->c[CTR_RCV_DATA].total == 0xffffffffULL);
+	assert_true(cp->c[CTR_SYMBOL_ERRORS].total == 3);
+	counters_finalise();		/* flushes */
+	store_finalise();
+
+	/* Restart: the accumulators come back; a reset after it counts. */
+	assert_int_equal(store_init(path), 0);
+	assert_int_equal(counters_init(), 0);
+	cp = counters_port(0, 1);
+	assert_non_null(cp);
+	assert_true(cp->c[CTR_RCV_DATA].total == 0xffffffffULL);
+	put_pc(d, 10, 4);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_true(cp->c[CTR_RCV_DATA].total == 0xffffffffULL + 10);
+	assert_true(cp->c[CTR_SYMBOL_ERRORS].total == 4);
+	/* Garbage: too short a payload changes nothing. */
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, 10);
+	assert_true(cp->c[CTR_SYMBOL_ERRORS].total == 4);
+	counters_finalise();
+	store_finalise();
+	ev_finalise();
+	unlink(path);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_and_growth),
+		cmocka_unit_test(test_saturation),
+		cmocka_unit_test(test_reset_and_reboot),
+		cmocka_unit_test(test_64bit_no_saturation),
+		cmocka_unit_test(test_monotonic_random),
+		cmocka_unit_test(test_feed_and_restart),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

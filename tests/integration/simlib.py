@@ -173,6 +173,8 @@ def parse_vars(text):
             val = val.replace(" ", "").lower()
         elif typ in ("INTEGER", "Gauge32", "Counter32", "Counter64"):
             val = int(re.sub(r"[^0-9-]", "", val.split("(")[-1]))
+        elif typ == "Timeticks":
+            val = int(val[1:val.index(")")])
         res[oid] = (typ, val)
     return res
 

@@ -741,7 +741,13 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_int(x, v, key, &p->ttl, 0, 86400);
 	else if (strcmp(key, "max-in-flight") == 0)
 		get_int(x, v, key, &p->max_inflight, 1, 1024);
-	else if (strcmp(key, "thresholds") == 0) {
+	else if (strcmp(key, "reset-counters") == 0) {
+		const char *b = scalar(v);
+		if (b && (strcmp(b, "true") == 0 || strcmp(b, "false") == 0))
+			p->reset = b[0] == 't';
+		else
+			cerr(x, v, "'reset-counters' must be true or false");
+	} else if (strcmp(key, "thresholds") == 0) {
 		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
 			return;
 		p->thresholds = calloc(v->data.sequence.items.top -

@@ -60,6 +60,7 @@ struct gw_policy {
 	int			 interval;	/* seconds */
 	int			 ttl;		/* seconds */
 	int			 max_inflight;
+	int			 reset;		/* may reset PortCounters */
 	struct gw_threshold	*thresholds;
 	int			 nthresholds;
 };

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/mad.h>
+
 #include "proxy/fetch.h"
 #include "proxy/mad.h"
 #include "proxy/perf.h"
@@ -115,8 +117,9 @@ proxy_fetch(const struct cache_key *key, void *arg)
 		}
 		a.target.lid = lid;
 		if (key->attr != PERF_ATTR_CLASS_PORT_INFO) {
+			uint32_t ps = key->mod;
 			memset(sel, 0, sizeof(sel));
-			sel[1] = (uint8_t)key->mod;
+			mad_encode_field(sel, IB_PC_PORT_SELECT_F, &ps);
 			a.data = sel;
 			a.data_len = 4;
 		}

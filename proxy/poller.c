@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <fnmatch.h>
+#include <infiniband/mad.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,12 @@ struct poll_node {
 struct poll_wait {
 	struct poll_node	*pn;
 	int			 policy;
+};
+
+struct poll_reset {
+	uint32_t		 node;
+	uint8_t			 port;
+	uint16_t		 mask;
 };
 
 static const struct gw_policy	*poll_pols;
@@ -164,12 +171,72 @@ check_thresholds(struct poll_node *pn)
 }
 
 static void
+reset_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct poll_reset *r = arg;
+
+	if (status == 0) {
+		counters_was_reset(r->node, r->port, r->mask);
+		log_debug("poll: node %u port %u: counters 0x%04x reset",
+		    r->node, r->port, r->mask);
+	} else
+		log_warnx("poll: node %u port %u: counter reset failed",
+		    r->node, r->port);
+	free(r);
+}
+
+/* OpenSM PerfMgr style: a policy with reset-counters clears 32-bit (and
+ * narrower) PortCounters before they saturate, right after reading
+ * them, and the accumulators count on from zero. Off by default: resets
+ * disturb other tools. */
+static void
+maybe_reset(struct poll_node *pn)
+{
+	const struct store_node *n = store_node_at(pn->node);
+	int sw;
+
+	if (!policy_of(pn->policy)->reset || n == NULL)
+		return;
+	sw = n->type == STORE_NODE_SWITCH;
+	for (int port = 1; port <= n->num_ports; port++) {
+		uint16_t mask = counters_reset_mask(pn->node, port);
+		uint16_t lid = sw ? n->lid : n->ports[port].lid;
+		struct proxy_mad_args a;
+		struct poll_reset *r;
+		uint8_t data[PROXY_SMP_DATA_SIZE];
+		uint32_t sel = port, cs = mask;
+
+		if (mask == 0 || lid == 0 || (r = malloc(sizeof(*r))) == NULL)
+			continue;
+		r->node = pn->node;
+		r->port = port;
+		r->mask = mask;
+		/* PortSelect and CounterSelect (IBA 16.1.3.5). */
+		memset(data, 0, sizeof(data));
+		mad_encode_field(data, IB_PC_PORT_SELECT_F, &sel);
+		mad_encode_field(data, IB_PC_COUNTER_SELECT_F, &cs);
+		memset(&a, 0, sizeof(a));
+		a.node_key = n->guid;
+		a.target.lid = lid;
+		a.mgmt_class = PROXY_CLASS_PERF;
+		a.method = 0x02;	/* Set */
+		a.attr_id = PERF_ATTR_PORT_COUNTERS;
+		a.data = data;
+		a.data_len = sizeof(data);
+		if (proxy_mad_submit(&a, reset_cb, r) == -1)
+			free(r);
+	}
+}
+
+static void
 wait_cb(void *arg, int status, const uint8_t *data, size_t len)
 {
 	struct poll_wait *w = arg;
 
-	if (w->pn->outstanding > 0 && --w->pn->outstanding == 0)
+	if (w->pn->outstanding > 0 && --w->pn->outstanding == 0) {
 		check_thresholds(w->pn);
+		maybe_reset(w->pn);
+	}
 	/* After a reload the numbering may have changed: ignore. */
 	if (w->policy + 1 < poll_ninflight && poll_inflight[w->policy + 1] > 0)
 		poll_inflight[w->policy + 1]--;

@@ -154,6 +154,42 @@ counters_port_state(uint32_t node, uint8_t port, uint8_t state)
 	p->state = state;
 }
 
+/* CounterSelect bit of each PortCounters counter (Table 227), in
+ * perf_ctr order; PortXmitWait has none. */
+static const int8_t ctr_select_bit[CTR_XMIT_WAIT + 1] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -1,
+};
+
+uint16_t
+counters_reset_mask(uint32_t node, uint8_t port)
+{
+	const struct ctr_port *p = port_get(node, port, 0);
+	uint16_t mask = 0;
+
+	if (p == NULL)
+		return 0;
+	for (int i = 0; i <= CTR_XMIT_WAIT; i++) {
+		uint64_t max = (1ULL << perf_ctrs[i].width) - 1;
+		if (ctr_select_bit[i] >= 0 && p->c[i].valid &&
+		    p->c[i].last >= max - max / 4)
+			mask |= 1u << ctr_select_bit[i];
+	}
+	return mask;
+}
+
+void
+counters_was_reset(uint32_t node, uint8_t port, uint16_t mask)
+{
+	struct ctr_port *p = port_get(node, port, 0);
+
+	if (p == NULL)
+		return;
+	for (int i = 0; i <= CTR_XMIT_WAIT; i++)
+		if (ctr_select_bit[i] >= 0 && (mask & (1u << ctr_select_bit[i])))
+			ctr_was_reset(&p->c[i]);
+	p->dirty = 1;
+}
+
 /* Persistence */
 
 static sqlite3 *

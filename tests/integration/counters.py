@@ -21,6 +21,12 @@ R = simlib.Report()
 _extra = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
 _extra.write("cache:\n  ttl:\n    counters: 1\n    portinfo: 1\n"
              "polling:\n"
+             "  - name: resetting\n"
+             "    match: {name: node05}\n"
+             "    groups: [counters]\n"
+             "    interval: 1\n"
+             "    ttl: 1\n"
+             "    reset-counters: true\n"
              "  - name: fast\n"
              "    groups: [counters, portinfo]\n"
              "    interval: 1\n"
@@ -159,6 +165,22 @@ def main():
     R.check(all(b >= a for a, b in zip(hc_seen, hc_seen[1:])) and
             None not in hc_seen, "ifHCInOctets never went back: %s" %
             hc_seen)
+
+    # A policy that may reset clears PortRcvErrors before it saturates
+    # and loses nothing.
+    perfset("PortRcvErrors", 60000, node="node05")
+    for _ in range(20):
+        pq = simlib.parse_diag(fab.diag(["perfquery", "109", "1"]).stdout)
+        if pq.get("PortRcvErrors") == "0":
+            break
+        time.sleep(0.25)
+    err5, = get("node05", IN_ERR)
+    R.equal(pq.get("PortRcvErrors"), "0",
+            "policy reset-counters cleared node05's PortRcvErrors")
+    R.equal(err5, 60000, "... and ifInErrors still counts all 60000")
+    perfset("PortRcvErrors", 10, node="node05")
+    err5, = get("node05", IN_ERR)
+    R.equal(err5, 60010, "counting goes on after the gateway's own reset")
 
     # A threshold crossing logs a line (SymbolErrorCounter > 10/min).
     perfset("SymbolErrorCounter", 500)

@@ -114,6 +114,10 @@ signal_cb(int fd, short revents, void *arg)
 			else
 				log_info("SIGUSR1: a sweep is already running");
 			break;
+		case SIGUSR2:
+			if (proxy_poll_all_now() == 0)
+				log_info("SIGUSR2: full poll started");
+			break;
 		case SIGTERM:
 		case SIGINT:
 			log_info("signal %d: shutting down", sig);
@@ -143,6 +147,7 @@ signals_init(const struct gw_conf *c)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, (void *)c);
 }

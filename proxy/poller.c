@@ -39,7 +39,10 @@ struct poll_node {
 struct poll_wait {
 	struct poll_node	*pn;
 	int			 policy;
+	int			 full;		/* part of a full poll */
 };
+
+static int			 poll_full_now;	/* while issuing one */
 
 struct poll_reset {
 	uint32_t		 node;
@@ -58,6 +61,10 @@ static size_t			 poll_n;
 static int			*poll_inflight;	/* per policy, +1: default */
 static int			 poll_ninflight;
 static uint64_t			 poll_rounds;
+/* A full poll on demand (SIGUSR2, benchmarks): its own bookkeeping. */
+static int			 full_outstanding;
+static uint64_t			 full_started, full_sent0;
+static unsigned			 full_nodes;
 
 static const struct gw_policy *
 policy_of(int idx)
@@ -229,10 +236,28 @@ maybe_reset(struct poll_node *pn)
 }
 
 static void
+full_done_check(void)
+{
+	struct proxy_mad_stats st;
+
+	if (full_started == 0 || full_outstanding > 0)
+		return;
+	proxy_mad_get_stats(&st);
+	log_info("poll done: %u nodes, %llu MADs in %llu ms", full_nodes,
+	    (unsigned long long)(st.sent - full_sent0),
+	    (unsigned long long)(ev_now() - full_started));
+	full_started = 0;
+}
+
+static void
 wait_cb(void *arg, int status, const uint8_t *data, size_t len)
 {
 	struct poll_wait *w = arg;
 
+	if (w->full) {
+		full_outstanding--;
+		full_done_check();
+	}
 	if (w->pn->outstanding > 0 && --w->pn->outstanding == 0) {
 		check_thresholds(w->pn);
 		maybe_reset(w->pn);
@@ -256,9 +281,12 @@ want(struct poll_node *pn, uint8_t mclass, uint16_t attr, uint32_t mod,
 		return;
 	w->pn = pn;
 	w->policy = pn->policy;
+	w->full = poll_full_now;
 	if (cache_lookup(&k, cls, &d, &len, wait_cb, w) == 1) {
 		pn->outstanding++;
 		poll_inflight[pn->policy + 1]++;
+		if (w->full)
+			full_outstanding++;
 	} else
 		free(w);	/* fresh (or failing): nothing to send */
 }
@@ -434,6 +462,30 @@ proxy_poll_finalise(void)
 	poll_inflight = NULL;
 	poll_n = 0;
 	cache_set_ttl_hook(NULL);
+}
+
+int
+proxy_poll_all_now(void)
+{
+	struct proxy_mad_stats st;
+
+	if (full_started != 0)
+		return -1;
+	/* Whatever is cached is stale for this purpose. */
+	cache_flush(UINT32_MAX);
+	proxy_mad_get_stats(&st);
+	full_sent0 = st.sent;
+	full_started = ev_now();
+	full_nodes = 0;
+	poll_full_now = 1;
+	for (size_t i = 0; i < poll_n; i++)
+		if (poll_nodes[i] && store_node_at(i)->reachable) {
+			full_nodes++;
+			poll_node_now(poll_nodes[i]);
+		}
+	poll_full_now = 0;
+	full_done_check();
+	return 0;
 }
 
 uint64_t

@@ -17,5 +17,8 @@ void		 proxy_poll_inventory_changed(void);
 int		 proxy_poll_policy(uint32_t node);
 const char	*proxy_poll_policy_name(uint32_t node);
 uint64_t	 proxy_poll_rounds(void);
+/* Poll every reachable node now (flushing the cache first) and log
+ * "poll done: N nodes, M MADs in T ms" when all answered. */
+int		 proxy_poll_all_now(void);
 
 #endif

@@ -228,6 +228,65 @@ test_empty_section(void **state)
 }
 
 static void
+test_polling(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "polling:\n"
+	    "  - name: leaves\n"
+	    "    match: {type: switch, name: \"leaf*\", guids: [0x12]}\n"
+	    "    groups: [counters, error-details]\n"
+	    "    interval: 30\n"
+	    "    max-in-flight: 4\n"
+	    "    reset-counters: true\n"
+	    "    thresholds:\n"
+	    "      - {counter: SymbolErrorCounter, per-minute: 2.5}\n"
+	    "  - match: {regex: \"^node\"}\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_int_equal(c->npolicies, 2);
+	assert_string_equal(c->policies[0].name, "leaves");
+	assert_int_equal(c->policies[0].type, 2);
+	assert_int_equal(c->policies[0].groups,
+	    GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS);
+	assert_int_equal(c->policies[0].interval, 30);
+	assert_int_equal(c->policies[0].ttl, 30);	/* defaults to it */
+	assert_int_equal(c->policies[0].reset, 1);
+	assert_int_equal(c->policies[0].nguids, 1);
+	assert_int_equal(c->policies[0].nthresholds, 1);
+	assert_true(c->policies[0].thresholds[0].per_minute == 2.5);
+	assert_non_null(c->policies[1].regex);
+	assert_int_equal(c->policies[1].interval, 60);
+	gw_conf_free(c);
+
+	err[0] = '\0';
+	c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "polling:\n"
+	    "  - match: {type: toaster, regex: \"([\", guids: [zz]}\n"
+	    "    groups: [counters, colours]\n"
+	    "    interval: 0\n"
+	    "    reset-counters: maybe\n"
+	    "    thresholds: [{counter: Nonsense, per-minute: -1}]\n",
+	    err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":5: type must be ca, switch or router"));
+	assert_non_null(strstr(err, ":5: bad regular expression"));
+	assert_non_null(strstr(err, ":5: not a GUID: 'zz'"));
+	assert_non_null(strstr(err, ":6: unknown group 'colours'"));
+	assert_non_null(strstr(err, ":7: 'interval' is 0, out of range"));
+	assert_non_null(strstr(err, ":8: 'reset-counters' must be true or "
+	    "false"));
+	assert_non_null(strstr(err, ":9: unknown counter 'Nonsense'"));
+}
+
+static void
 test_duplicate_keys(void **state)
 {
 	char err[1024] = "";
@@ -254,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_empty_and_missing),
 		cmocka_unit_test(test_empty_section),
+		cmocka_unit_test(test_polling),
 		cmocka_unit_test(test_duplicate_keys),
 	};
 

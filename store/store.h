@@ -33,6 +33,8 @@ enum store_node_type {
 #define STORE_UNSUP_VLARB	0x80
 #define STORE_UNSUP_PKEY	0x100
 #define STORE_UNSUP_FLOWCTL	0x200	/* PerfMgt PortFlowCtlCounters */
+#define STORE_UNSUP_RCV_DETAILS	0x400	/* PortRcvErrorDetails */
+#define STORE_UNSUP_XMIT_DETAILS 0x800	/* PortXmitDiscardDetails */
 
 /* A directed route: hop[0] is unused (always 0), hop[1..cnt] are the
  * output ports, as in ib_dr_path_t and smpquery -D "0,1,3". */

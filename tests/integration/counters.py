@@ -182,6 +182,33 @@ def main():
     err5, = get("node05", IN_ERR)
     R.equal(err5, 60010, "counting goes on after the gateway's own reset")
 
+    # IB-IF-MIB ibIfPortStatTable against perfquery (node04 port 1).
+    sets = [("PortCounters", "LinkErrorRecoveryCounter", 3),
+            ("PortCounters", "LinkDownedCounter", 2),
+            ("PortCounters", "VL15Dropped", 11),
+            ("PortCounters", "LocalLinkIntegrityErrors", 5),
+            ("PortRcvErrorDetails", "PortMalformedPacketErrors", 13),
+            ("PortXmitDiscardDetails", "PortNeighborMTUDiscards", 17)]
+    for attr, field, val in sets:
+        fab.cmd('PerformanceSet "node04"[1] %s.%s=%d' % (attr, field, val))
+    time.sleep(SETTLE)
+    pq = {}
+    for opt in ([], ["-E"], ["-D"]):
+        pq.update(simlib.parse_diag(fab.diag(["perfquery"] + opt +
+                                             ["107", "1"]).stdout))
+    fields = ["SymbolErrorCounter", "LinkErrorRecoveryCounter",
+              "LinkDownedCounter", "PortLocalPhysicalErrors",
+              "PortMalformedPktErrors", "PortRcvRemotePhysicalErrors",
+              "PortRcvConstraintErrors", "PortInactiveDiscards",
+              "PortNeighborMTUDiscards", "PortSwLifetimeLimitDiscards",
+              "PortSwHOQLifetimeLimitDiscards", "LocalLinkIntegrityErrors",
+              "ExcessiveBufferOverrunErrors", "VL15Dropped"]
+    oids = [".1.3.6.1.3.117.2.1.1.1.%d.1" % c for c in range(2, 16)]
+    got = get("node04", *oids)
+    want = [int(pq[f]) if f in pq else None for f in fields]
+    R.equal(got, want, "ibIfPortStatTable (14 counters) matches perfquery, "
+            "-E and -D")
+
     # A threshold crossing logs a line (SymbolErrorCounter > 10/min).
     perfset("SymbolErrorCounter", 500)
     time.sleep(1.5)

@@ -171,10 +171,10 @@ ep=$(start_fabric ctr "$work/ctr.topo" "$work/ctr.map")
 gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-ctr/pids")
 polls=""
 for i in 1 2 3; do
-	before=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log")
+	before=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log" || true)
 	kill -USR2 "$gwpid"
 	for t in $(seq 1 300); do
-		now=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log")
+		now=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log" || true)
 		[ "$now" -gt "$before" ] && break
 		sleep 0.1
 	done

@@ -209,6 +209,25 @@ def main():
     R.equal(got, want, "ibIfPortStatTable (14 counters) matches perfquery, "
             "-E and -D")
 
+    # SIGHUP with a broken file: errors as file:line, old policies stay.
+    conf = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    good = open(conf).read()
+    with open(conf, "w") as f:
+        f.write(good + "  - name: broken\n    interval: soon\n")
+    os.kill(fab.pid(), 1)
+    time.sleep(1)
+    log = fab.log()
+    R.check("'interval' must be an integer" in log and
+            "the running configuration stays" in log and
+            "ibsnmpgw.yaml:" in log, "SIGHUP with a bad file logs file:line "
+            "errors and keeps the running configuration")
+    with open(conf, "w") as f:
+        f.write(good)
+    os.kill(fab.pid(), 1)
+    time.sleep(1)
+    R.check("reload: %s: 2 polling policies" % conf in fab.log(),
+            "SIGHUP with the good file reloads its 2 policies")
+
     # A threshold crossing logs a line (SymbolErrorCounter > 10/min).
     perfset("SymbolErrorCounter", 500)
     time.sleep(1.5)

@@ -101,12 +101,17 @@ class Fabric:
                        timeout=30)
 
     def pid(self, prog="ibsnmpgw"):
+        """The newest process of that name the launcher or a test
+        started (a restarted gateway is appended)."""
+        found = None
         with open(os.path.join(self.dir, "pids")) as f:
             for line in f:
                 name, pid = line.split()
                 if name == prog:
-                    return int(pid)
-        raise RuntimeError("no %s pid" % prog)
+                    found = int(pid)
+        if found is None:
+            raise RuntimeError("no %s pid" % prog)
+        return found
 
     def sweep(self, timeout=30):
         """Force a discovery sweep (SIGUSR1) and wait until it is done."""

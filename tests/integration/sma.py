@@ -21,7 +21,10 @@ from simlib import SMA, parse_diag, parse_vars  # noqa: E402
 simlib.skip_if_missing()
 R = simlib.Report()
 _extra = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
-_extra.write("cache:\n  ttl:\n    portinfo: 2\n")
+# No background polling: the cold-walk test counts every MAD.
+_extra.write("cache:\n  ttl:\n    portinfo: 2\n"
+             "polling:\n  - name: none\n    groups: []\n"
+             "    interval: 86400\n")
 _extra.close()
 fab = simlib.Fabric(extra=["--extra-yaml", _extra.name])
 os.unlink(_extra.name)

@@ -7,7 +7,10 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <netinet/in.h>
 #include <regex.h>
+#include <sys/socket.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -161,6 +164,12 @@ unknown(struct cctx *x, const yaml_node_t *k, const char *key,
 	cerr(x, k, "unknown key '%s' in '%s'", key, sect);
 }
 
+static void selector_free(struct gw_selector *s);
+static void match_key(struct cctx *x, const char *key, yaml_node_t *k,
+    yaml_node_t *v, void *arg);
+static void parse_sources(struct cctx *x, yaml_node_t *v,
+    struct gw_community *cm);
+
 /* snmp.listen: "udp:ADDR:PORT" or "udp6:[ADDR]:PORT". Returns a
  * normalised form in norm for duplicate detection. */
 static int
@@ -295,7 +304,11 @@ community_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			free(cm->name);
 			cm->name = NULL;
 		}
-	} else
+	} else if (strcmp(key, "sources") == 0)
+		parse_sources(x, v, cm);
+	else if (strcmp(key, "nodes") == 0)
+		each_pair(x, v, "nodes", match_key, &cm->nodes);
+	else
 		unknown(x, k, key, "communities");
 }
 
@@ -315,13 +328,18 @@ parse_communities(struct cctx *x, yaml_node_t *v)
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	    it++) {
 		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
-		struct gw_community cm = { NULL, (int)e->start_mark.line + 1 };
+		struct gw_community cm;
+
+		memset(&cm, 0, sizeof(cm));
+		cm.line = e->start_mark.line + 1;
 		int dup = 0;
 
 		each_pair(x, e, "communities", community_key, &cm);
 		if (cm.name == NULL) {
 			if (e->type == YAML_MAPPING_NODE)
 				cerr(x, e, "community needs a 'name'");
+			free(cm.sources);
+			selector_free(&cm.nodes);
 			continue;
 		}
 		for (int i = 0; i < c->ncommunities; i++)
@@ -333,6 +351,8 @@ parse_communities(struct cctx *x, yaml_node_t *v)
 			}
 		if (dup) {
 			free(cm.name);
+			free(cm.sources);
+			selector_free(&cm.nodes);
 			continue;
 		}
 		c->communities[c->ncommunities++] = cm;
@@ -411,7 +431,9 @@ user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			free(*dst);
 			*dst = NULL;
 		}
-	} else
+	} else if (strcmp(key, "nodes") == 0)
+		each_pair(x, v, "nodes", match_key, &u->nodes);
+	else
 		unknown(x, k, key, "users");
 	free(s);
 }
@@ -456,6 +478,7 @@ parse_users(struct cctx *x, yaml_node_t *v)
 			free(u.name);
 			free(u.auth_pass);
 			free(u.priv_pass);
+			selector_free(&u.nodes);
 			continue;
 		}
 		c->users[c->nusers++] = u;
@@ -499,6 +522,10 @@ snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_str(x, v, key, &c->sys_contact, 255);
 	else if (strcmp(key, "sys-location") == 0)
 		get_str(x, v, key, &c->sys_location, 255);
+	else if (strcmp(key, "max-repetitions") == 0)
+		get_int(x, v, key, &c->max_repetitions, 1, 10000);
+	else if (strcmp(key, "request-timeout-ms") == 0)
+		get_int(x, v, key, &c->request_timeout_ms, 100, 600000);
 	else if (strcmp(key, "sys-object-id-base") == 0) {
 		if (get_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
 		    !valid_oid(c->sys_object_id_base))
@@ -563,6 +590,8 @@ mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_int(x, v, key, &c->mad_max_inflight, 1, 1024);
 	else if (strcmp(key, "max-in-flight-per-node") == 0)
 		get_int(x, v, key, &c->mad_max_inflight_node, 1, 64);
+	else if (strcmp(key, "rate-limit") == 0)
+		get_int(x, v, key, &c->mad_rate, 0, 1000000);
 	else
 		unknown(x, k, key, "mad");
 }
@@ -621,9 +650,10 @@ static void
 match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
-	struct gw_policy *p = arg;
+	struct gw_selector *p = arg;
 	char *s = NULL;
 
+	p->set = 1;
 	if (strcmp(key, "type") == 0) {
 		if (get_str(x, v, key, &s, 16) == 0) {
 			if (strcmp(s, "ca") == 0)
@@ -713,7 +743,7 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	if (strcmp(key, "name") == 0)
 		get_str(x, v, key, &p->name, 64);
 	else if (strcmp(key, "match") == 0)
-		each_pair(x, v, "match", match_key, p);
+		each_pair(x, v, "match", match_key, &p->match);
 	else if (strcmp(key, "groups") == 0) {
 		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
 			return;
@@ -842,6 +872,11 @@ set_defaults(struct gw_conf *c)
 	c->mad_retries = 3;
 	c->mad_max_inflight = 64;
 	c->mad_max_inflight_node = 4;
+	/* Safe for a production fabric, above what a sweep of 10,000
+	 * nodes needs to finish in a few seconds. */
+	c->mad_rate = 20000;
+	c->max_repetitions = 100;
+	c->request_timeout_ms = 10000;
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		c->ttl[i] = cache_get_ttl(i);
 }
@@ -925,6 +960,136 @@ gw_conf_load(const char *path, FILE *err)
 	return x.c;
 }
 
+static void
+selector_free(struct gw_selector *s)
+{
+	free(s->glob);
+	free(s->regex_src);
+	if (s->regex) {
+		regfree(s->regex);
+		free(s->regex);
+	}
+	free(s->guids);
+}
+
+int
+gw_selector_match(const struct gw_selector *p, const struct store_node *n)
+{
+	const char *name = n->alias ? n->alias : n->desc;
+
+	if (!p->set)
+		return 1;
+	if (p->type && p->type != n->type)
+		return 0;
+	if (p->glob && fnmatch(p->glob, name, 0) != 0 &&
+	    fnmatch(p->glob, n->desc, 0) != 0)
+		return 0;
+	if (p->regex && regexec(p->regex, name, 0, NULL, 0) != 0 &&
+	    regexec(p->regex, n->desc, 0, NULL, 0) != 0)
+		return 0;
+	if (p->nguids) {
+		int i;
+		for (i = 0; i < p->nguids; i++)
+			if (p->guids[i] == n->guid)
+				break;
+		if (i == p->nguids)
+			return 0;
+	}
+	return 1;
+}
+
+int
+gw_cidr_match(const struct gw_cidr *c, int n, const struct sockaddr *sa)
+{
+	const uint8_t *a;
+	uint8_t mapped[16];
+	int family;
+
+	if (n == 0)
+		return 1;
+	if (sa == NULL)
+		return 0;
+	family = sa->sa_family;
+	if (family == AF_INET)
+		a = (const uint8_t *)&((const struct sockaddr_in *)sa)->sin_addr;
+	else if (family == AF_INET6) {
+		a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+		/* An IPv4 client on a dual-stack socket. */
+		static const uint8_t v4pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0xff, 0xff };
+		if (memcmp(a, v4pre, 12) == 0) {
+			memcpy(mapped, a + 12, 4);
+			a = mapped;
+			family = AF_INET;
+		}
+	} else
+		return 0;
+	for (int i = 0; i < n; i++) {
+		int bits = c[i].bits, full = bits / 8, rest = bits % 8;
+		if (c[i].family != family)
+			continue;
+		if (memcmp(c[i].addr, a, full) != 0)
+			continue;
+		if (rest && ((c[i].addr[full] ^ a[full]) &
+		    (0xff << (8 - rest)) & 0xff))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+parse_cidr(const char *s, struct gw_cidr *c)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	long bits;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	memset(c, 0, sizeof(*c));
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash = '\0';
+	if (inet_pton(AF_INET, buf, c->addr) == 1)
+		c->family = AF_INET, c->bits = 32;
+	else if (inet_pton(AF_INET6, buf, c->addr) == 1)
+		c->family = AF_INET6, c->bits = 128;
+	else
+		return -1;
+	if (slash) {
+		errno = 0;
+		bits = strtol(slash + 1, &end, 10);
+		if (slash[1] == '\0' || *end || errno || bits < 0 ||
+		    bits > c->bits)
+			return -1;
+		c->bits = bits;
+	}
+	return 0;
+}
+
+static void
+parse_sources(struct cctx *x, yaml_node_t *v, struct gw_community *cm)
+{
+	yaml_node_item_t *it;
+
+	if (want_type(x, v, YAML_SEQUENCE_NODE, "sources") == -1)
+		return;
+	cm->sources = calloc(v->data.sequence.items.top -
+	    v->data.sequence.items.start + 1, sizeof(*cm->sources));
+	if (cm->sources == NULL)
+		fatal("conf");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	    it++) {
+		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		const char *a = scalar(e);
+		if (a == NULL || parse_cidr(a, &cm->sources[cm->nsources]) == -1)
+			cerr(x, e, "not an address or prefix: '%s' (e.g. "
+			    "192.0.2.0/24, 2001:db8::/32)", a ? a : "");
+		else
+			cm->nsources++;
+	}
+}
+
 void
 gw_conf_free(struct gw_conf *c)
 {
@@ -933,13 +1098,17 @@ gw_conf_free(struct gw_conf *c)
 	for (int i = 0; i < c->nlisten; i++)
 		free(c->listen[i].spec);
 	free(c->listen);
-	for (int i = 0; i < c->ncommunities; i++)
+	for (int i = 0; i < c->ncommunities; i++) {
 		free(c->communities[i].name);
+		free(c->communities[i].sources);
+		selector_free(&c->communities[i].nodes);
+	}
 	free(c->communities);
 	for (int i = 0; i < c->nusers; i++) {
 		free(c->users[i].name);
 		free(c->users[i].auth_pass);
 		free(c->users[i].priv_pass);
+		selector_free(&c->users[i].nodes);
 	}
 	free(c->users);
 	free(c->sys_contact);
@@ -953,13 +1122,7 @@ gw_conf_free(struct gw_conf *c)
 	for (int i = 0; i < c->npolicies; i++) {
 		struct gw_policy *p = &c->policies[i];
 		free(p->name);
-		free(p->glob);
-		free(p->regex_src);
-		if (p->regex) {
-			regfree(p->regex);
-			free(p->regex);
-		}
-		free(p->guids);
+		selector_free(&p->match);
 		free(p->thresholds);
 	}
 	free(c->policies);

@@ -16,14 +16,35 @@ enum gw_priv_proto {
 	GW_PRIV_NONE, GW_PRIV_DES, GW_PRIV_AES, GW_PRIV_AES192, GW_PRIV_AES256
 };
 
+/* Which nodes something applies to: all given conditions must hold. Used
+ * by polling policies and by per-community / per-user access. */
+struct gw_selector {
+	int			 set;		/* any condition given */
+	int			 type;		/* 0 any, else NodeType */
+	char			*glob;		/* on alias or NodeDescription */
+	char			*regex_src;
+	void			*regex;		/* regex_t */
+	uint64_t		*guids;
+	int			 nguids;
+};
+
 struct gw_listener {
 	char	*spec;		/* net-snmp transport spec, "udp:127.0.0.1:161" */
 	int	 line;
 };
 
+struct gw_cidr {
+	int		family;		/* AF_INET or AF_INET6 */
+	uint8_t		addr[16];
+	int		bits;
+};
+
 struct gw_community {
-	char	*name;
-	int	 line;
+	char			*name;
+	int			 line;
+	struct gw_cidr		*sources;	/* none: any source */
+	int			 nsources;
+	struct gw_selector	 nodes;		/* unset: every node */
 };
 
 struct gw_user {
@@ -33,6 +54,7 @@ struct gw_user {
 	enum gw_priv_proto	 priv;
 	char			*priv_pass;
 	int			 line;
+	struct gw_selector	 nodes;		/* unset: every node */
 };
 
 /* Polling policy groups. */
@@ -50,12 +72,7 @@ struct gw_threshold {
 struct gw_policy {
 	char			*name;
 	int			 line;
-	int			 type;		/* 0 any, else NodeType */
-	char			*glob;		/* on alias or NodeDescription */
-	char			*regex_src;
-	void			*regex;		/* regex_t */
-	uint64_t		*guids;
-	int			 nguids;
+	struct gw_selector	 match;
 	unsigned		 groups;
 	int			 interval;	/* seconds */
 	int			 ttl;		/* seconds */
@@ -91,6 +108,9 @@ struct gw_conf {
 	int			 mad_retries;
 	int			 mad_max_inflight;
 	int			 mad_max_inflight_node;
+	int			 mad_rate;	/* MADs per second, 0: no cap */
+	int			 max_repetitions;	/* GETBULK cap */
+	int			 request_timeout_ms;	/* per varbind */
 
 	int			 ttl[CACHE_CLASS_MAX];	/* seconds */
 
@@ -106,6 +126,15 @@ struct gw_conf	*gw_conf_load(const char *path, FILE *err);
 void		 gw_conf_free(struct gw_conf *c);
 
 const char	*gw_auth_name(enum gw_auth_proto p);
+
+struct store_node;
+/* Whether a node is selected (an unset selector selects all). */
+int		 gw_selector_match(const struct gw_selector *sel,
+		    const struct store_node *n);
+/* Whether a socket address lies in one of the CIDRs. */
+struct sockaddr;
+int		 gw_cidr_match(const struct gw_cidr *c, int n,
+		    const struct sockaddr *sa);
 const char	*gw_priv_name(enum gw_priv_proto p);
 
 #endif

@@ -59,6 +59,8 @@ reload(void)
 	if (c->node_name_map)
 		store_load_name_map(c->node_name_map);
 	proxy_poll_set_policies(c->policies, c->npolicies);
+	gw_snmp_set_access(c);
+	proxy_mad_set_rate(c->mad_rate);
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	gw_conf_free(gw_running);
@@ -204,6 +206,7 @@ main(int argc, char **argv)
 	    c->mad_retries, c->mad_max_inflight,
 	    c->mad_max_inflight_node) == -1)
 		goto out_cache;
+	proxy_mad_set_rate(c->mad_rate);
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
 	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;

@@ -52,6 +52,7 @@ struct gw_job {
 
 static netsnmp_handler_registration *mib_regs[64];
 static int mib_nregs;
+static uint64_t mib_deadline_ms = 10000;	/* snmp.request-timeout-ms */
 
 /* Values */
 
@@ -509,11 +510,16 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		    eval_getnext(j, ri, r);
 		if (rc == DONE)
 			break;
-		if (j->e.failed || ++j->passes > MAX_PASSES) {
+		/* Untrusted input: no varbind may keep the fabric busy
+		 * longer than the request deadline. */
+		if (j->e.failed || ++j->passes > MAX_PASSES ||
+		    ev_now() - j->e.since > mib_deadline_ms) {
 			if (!j->e.failed)
 				log_warnx("node 0x%016llx: %s: gave up after "
-				    "%d fetches", (unsigned long long)
-				    j->e.n->guid, j->e.t->name, MAX_PASSES);
+				    "%d fetches in %llu ms",
+				    (unsigned long long)j->e.n->guid,
+				    j->e.t->name, j->passes, (unsigned long long)
+				    (ev_now() - j->e.since));
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			break;
 		}
@@ -618,6 +624,7 @@ int
 gw_mib_init(const struct gw_conf *c)
 {
 	mib_nregs = 0;
+	mib_deadline_ms = c->request_timeout_ms;
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
 	    gw_mib_ibif_init() == -1)

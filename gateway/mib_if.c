@@ -192,10 +192,13 @@ if_phys(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	uint8_t b[2];
 	int rc;
 
-	/* The port's LID; a switch's data ports have none of their own. */
+	/* The port's base LID; a switch's ports answer with port 0's
+	 * (IB-IF-MIB 3.2.7); empty while there is none. */
 	if (sma_is_switch(gw_node(e)))
-		return gw_val_octets(v, b, 0);
-	if ((rc = port_pi(e, row, &p)) != 0)
+		rc = sma_portinfo(e, 0, &p);
+	else
+		rc = port_pi(e, row, &p);
+	if (rc != 0)
 		return rc;
 	if (p.lid == 0)
 		return gw_val_octets(v, b, 0);
@@ -257,8 +260,6 @@ IF_CTR(if_in_errors, in_errors, ASN_COUNTER)
 IF_CTR(if_out_octets, out_octets, ASN_COUNTER)
 IF_CTR(if_out_ucast, out_pkts, ASN_COUNTER)
 IF_CTR(if_out_discards, out_discards, ASN_COUNTER)
-IF_CTR(if_in_mcast, hc_in_mcast, ASN_COUNTER)
-IF_CTR(if_out_mcast, hc_out_mcast, ASN_COUNTER)
 IF_CTR(if_hc_in_octets, in_octets, ASN_COUNTER64)
 IF_CTR(if_hc_in_ucast, hc_in_ucast, ASN_COUNTER64)
 IF_CTR(if_hc_in_mcast, hc_in_mcast, ASN_COUNTER64)
@@ -367,9 +368,9 @@ if_alias(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 
 static const struct gw_col ifx_cols[] = {
 	{ 1, if_name, "ifName" },
-	{ 2, if_in_mcast, "ifInMulticastPkts" },
+	{ 2, zero32, "ifInMulticastPkts" },	/* 3.2.7: never moves */
 	{ 3, zero32, "ifInBroadcastPkts" },
-	{ 4, if_out_mcast, "ifOutMulticastPkts" },
+	{ 4, zero32, "ifOutMulticastPkts" },
 	{ 5, zero32, "ifOutBroadcastPkts" },
 	{ 6, if_hc_in_octets, "ifHCInOctets" },
 	{ 7, if_hc_in_ucast, "ifHCInUcastPkts" },

@@ -19,7 +19,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <net-snmp/library/large_fd_set.h>
@@ -38,7 +40,8 @@ extern SNMPCallback vacm_warn_if_not_configured;
 
 static netsnmp_session	*snmp_sessions[GW_MAX_LISTENERS];
 static int		 snmp_nsessions;
-static struct htab	 snmp_communities;	/* name -> (void *)1 */
+static struct htab	 snmp_communities;	/* name -> gw_community */
+static struct htab	 snmp_users;		/* name -> gw_user */
 static struct gw_snmp_stats snmp_st;
 static char		 snmp_logbuf[1024];
 static size_t		 snmp_loglen;
@@ -124,10 +127,15 @@ snmp_dispatch(void *arg, struct pollfd *pfd, int n)
 
 /* Addressing. */
 
-static int
-community_known(const char *s, size_t len)
+/* The UDP source of a request (IPv4 transports keep an address pair,
+ * IPv6 ones a sockaddr_in6; both start with the remote sockaddr). */
+static const struct sockaddr *
+request_source(const netsnmp_pdu *pdu)
 {
-	return htab_get(&snmp_communities, s, len) != NULL;
+	if (pdu->transport_data == NULL ||
+	    pdu->transport_data_length < (int)sizeof(struct sockaddr_in))
+		return NULL;
+	return pdu->transport_data;
 }
 
 /* RFC 3413 3.2 step (5) and RFC 3412 7.1 (3): an unknown contextName is
@@ -219,6 +227,9 @@ set_context(netsnmp_pdu *pdu, const char *name)
 static int
 gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 {
+	const struct gw_community *cm;
+	const struct gw_user *user;
+	const struct store_node *node;
 	struct gw_name nm;
 
 	/* Counts and drops what did not parse (USM reports are already
@@ -233,7 +244,13 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 	case SNMP_VERSION_1:
 	case SNMP_VERSION_2c:
 		if (gw_name_split(pdu->community, pdu->community_len, &nm) ==
-		    -1 || !community_known(nm.comm, nm.comm_len))
+		    -1 || (cm = htab_get(&snmp_communities, nm.comm,
+		    nm.comm_len)) == NULL)
+			goto bad_community;
+		/* Source restrictions, then the community's nodes: a node
+		 * it may not see looks exactly like an unknown one. */
+		if (!gw_cidr_match(cm->sources, cm->nsources,
+		    request_source(pdu)))
 			goto bad_community;
 		if (nm.node == NULL) {
 			/* The gateway itself: default context. */
@@ -241,7 +258,8 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 				return 0;
 			break;
 		}
-		if (store_node_resolve(nm.node, nm.node_len) == NULL)
+		if ((node = store_node_resolve(nm.node, nm.node_len)) == NULL ||
+		    !gw_selector_match(&cm->nodes, node))
 			goto bad_community;
 		if (set_context(pdu, GW_NODE_CONTEXT) == -1)
 			return 0;
@@ -250,10 +268,13 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 	case SNMP_VERSION_3:
 		if (pdu->contextNameLen == 0)
 			break;
+		user = pdu->securityName ? htab_get(&snmp_users,
+		    pdu->securityName, pdu->securityNameLen) : NULL;
 		if (gw_name_check_context(pdu->contextName,
 		    pdu->contextNameLen) == -1 ||
-		    store_node_resolve(pdu->contextName,
-		    pdu->contextNameLen) == NULL) {
+		    (node = store_node_resolve(pdu->contextName,
+		    pdu->contextNameLen)) == NULL ||
+		    (user != NULL && !gw_selector_match(&user->nodes, node))) {
 			report_unknown_context(sess, pdu);
 			return 0;
 		}
@@ -374,6 +395,21 @@ add_user(const struct gw_user *u)
 	return 0;
 }
 
+void
+gw_snmp_set_access(const struct gw_conf *c)
+{
+	/* The tables point into c, which the caller keeps until the next
+	 * call (a reload). */
+	htab_free(&snmp_communities);
+	htab_free(&snmp_users);
+	for (int i = 0; i < c->ncommunities; i++)
+		htab_put(&snmp_communities, c->communities[i].name,
+		    strlen(c->communities[i].name), &c->communities[i]);
+	for (int i = 0; i < c->nusers; i++)
+		htab_put(&snmp_users, c->users[i].name, strlen(c->users[i].name),
+		    &c->users[i]);
+}
+
 int
 gw_snmp_init(const struct gw_conf *c)
 {
@@ -412,10 +448,9 @@ gw_snmp_init(const struct gw_conf *c)
 	snmp_unregister_callback(SNMP_CALLBACK_LIBRARY,
 	    SNMP_CALLBACK_POST_READ_CONFIG, vacm_warn_if_not_configured, NULL,
 	    1);
-	htab_init(&snmp_communities);
-	for (int i = 0; i < c->ncommunities; i++)
-		htab_put(&snmp_communities, c->communities[i].name,
-		    strlen(c->communities[i].name), (void *)1);
+	gw_snmp_set_access(c);
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID,
+	    NETSNMP_DS_AGENT_MAX_GETBULKREPEATS, c->max_repetitions);
 	return 0;
 }
 
@@ -488,6 +523,7 @@ gw_snmp_finalise(void)
 		snmp_close(snmp_sessions[i]);
 	snmp_nsessions = 0;
 	htab_free(&snmp_communities);
+	htab_free(&snmp_users);
 	snmp_shutdown("ibsnmpgw");
 	shutdown_agent();
 }

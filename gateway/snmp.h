@@ -27,6 +27,9 @@ int	gw_snmp_init(const struct gw_conf *c);
 /* Open listeners and create users. After MIB registration. */
 int	gw_snmp_start(const struct gw_conf *c);
 void	gw_snmp_finalise(void);
+/* Communities, their sources and node selectors, users' node selectors:
+ * from c, which must stay valid until the next call. */
+void	gw_snmp_set_access(const struct gw_conf *c);
 
 /* The node a request in GW_NODE_CONTEXT is for, or NULL. */
 struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);

@@ -59,6 +59,12 @@ static TAILQ_HEAD(, mad_node)	 mad_ready = TAILQ_HEAD_INITIALIZER(mad_ready);
 /* In send order; equal timeouts keep it sorted by deadline. */
 static TAILQ_HEAD(, mad_req)	 mad_inflight = TAILQ_HEAD_INITIALIZER(mad_inflight);
 static struct ev_timer		 mad_timer;
+/* Fabric protection: a token bucket on MADs put on the wire, on top of
+ * the caps on MADs in flight. No SNMP load can push past it. */
+static int			 mad_rate;	/* per second, 0: none */
+static double			 mad_tokens;
+static uint64_t			 mad_tokens_at;
+static struct ev_timer		 mad_rate_timer;
 static struct proxy_mad_stats	 mad_st;
 static char			 mad_ca[UMAD_CA_NAME_LEN];
 static int			 mad_port;
@@ -247,13 +253,44 @@ mad_timeout_cb(void *arg)
 	mad_dispatch();
 }
 
+static int
+rate_take(void)
+{
+	uint64_t now;
+
+	if (mad_rate == 0)
+		return 1;
+	now = ev_now();
+	mad_tokens += (double)(now - mad_tokens_at) * mad_rate / 1000.0;
+	mad_tokens_at = now;
+	/* A burst of at most 1/20 s worth. */
+	if (mad_tokens > mad_rate / 20.0 + 1)
+		mad_tokens = mad_rate / 20.0 + 1;
+	if (mad_tokens < 1) {
+		mad_st.throttled++;
+		if (!ev_timer_pending(&mad_rate_timer))
+			ev_timer_add(&mad_rate_timer, 1 + (uint64_t)(1000.0 /
+			    mad_rate));
+		return 0;
+	}
+	mad_tokens -= 1;
+	return 1;
+}
+
+static void
+rate_timer_cb(void *arg)
+{
+	mad_dispatch();
+}
+
 static void
 mad_dispatch(void)
 {
 	struct mad_node *n;
 	struct mad_req *r;
 
-	while (mad_inflight_n < mad_max && (n = TAILQ_FIRST(&mad_ready))) {
+	while (mad_inflight_n < mad_max && (n = TAILQ_FIRST(&mad_ready)) &&
+	    rate_take()) {
 		TAILQ_REMOVE(&mad_ready, n, rlink);
 		n->ready = 0;
 		r = TAILQ_FIRST(&n->queue);
@@ -484,6 +521,14 @@ proxy_mad_local(struct proxy_local_port *lp)
 	return 0;
 }
 
+void
+proxy_mad_set_rate(int per_second)
+{
+	mad_rate = per_second;
+	mad_tokens = per_second / 20.0 + 1;
+	mad_tokens_at = ev_now();
+}
+
 int
 proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
     int max_inflight, int max_inflight_node)
@@ -497,6 +542,7 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	mad_max_node = max_inflight_node;
 	htab_init(&mad_nodes);
 	ev_timer_init(&mad_timer, mad_timeout_cb, NULL);
+	ev_timer_init(&mad_rate_timer, rate_timer_cb, NULL);
 	if (umad_init() < 0) {
 		log_warnx("mad: umad_init failed");
 		return -1;
@@ -560,6 +606,7 @@ proxy_mad_finalise(void)
 	struct mad_req *r;
 
 	ev_timer_del(&mad_timer);
+	ev_timer_del(&mad_rate_timer);
 	if (mad_thread_on) {
 		atomic_store(&mad_stop, 1);
 		pthread_join(mad_thread, NULL);

@@ -46,6 +46,7 @@ typedef void (*proxy_mad_cb)(void *arg, int status, const uint8_t *mad);
 
 struct proxy_mad_stats {
 	uint64_t sent, answered, timeouts, retries, errors, malformed;
+	uint64_t throttled;	/* times the rate limit held MADs back */
 	uint64_t inflight, queued;
 };
 
@@ -62,6 +63,8 @@ int	proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	    int max_inflight, int max_inflight_node);
 void	proxy_mad_finalise(void);
 int	proxy_mad_local(struct proxy_local_port *lp);
+/* Cap MADs sent per second (0: no cap). */
+void	proxy_mad_set_rate(int per_second);
 /* Queue a request. Returns 0, or -1 if it cannot even be queued. */
 int	proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb,
 	    void *arg);

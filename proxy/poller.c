@@ -9,9 +9,7 @@
  * MADs in flight and may set thresholds on counter rates. */
 #include "config.h"
 
-#include <fnmatch.h>
 #include <infiniband/mad.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,30 +70,6 @@ policy_of(int idx)
 	return idx < 0 ? &poll_default : &poll_pols[idx];
 }
 
-static int
-matches(const struct gw_policy *p, const struct store_node *n)
-{
-	const char *name = n->alias ? n->alias : n->desc;
-
-	if (p->type && p->type != n->type)
-		return 0;
-	if (p->glob && fnmatch(p->glob, name, 0) != 0 &&
-	    fnmatch(p->glob, n->desc, 0) != 0)
-		return 0;
-	if (p->regex && regexec(p->regex, name, 0, NULL, 0) != 0 &&
-	    regexec(p->regex, n->desc, 0, NULL, 0) != 0)
-		return 0;
-	if (p->nguids) {
-		int i;
-		for (i = 0; i < p->nguids; i++)
-			if (p->guids[i] == n->guid)
-				break;
-		if (i == p->nguids)
-			return 0;
-	}
-	return 1;
-}
-
 int
 proxy_poll_policy(uint32_t node)
 {
@@ -104,7 +78,7 @@ proxy_poll_policy(uint32_t node)
 	if (n == NULL)
 		return -1;
 	for (int i = 0; i < poll_npols; i++)
-		if (matches(&poll_pols[i], n))
+		if (gw_selector_match(&poll_pols[i].match, n))
 			return i;
 	return -1;
 }

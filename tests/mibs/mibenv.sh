@@ -1,7 +1,8 @@
 # Shared helpers for the MIB checks in tests/mibs/.  Source, don't run.
 #
 #   mibenv_init [TOP_SRCDIR]
-#       Sets top_srcdir and mibdir (TOP_SRCDIR/mibs).  Without an
+#       Sets top_srcdir, mibdir (TOP_SRCDIR/mibs) and stubdir (the
+#       stubs/ directory next to this file).  Without an
 #       argument the top directory is derived from the location of the
 #       calling script ($0), which lives in tests/mibs/.
 #   mibenv_basedir
@@ -14,6 +15,14 @@
 #       Debian's libsnmp-base, which ships it as NET-SNMP-MIB.txt; exits
 #       77 when that file is missing.  The link only lets smilint and
 #       snmptranslate resolve the import: NET-SNMP-MIB is never linted.
+#       Then looks for a real IF-MIB (RFC 2863, imported by IB-IF-MIB
+#       for InterfaceIndex) and the IANAifType-MIB it imports (see
+#       mibenv_ifmib).  If both are found they are linked into
+#       $tmpdir as well and $stubpath is empty.  Otherwise $stubpath is
+#       ":$stubdir" (tests/mibs/stubs, which holds a lint-only stand-in
+#       IF-MIB); append it to the search path after $tmpdir so that the
+#       stand-in is used only as a last resort.  $ifmib_source says
+#       which IF-MIB was used (a file name, or "stub").
 #
 # shellcheck shell=sh disable=SC2034
 # (variables set here are used by the sourcing scripts)
@@ -21,7 +30,11 @@
 # Environment: ERLANG_SNMP_MIBDIR overrides the directory that holds
 # the erlang-snmp *.mib files; NETSNMP_MIBDIR the directory that holds
 # net-snmp's NET-SNMP-MIB.txt (default: from libsnmp-base, else
-# /usr/share/snmp/mibs).
+# /usr/share/snmp/mibs).  IETF_MIBDIR names an extra directory that is
+# searched first for a real IF-MIB and IANAifType-MIB (file names with
+# or without a ".txt" or ".mib" suffix).  The stand-in in
+# tests/mibs/stubs is for the checks only: it is not installed and not
+# linted.
 
 MIBENV_BASE_MODULES="SNMPv2-SMI SNMPv2-TC SNMPv2-CONF SNMP-FRAMEWORK-MIB"
 
@@ -42,6 +55,7 @@ mibenv_init() {
         exit 2
     }
     mibdir=$top_srcdir/mibs
+    stubdir=$_me_script_dir/stubs
 }
 
 mibenv_find_erlang_mibdir() {
@@ -103,4 +117,62 @@ mibenv_basedir() {
         exit 77
     fi
     ln -s "$_me_f" "$tmpdir/NET-SNMP-MIB"
+    mibenv_ifmib
+}
+
+# Print the first file that holds module $1 in the directories $2...
+# (tried as NAME, NAME.txt and NAME.mib).
+mibenv_find_module() {
+    _me_m=$1
+    shift
+    for _me_d in "$@"; do
+        [ -n "$_me_d" ] || continue
+        for _me_s in '' .txt .mib; do
+            if [ -f "$_me_d/$_me_m$_me_s" ]; then
+                echo "$_me_d/$_me_m$_me_s"
+                return 0
+            fi
+        done
+    done
+    return 1
+}
+
+# Directories where a real IF-MIB may live: $IETF_MIBDIR, net-snmp's
+# MIB directory, and the layouts of Debian's snmp-mibs-downloader and
+# libsmi's own MIB collection.
+mibenv_ietf_dirs() {
+    echo "${IETF_MIBDIR:-}" "${NETSNMP_MIBDIR:-}" \
+        /usr/share/snmp/mibs /usr/share/snmp/mibs/ietf \
+        /usr/share/snmp/mibs/iana /var/lib/mibs/ietf /var/lib/mibs/iana \
+        /var/lib/snmp/mibs/ietf /var/lib/snmp/mibs/iana \
+        /usr/share/mibs/ietf /usr/share/mibs/iana \
+        /usr/local/share/mibs/ietf /usr/local/share/mibs/iana
+}
+
+# A real IF-MIB if there is one (it also needs IANAifType-MIB; SNMPv2-MIB,
+# its third import, comes from erlang-snmp), else the stand-in.
+mibenv_ifmib() {
+    stubpath=
+    if [ -e "$tmpdir/IF-MIB" ] && [ -e "$tmpdir/IANAifType-MIB" ]; then
+        ifmib_source=$erlmibdir/IF-MIB.mib
+        return
+    fi
+    rm -f "$tmpdir/IF-MIB" "$tmpdir/IANAifType-MIB"
+    # Word splitting of the directory list is intended.
+    # shellcheck disable=SC2046
+    if _me_if=$(mibenv_find_module IF-MIB $(mibenv_ietf_dirs)) &&
+       _me_iana=$(mibenv_find_module IANAifType-MIB \
+                  "$(dirname -- "$_me_if")" $(mibenv_ietf_dirs)); then
+        ln -s "$_me_if" "$tmpdir/IF-MIB"
+        ln -s "$_me_iana" "$tmpdir/IANAifType-MIB"
+        ifmib_source=$_me_if
+        return
+    fi
+    if [ ! -f "$stubdir/IF-MIB" ]; then
+        echo "$(basename -- "$0"): no IF-MIB found and stand-in" \
+             "$stubdir/IF-MIB missing" >&2
+        exit 2
+    fi
+    stubpath=:$stubdir
+    ifmib_source=stub
 }

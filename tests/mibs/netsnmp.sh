@@ -8,29 +8,39 @@
 # location of this script (so "make check" may run it from any build
 # directory).
 #
-# 1. Loads IB-SMA-MIB (which imports IB-TC-MIB) and IBSNMPGW-MIB
-#    (which imports NET-SNMP-MIB) with "snmptranslate -Tp"; any message
-#    on stderr is a failure.  The IETF base modules come from
-#    erlang-snmp (see mibenv.sh), because Debian's net-snmp ships none;
-#    NET-SNMP-MIB is linked into the same directory from libsnmp-base.
-#    Only TOP_SRCDIR/mibs and that directory are searched (-M without
-#    "+"), and only IB-SMA-MIB and IBSNMPGW-MIB are loaded (-m without
-#    "+"), so net-snmp's default module list, which is not installed,
-#    does not get in the way.
+# 1. Loads IB-SMA-MIB (which imports IB-TC-MIB), IBSNMPGW-MIB (which
+#    imports NET-SNMP-MIB) and IB-IF-MIB (which imports IF-MIB) with
+#    "snmptranslate -Tp"; any message on stderr is a failure.  The IETF
+#    base modules come from erlang-snmp (see mibenv.sh), because
+#    Debian's net-snmp ships none; NET-SNMP-MIB is linked into the same
+#    directory from libsnmp-base, and so is a real IF-MIB (with
+#    IANAifType-MIB) if one is found.  Only TOP_SRCDIR/mibs and that
+#    directory are searched (-M without "+"), followed by
+#    tests/mibs/stubs (a lint-only stand-in IF-MIB) only when no real
+#    IF-MIB was found; and only IB-SMA-MIB, IBSNMPGW-MIB and IB-IF-MIB
+#    are loaded (-m without "+"), so net-snmp's default module list,
+#    which is not installed, does not get in the way.
 # 2. For every row of the tables between "<!-- oidmap:begin NAME -->"
 #    and "<!-- oidmap:end NAME -->" in docs/mibs.md
 #        | sub-id | `object` | `OID` | `syntax` | range / values | access |
 #    checks the numeric OID (snmptranslate -On), the sub-id, the syntax
 #    or TC name, the range/size/enumeration and MAX-ACCESS
-#    (snmptranslate -Td).  Objects named ibsnmpgw* are looked up in
-#    IBSNMPGW-MIB, all others in IB-SMA-MIB.
-# 3. A few fixed checks (scalar instance OIDs, table INDEX,
+#    (snmptranslate -Td).  A row may have more columns; if it does, the
+#    seventh is the UNITS clause: a quoted string, or "none" (or "-")
+#    for no UNITS clause.  Objects named ibsnmpgw* are looked up in
+#    IBSNMPGW-MIB, ibIf* and ibIpoib* in IB-IF-MIB, all others in
+#    IB-SMA-MIB.
+# 3. A few fixed checks (scalar and column instance OIDs, table INDEX,
 #    sysObjectID values, UNITS).
 #
 # Prints each failure and a closing line "netsnmp: N passed, M failed".
 # Exit status: 0 if nothing failed, 1 otherwise, 77 (automake "skip")
 # if snmptranslate, erlang-snmp or NET-SNMP-MIB is missing, 2 on usage
-# errors.
+# errors (also when neither a real IF-MIB nor the stand-in is there).
+#
+# Environment: SNMPTRANSLATE, ERLANG_SNMP_MIBDIR, NETSNMP_MIBDIR and
+# IETF_MIBDIR (a directory holding a real IF-MIB and IANAifType-MIB);
+# see mibenv.sh.
 
 set -u
 
@@ -58,7 +68,8 @@ export SNMPCONFPATH
 unset MIBS MIBDIRS MIBFILES PREFIX 2>/dev/null || true
 
 st() {
-    "$SNMPTRANSLATE" -M "$mibdir:$tmpdir" -m IB-SMA-MIB:IBSNMPGW-MIB "$@"
+    "$SNMPTRANSLATE" -M "$mibdir:$tmpdir$stubpath" \
+        -m IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB "$@"
 }
 
 pass=0
@@ -73,10 +84,11 @@ st -Tp >"$tmpdir/tree.out" 2>"$tmpdir/tree.err"
 rc=$?
 if [ $rc -eq 0 ] && [ ! -s "$tmpdir/tree.err" ] &&
    grep -q 'ibSmaMIB(3)' "$tmpdir/tree.out" &&
-   grep -q 'ibsnmpgwMIB(117)' "$tmpdir/tree.out"; then
+   grep -q 'ibsnmpgwMIB(117)' "$tmpdir/tree.out" &&
+   grep -q 'ibIfMIB(2)' "$tmpdir/tree.out"; then
     ok
 else
-    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB (exit $rc):"
+    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB (exit $rc):"
     cat "$tmpdir/tree.err"
 fi
 
@@ -97,13 +109,15 @@ if [ "$nrows" -eq 0 ]; then
     bad "no oidmap rows found in $doc"
 fi
 
-while IFS='|' read -r _ sub obj oid syn vals acc _; do
+while IFS='|' read -r _ sub obj oid syn vals acc rest; do
     sub=$(mibenv_trim "$sub"); obj=$(mibenv_trim "$obj")
     oid=$(mibenv_trim "$oid"); syn=$(mibenv_trim "$syn")
     vals=$(mibenv_trim "$vals"); acc=$(mibenv_trim "$acc")
+    units=$(mibenv_trim "${rest%%|*}")
     case $obj in
-        ibsnmpgw*) mod=IBSNMPGW-MIB ;;
-        *)         mod=IB-SMA-MIB ;;
+        ibsnmpgw*)       mod=IBSNMPGW-MIB ;;
+        ibIf*|ibIpoib*)  mod=IB-IF-MIB ;;
+        *)               mod=IB-SMA-MIB ;;
     esac
 
     got=$(st -On "$mod::$obj" 2>&1)
@@ -129,6 +143,13 @@ while IFS='|' read -r _ sub obj oid syn vals acc _; do
     check "$obj syntax" "$syn" "${t_tc:-$t_base}"
     check "$obj values" "$vals" "$t_vals"
     check "$obj access" "$acc" "$t_acc"
+    if [ -n "$units" ]; then
+        case $units in
+            none|-) units= ;;
+        esac
+        check "$obj units" "$units" \
+            "$(sed -n "s/^  UNITS${tab}${tab}//p" "$tmpdir/td")"
+    fi
 done <"$tmpdir/rows"
 
 # 3. Fixed checks.
@@ -154,6 +175,42 @@ done
 check "ibsnmpgwLastSweepDuration UNITS" '"milliseconds"' \
     "$(st -Td IBSNMPGW-MIB::ibsnmpgwLastSweepDuration 2>&1 |
        sed -n "s/^  UNITS${tab}${tab}//p")"
+
+# IB-IF-MIB: root, instance OIDs (ifIndex 3; VL15 is IbVirtualLane 16;
+# address 1), the three INDEX clauses, the arcs, compliance statements
+# and groups, and the InterfaceIndex syntax from IF-MIB.
+check "ibIfMIB" ".1.3.6.1.3.117.2" "$(st -On IB-IF-MIB::ibIfMIB 2>&1)"
+check "ibIfPortSymbolErrs.3" ".1.3.6.1.3.117.2.1.1.1.2.3" \
+    "$(st -On IB-IF-MIB::ibIfPortSymbolErrs.3 2>&1)"
+check "ibIfVLInOctets.3.16" ".1.3.6.1.3.117.2.1.2.1.5.3.16" \
+    "$(st -On IB-IF-MIB::ibIfVLInOctets.3.16 2>&1)"
+check "ibIpoibLinkLayerAddr.3.1" ".1.3.6.1.3.117.2.1.3.1.3.3.1" \
+    "$(st -On IB-IF-MIB::ibIpoibLinkLayerAddr.3.1 2>&1)"
+for e in "ibIfPortStatEntry:{ ibIfPortStatIfIndex }" \
+         "ibIfVLTrafficEntry:{ ibIfVLTrafficIfIndex, ibIfVLIndex }" \
+         "ibIpoibLinkLayerAddrEntry:{ ibIpoibLinkLayerIfIndex, ibIpoibLinkLayerIndex }"; do
+    check "${e%%:*} INDEX" "${e#*:}" \
+        "$(st -Td "IB-IF-MIB::${e%%:*}" 2>&1 |
+           sed -n "s/^  INDEX${tab}${tab}//p")"
+done
+for e in ibIfObjects:1 ibIfNotifications:2 ibIfConformance:3 \
+         ibIfCompliances:3.1 ibIfBasicCompliance:3.1.1 \
+         ibIfFullCompliance:3.1.2 ibIfMIBGroups:3.2 \
+         ibIfStatMandatoryPortStatGroup:3.2.1 \
+         ibIfStatOptionalPortStatGroup:3.2.2 ibIfVLTrafficGroup:3.2.3 \
+         ibIpoibLinkAddrGroup:3.2.4; do
+    check "${e%%:*}" ".1.3.6.1.3.117.2.${e#*:}" \
+        "$(st -On "IB-IF-MIB::${e%%:*}" 2>&1)"
+done
+check "InterfaceIndex (IF-MIB: $ifmib_source)" "Integer32 (1..2147483647)" \
+    "$(st -Td IB-IF-MIB::ibIfPortStatIfIndex 2>&1 |
+       sed -n "s/^  SYNTAX${tab}//p" | sed 's/ *$//')"
+if [ "$ifmib_source" = stub ]; then
+    echo "netsnmp: IF-MIB: lint-only stand-in $stubdir/IF-MIB" \
+         "(no real IF-MIB found)"
+else
+    echo "netsnmp: IF-MIB: $ifmib_source"
+fi
 
 echo "netsnmp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,22 +14,30 @@
 # mibenv.sh).  The same directory gets a link NET-SNMP-MIB to
 # net-snmp's NET-SNMP-MIB.txt (libsnmp-base), which IBSNMPGW-MIB imports
 # netSnmpPlaypen from; it is only loaded to resolve that import, never
-# linted.  SMIPATH is set to that directory and TOP_SRCDIR/mibs.
+# linted.  IB-IF-MIB imports InterfaceIndex from IF-MIB (RFC 2863),
+# which Debian ships only in the non-free snmp-mibs-downloader: a real
+# IF-MIB (with IANAifType-MIB) is linked into the same directory when
+# one is found, and only otherwise is tests/mibs/stubs, which holds a
+# lint-only stand-in IF-MIB, appended to the path (see mibenv.sh).
+# SMIPATH is TOP_SRCDIR/mibs, that directory and, as a fallback, the
+# stubs directory.
 #
 # Environment:
 #   SMILINT        smilint binary (default: smilint)
 #   SMILINT_LEVEL  error level passed to -l (default: 3)
 #   ERLANG_SNMP_MIBDIR  directory holding the erlang-snmp *.mib files
 #   NETSNMP_MIBDIR      directory holding net-snmp's NET-SNMP-MIB.txt
+#   IETF_MIBDIR         directory holding a real IF-MIB and IANAifType-MIB
 #
-# Prints smilint's messages, if any.  Exit status: 0 and the line
-# "smilint: N modules clean" if smilint printed nothing and succeeded;
-# 1 otherwise; 77 (automake "skip") if smilint, erlang-snmp or
-# NET-SNMP-MIB is missing; 2 on usage errors.
+# Prints smilint's messages, if any, and which IF-MIB was used.  Exit
+# status: 0 and the line "smilint: N modules clean" if smilint printed
+# nothing and succeeded; 1 otherwise; 77 (automake "skip") if smilint,
+# erlang-snmp or NET-SNMP-MIB is missing; 2 on usage errors (also when
+# neither a real IF-MIB nor the stand-in is there).
 
 set -u
 
-MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB"
+MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB IB-IF-MIB"
 
 . "$(dirname -- "$0")/mibenv.sh" || exit 2
 mibenv_init "${1:-}"
@@ -61,9 +69,16 @@ out=$tmpdir/smilint.out
 # separator replaces the configured search path, and -c /dev/null keeps
 # global and user smi.conf files out.
 # shellcheck disable=SC2086
-SMIPATH="$mibdir:$tmpdir" "$SMILINT" -c /dev/null -s -l "$level" \
+SMIPATH="$mibdir:$tmpdir$stubpath" "$SMILINT" -c /dev/null -s -l "$level" \
     $files >"$out" 2>&1
 rc=$?
+
+if [ "$ifmib_source" = stub ]; then
+    echo "smilint: IF-MIB: lint-only stand-in $stubdir/IF-MIB" \
+         "(no real IF-MIB found)"
+else
+    echo "smilint: IF-MIB: $ifmib_source"
+fi
 
 if [ -s "$out" ]; then
     cat "$out"

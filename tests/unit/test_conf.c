@@ -250,16 +250,16 @@ test_polling(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(c->npolicies, 2);
 	assert_string_equal(c->policies[0].name, "leaves");
-	assert_int_equal(c->policies[0].type, 2);
+	assert_int_equal(c->policies[0].match.type, 2);
 	assert_int_equal(c->policies[0].groups,
 	    GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS);
 	assert_int_equal(c->policies[0].interval, 30);
 	assert_int_equal(c->policies[0].ttl, 30);	/* defaults to it */
 	assert_int_equal(c->policies[0].reset, 1);
-	assert_int_equal(c->policies[0].nguids, 1);
+	assert_int_equal(c->policies[0].match.nguids, 1);
 	assert_int_equal(c->policies[0].nthresholds, 1);
 	assert_true(c->policies[0].thresholds[0].per_minute == 2.5);
-	assert_non_null(c->policies[1].regex);
+	assert_non_null(c->policies[1].match.regex);
 	assert_int_equal(c->policies[1].interval, 60);
 	gw_conf_free(c);
 

@@ -125,6 +125,7 @@ gwstat(struct gw_val *v, int arg)
 #define SYS(n)	{ 1, 3, 6, 1, 2, 1, 1, n, 0 }, 9
 #define SNMPG(n) { 1, 3, 6, 1, 2, 1, 11, n, 0 }, 9
 #define TGT(n)	{ 1, 3, 6, 1, 6, 3, 12, 1, n, 0 }, 10
+#define USM(n)	{ 1, 3, 6, 1, 6, 3, 15, 1, 1, n, 0 }, 11
 
 /* Sorted by OID. */
 static const struct sys_obj sys_objs[] = {
@@ -167,6 +168,13 @@ static const struct sys_obj sys_objs[] = {
 	{ SNMPG(32), stat, STAT_SNMPPROXYDROPS },
 	{ TGT(4), stat, STAT_SNMPUNAVAILABLECONTEXTS },
 	{ TGT(5), stat, STAT_SNMPUNKNOWNCONTEXTS },
+	/* SNMP-USER-BASED-SM-MIB usmStats (RFC 3414): rejected v3 messages. */
+	{ USM(1), stat, STAT_USMSTATSUNSUPPORTEDSECLEVELS },
+	{ USM(2), stat, STAT_USMSTATSNOTINTIMEWINDOWS },
+	{ USM(3), stat, STAT_USMSTATSUNKNOWNUSERNAMES },
+	{ USM(4), stat, STAT_USMSTATSUNKNOWNENGINEIDS },
+	{ USM(5), stat, STAT_USMSTATSWRONGDIGESTS },
+	{ USM(6), stat, STAT_USMSTATSDECRYPTIONERRORS },
 };
 #define NSYS	(sizeof(sys_objs) / sizeof(sys_objs[0]))
 #define NSTATS	16
@@ -288,6 +296,7 @@ gw_mib_system_init(const struct gw_conf *c)
 	static const oid sys[] = { 1, 3, 6, 1, 2, 1, 1 };
 	static const oid snmp[] = { 1, 3, 6, 1, 2, 1, 11 };
 	static const oid tgt[] = { 1, 3, 6, 1, 6, 3, 12, 1 };
+	static const oid usm[] = { 1, 3, 6, 1, 6, 3, 15, 1, 1 };
 
 	if (set_base(c) == -1)
 		return -1;
@@ -323,7 +332,8 @@ gw_mib_system_init(const struct gw_conf *c)
 	if (reg_group("system", sys, OID_LENGTH(sys), &fixed) == -1 ||
 	    reg_group("snmp", snmp, OID_LENGTH(snmp), &fixed) == -1 ||
 	    reg_group("snmpTargetObjects", tgt, OID_LENGTH(tgt), &fixed) ==
-	    -1 || reg_group("ibsnmpgwStats", stats_root, sys_oid_base_len + 1,
+	    -1 || reg_group("usmStats", usm, OID_LENGTH(usm), &fixed) == -1 ||
+	    reg_group("ibsnmpgwStats", stats_root, sys_oid_base_len + 1,
 	    &stats) == -1)
 		return -1;
 	return 0;

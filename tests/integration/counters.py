@@ -7,7 +7,6 @@ never go back, Counter32 must be Counter64 modulo 2^32, and
 ifCounterDiscontinuityTime must move exactly when continuity is lost."""
 
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,29 +54,6 @@ def perfset(field, value, node="node03", port=1,
             attr="PortCounters"):
     fab.cmd('PerformanceSet "%s"[%d] %s.%s=%d' % (node, port, attr, field,
                                                   value))
-    time.sleep(SETTLE)
-
-
-def restart_gateway():
-    pid = fab.pid()
-    os.kill(pid, 15)
-    for _ in range(100):
-        if not os.path.exists("/proc/%d" % pid) or \
-                open("/proc/%d/stat" % pid).read().split()[2] == "Z":
-            break
-        time.sleep(0.05)
-    env = dict(fab.diag_env, SIM_HOST=fab.info["gw-host"])
-    log = open(os.path.join(fab.dir, "ibsnmpgw.log"), "a")
-    p = subprocess.Popen([os.environ["IBSNMPGW"], "-f", "-c",
-                          os.path.join(fab.dir, "ibsnmpgw.yaml")],
-                         env=env, cwd=fab.dir, stdout=log, stderr=log)
-    with open(os.path.join(fab.dir, "pids"), "a") as f:
-        f.write("ibsnmpgw %d\n" % p.pid)
-    before = fab.log().count("sweep 1 done")
-    for _ in range(200):
-        if fab.log().count("sweep 1 done") > before:
-            break
-        time.sleep(0.05)
     time.sleep(SETTLE)
 
 
@@ -130,7 +106,7 @@ def main():
 
     # Restart: accumulators come back from SQLite.
     hc_before, err_before = get("node03", HC_IN, IN_ERR)
-    restart_gateway()
+    fab.restart_gateway(SETTLE)
     hc_after, err_after, disc_after, up = get(
         "node03", HC_IN, IN_ERR, DISC, ".1.3.6.1.2.1.1.3.0")
     R.equal(err_after, err_before, "ifInErrors survives a gateway restart")

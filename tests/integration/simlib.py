@@ -124,6 +124,34 @@ class Fabric:
             time.sleep(0.05)
         raise RuntimeError("sweep did not finish")
 
+    def restart_gateway(self, wait=2.5):
+        """Stop the gateway, start it again on the same fabric, config
+        and state (appended to the pids file so stop() ends it)."""
+        import subprocess as sp
+        pid = self.pid()
+        os.kill(pid, 15)
+        for _ in range(100):
+            try:
+                if open("/proc/%d/stat" % pid).read().split()[2] == "Z":
+                    break
+            except OSError:
+                break
+            time.sleep(0.05)
+        before = self.log().count("sweep 1 done")
+        env = dict(self.diag_env, SIM_HOST=self.info["gw-host"])
+        log = open(os.path.join(self.dir, "ibsnmpgw.log"), "a")
+        p = sp.Popen([os.environ.get("IBSNMPGW", os.path.join(
+            BUILD, "gateway", "ibsnmpgw")), "-f", "-c",
+            os.path.join(self.dir, "ibsnmpgw.yaml")], env=env,
+            cwd=self.dir, stdout=log, stderr=log)
+        with open(os.path.join(self.dir, "pids"), "a") as f:
+            f.write("ibsnmpgw %d\n" % p.pid)
+        for _ in range(200):
+            if self.log().count("sweep 1 done") > before:
+                break
+            time.sleep(0.05)
+        time.sleep(wait)
+
     def sql(self, query):
         out = subprocess.run(["sqlite3", os.path.join(self.dir,
                                                        "inventory.db"),

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""Access control and fabric protection on the simulated fabric: a v3
+user and a community that may see only some nodes, source-address
+restrictions, wrong keys, read-only SETs, and the MAD rate limit under
+SNMP load."""
+
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+from simlib import SMA, parse_vars  # noqa: E402
+
+simlib.skip_if_missing()
+R = simlib.Report()
+fab = simlib.Fabric()
+STATS = ".1.3.6.1.4.1.8072.9999.9999.117.2"
+NODE_STRING = SMA + ".1.1.0"
+PASS = "switch-only-passphrase"
+
+
+def reconfigure(rate):
+    """Add a switch-only user, tenant communities and a rate limit."""
+    path = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(path).read()
+    text = text.replace(
+        "  communities:\n    - name: public\n",
+        "  communities:\n    - name: public\n"
+        "    - name: tenant\n"
+        "      sources: [\"127.0.0.0/8\", \"::1/128\"]\n"
+        "      nodes: {name: \"leaf0[12]\"}\n"
+        "    - name: remote\n"
+        "      sources: [\"192.0.2.0/24\"]\n", 1)
+    text = text.replace(
+        "  users:\n",
+        "  users:\n"
+        "    - name: switchonly\n"
+        "      auth-protocol: SHA-256\n"
+        "      auth-passphrase: \"%s\"\n"
+        "      priv-protocol: AES\n"
+        "      priv-passphrase: \"%s\"\n"
+        "      nodes: {type: switch}\n" % (PASS, PASS), 1)
+    text = text.replace("mad:\n", "mad:\n  rate-limit: %d\n" % rate, 1)
+    open(path, "w").write(text)
+    fab.restart_gateway(1)
+
+
+def v3_switchonly(context, auth=PASS):
+    return ["-v3", "-l", "authPriv", "-u", "switchonly", "-a", "SHA-256",
+            "-A", auth, "-x", "AES", "-X", PASS, "-n", context]
+
+
+def value(out, oid=NODE_STRING):
+    return parse_vars(out.stdout).get(oid, (None, None))[1]
+
+
+def stat(n):
+    out = fab.snmp("snmpget", fab.v2(), ["%s.%d.0" % (STATS, n)])
+    return value(out, "%s.%d.0" % (STATS, n))
+
+
+def counter(oid):
+    return value(fab.snmp("snmpget", fab.v2(), [oid]), oid)
+
+
+def main():
+    rate = 1000
+    reconfigure(rate)
+
+    # A v3 user limited to switches.
+    out = fab.snmp("snmpget", v3_switchonly("leaf01"), [NODE_STRING])
+    R.equal(value(out), "leaf01", "switch-only user reads a switch")
+    unk = counter(".1.3.6.1.6.3.12.1.5.0")
+    hidden = fab.snmp("snmpget", v3_switchonly("node03"), [NODE_STRING])
+    absent = fab.snmp("snmpget", v3_switchonly("nosuchnode"), [NODE_STRING])
+    R.check(hidden.returncode != 0 and "context" in hidden.stderr.lower()
+            and hidden.stderr == absent.stderr,
+            "a CA's context looks exactly like an unknown one to it",
+            hidden.stderr + "\n" + absent.stderr)
+    R.equal(counter(".1.3.6.1.6.3.12.1.5.0"), unk + 2,
+            "both were counted as unknown contexts")
+
+    # A tenant community limited to leaf01 and leaf02, from loopback.
+    bad = counter(".1.3.6.1.2.1.11.4.0")
+    R.equal(value(fab.snmp("snmpget", fab.v2("leaf02", "tenant"),
+                           [NODE_STRING])), "leaf02",
+            "tenant community reads its own switch")
+    out = fab.snmp("snmpget", fab.v2("leaf03", "tenant"), [NODE_STRING],
+                   timeout=1)
+    R.check("Timeout" in out.stderr, "tenant community gets no answer for "
+            "another node", out.stdout + out.stderr)
+    out = fab.snmp("snmpget", fab.v2("leaf01", "remote"), [NODE_STRING],
+                   timeout=1)
+    R.check("Timeout" in out.stderr, "a community restricted to other "
+            "source addresses gets no answer", out.stdout + out.stderr)
+    R.equal(counter(".1.3.6.1.2.1.11.4.0"), bad + 2,
+            "both counted in snmpInBadCommunityNames")
+
+    # A wrong auth key is rejected and counted (usmStatsWrongDigests).
+    wrong = counter(".1.3.6.1.6.3.15.1.1.5.0")
+    out = fab.snmp("snmpget", v3_switchonly("leaf01", "not-the-key-123"),
+                   [NODE_STRING])
+    R.check(out.returncode != 0 and value(out) is None,
+            "a wrong auth key is rejected", out.stdout + out.stderr)
+    R.equal(counter(".1.3.6.1.6.3.15.1.1.5.0"), wrong + 1,
+            "usmStatsWrongDigests counted it")
+
+    # Read-only: a SET changes nothing and sends no MAD.
+    sent = stat(1)
+    out = fab.snmp("snmpset", fab.v2("leaf01"), [SMA + ".5.1.1.6.1", "i",
+                                                 "1"])
+    R.check("notWritable" in out.stdout + out.stderr and stat(1) == sent,
+            "SET is refused and never reaches the fabric",
+            out.stdout + out.stderr)
+
+    # The rate limit holds under SNMP load: four cold walks at once.
+    t0, s0 = time.time(), stat(1)
+    walkers = [threading.Thread(target=fab.snmp, args=(
+        "snmpbulkwalk", fab.v2(n), ["-Cr30", SMA]), kwargs={"timeout": 30})
+        for n in ("spine01", "spine02", "leaf03", "leaf04")]
+    for w in walkers:
+        w.start()
+    peak = 0
+    last_t, last_s = t0, s0
+    while any(w.is_alive() for w in walkers):
+        time.sleep(1)
+        now, s = time.time(), stat(1)
+        peak = max(peak, (s - last_s) / (now - last_t))
+        last_t, last_s = now, s
+    for w in walkers:
+        w.join()
+    total = stat(1) - s0
+    avg = total / (time.time() - t0)
+    R.check(total > 3 * rate and peak <= rate * 1.1 and avg <= rate * 1.05,
+            "the MAD rate stays under mad.rate-limit (%d/s): %d MADs, "
+            "average %.0f/s, peak second %.0f/s" % (rate, total, avg, peak))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        fab.stop()
+    R.finish()

@@ -562,6 +562,8 @@ store_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_str(x, v, key, &c->store_path, PATH_MAX);
 	else if (strcmp(key, "state-dir") == 0)
 		get_str(x, v, key, &c->state_dir, PATH_MAX);
+	else if (strcmp(key, "control-socket") == 0)
+		get_str(x, v, key, &c->control_socket, 100);
 	else
 		unknown(x, k, key, "store");
 }
@@ -945,6 +947,13 @@ gw_conf_load(const char *path, FILE *err)
 			*slash = '\0';
 		x.c->state_dir = s;
 	}
+	if (x.c->control_socket == NULL) {
+		size_t len = strlen(x.c->state_dir) + 16;
+		if ((x.c->control_socket = malloc(len)) == NULL)
+			fatal("conf");
+		snprintf(x.c->control_socket, len, "%s/ibsnmpgw.sock",
+		    x.c->state_dir);
+	}
 	if (x.c->mad_max_inflight_node > x.c->mad_max_inflight)
 		cerr(&x, root, "mad.max-in-flight-per-node (%d) exceeds "
 		    "mad.max-in-flight (%d)", x.c->mad_max_inflight_node,
@@ -1118,6 +1127,7 @@ gw_conf_free(struct gw_conf *c)
 	free(c->node_name_map);
 	free(c->store_path);
 	free(c->state_dir);
+	free(c->control_socket);
 	free(c->log_level);
 	for (int i = 0; i < c->npolicies; i++) {
 		struct gw_policy *p = &c->policies[i];

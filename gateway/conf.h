@@ -101,6 +101,7 @@ struct gw_conf {
 
 	char			*store_path;
 	char			*state_dir;	/* net-snmp persistent data */
+	char			*control_socket;	/* ibsnmpgw ctl */
 
 	int			 sweep_interval;	/* seconds */
 

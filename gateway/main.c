@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gateway/conf.h"
+#include "gateway/control.h"
 #include "gateway/mib.h"
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
@@ -79,6 +80,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
+	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
+	    "[NAME]|stats\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
 	    "  -f       stay in the foreground, log to stderr\n"
@@ -176,6 +179,16 @@ main(int argc, char **argv)
 		default: usage();
 		}
 	}
+	if (optind < argc && strcmp(argv[optind], "ctl") == 0) {
+		if (optind + 1 >= argc)
+			usage();
+		if ((c = gw_conf_load(path, stderr)) == NULL)
+			return 1;
+		rc = gw_ctl_client(c->control_socket, argc - optind - 1,
+		    argv + optind + 1);
+		gw_conf_free(c);
+		return rc;
+	}
 	if (optind != argc)
 		usage();
 
@@ -215,11 +228,15 @@ main(int argc, char **argv)
 	    proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;
 	proxy_discover_on_done(sweep_done, NULL);
+	if (gw_ctl_init(c->control_socket) == -1)
+		goto out_poll;
 
 	log_info("ready");
 	ev_run();
 	rc = 0;
 
+out_poll:
+	gw_ctl_finalise();
 	proxy_discover_finalise();
 	proxy_poll_finalise();
 out_snmp:

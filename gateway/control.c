@@ -1,0 +1,272 @@
+/* gw_ctl: a unix stream socket for day-2 operations. One request line,
+ * one answer, then the server closes the connection:
+ *
+ *   nodes            every node: GUID, name, type, LID, reachability,
+ *                    route and polling policy
+ *   node NAME        one node and its ports
+ *   sweep            start a discovery sweep
+ *   flush [NAME]     drop cached attributes (of one node)
+ *   stats            MAD engine, cache, SNMP and sweep statistics
+ *
+ * The socket is created mode 0660 so only the service user, its group
+ * and root can use it. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "gateway/control.h"
+#include "gateway/snmp.h"
+#include "proxy/discover.h"
+#include "proxy/mad.h"
+#include "proxy/poller.h"
+#include "store/cache.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+#define CTL_MAX_LINE	512
+
+static int	ctl_fd = -1;
+static char	ctl_path[108];
+
+static const char *
+type_name(uint8_t t)
+{
+	return t == STORE_NODE_SWITCH ? "switch" : t == STORE_NODE_CA ? "ca" :
+	    t == STORE_NODE_ROUTER ? "router" : "?";
+}
+
+static void
+node_line(FILE *f, const struct store_node *n)
+{
+	char route[4 * STORE_PATH_MAX + 4];
+
+	store_path_format(&n->route, route, sizeof(route));
+	fprintf(f, "0x%016llx %-16s %-6s lid %-5u %-11s route %s policy %s\n",
+	    (unsigned long long)n->guid, n->alias ? n->alias : n->desc,
+	    type_name(n->type), n->lid, n->reachable ? "reachable" :
+	    "unreachable", route, proxy_poll_policy_name(n->idx));
+}
+
+static void
+cmd_node(FILE *f, const char *name)
+{
+	const struct store_node *n = store_node_resolve(name, strlen(name));
+
+	if (n == NULL) {
+		fprintf(f, "error: no node named '%s'\n", name);
+		return;
+	}
+	node_line(f, n);
+	fprintf(f, "description: %s\nports: %u\nvendor 0x%06x device 0x%04x "
+	    "revision 0x%08x\nfirst seen %lld, last seen %lld\n", n->desc,
+	    n->num_ports, n->vendor_id, n->device_id, n->revision,
+	    (long long)n->first_seen, (long long)n->last_seen);
+	for (int p = 0; p <= n->num_ports; p++) {
+		const struct store_port *pt = &n->ports[p];
+		char route[4 * STORE_PATH_MAX + 4] = "-";
+
+		if (!pt->valid)
+			continue;
+		if (pt->route.hop[0] != 0xff)
+			store_path_format(&pt->route, route, sizeof(route));
+		fprintf(f, "port %3d lid %-5u state %u phys %u width %u speed "
+		    "0x%02x", p, pt->lid, pt->state, pt->phys_state, pt->width,
+		    pt->speed);
+		if (pt->remote_guid)
+			fprintf(f, " -> 0x%016llx[%u]",
+			    (unsigned long long)pt->remote_guid,
+			    pt->remote_port);
+		fprintf(f, " route %s\n", route);
+	}
+}
+
+static void
+cmd_stats(FILE *f)
+{
+	struct proxy_mad_stats m;
+	struct cache_stats c;
+	struct gw_snmp_stats g;
+	struct proxy_sweep_stats s;
+
+	proxy_mad_get_stats(&m);
+	cache_get_stats(&c);
+	gw_snmp_get_stats(&g);
+	proxy_discover_get_stats(&s);
+	fprintf(f, "mad sent %llu answered %llu timeouts %llu retries %llu "
+	    "errors %llu malformed %llu throttled %llu inflight %llu queued "
+	    "%llu\n", (unsigned long long)m.sent,
+	    (unsigned long long)m.answered, (unsigned long long)m.timeouts,
+	    (unsigned long long)m.retries, (unsigned long long)m.errors,
+	    (unsigned long long)m.malformed, (unsigned long long)m.throttled,
+	    (unsigned long long)m.inflight, (unsigned long long)m.queued);
+	fprintf(f, "cache hits %llu misses %llu coalesced %llu fetches %llu "
+	    "failures %llu entries %llu\n", (unsigned long long)c.hits,
+	    (unsigned long long)c.misses, (unsigned long long)c.coalesced,
+	    (unsigned long long)c.fetches, (unsigned long long)c.failures,
+	    (unsigned long long)c.entries);
+	fprintf(f, "snmp requests %llu node-requests %llu bad-names %llu "
+	    "unknown-contexts %llu\n", (unsigned long long)g.requests,
+	    (unsigned long long)g.node_requests,
+	    (unsigned long long)g.bad_names,
+	    (unsigned long long)g.unknown_contexts);
+	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms\n",
+	    s.sweeps, s.nodes, s.links, s.lost,
+	    (unsigned long long)s.duration_ms);
+}
+
+static void
+handle(FILE *f, char *line)
+{
+	char *cmd = strtok(line, " \t\r\n"), *arg = strtok(NULL, " \t\r\n");
+
+	if (cmd == NULL)
+		fprintf(f, "error: empty command\n");
+	else if (strcmp(cmd, "nodes") == 0) {
+		for (size_t i = 0; i < store_node_count(); i++)
+			node_line(f, store_node_at(i));
+	} else if (strcmp(cmd, "node") == 0 && arg)
+		cmd_node(f, arg);
+	else if (strcmp(cmd, "sweep") == 0)
+		fprintf(f, proxy_discover_start() == 0 ? "sweep started\n" :
+		    "a sweep is already running\n");
+	else if (strcmp(cmd, "flush") == 0) {
+		if (arg == NULL) {
+			cache_flush(UINT32_MAX);
+			fprintf(f, "cache flushed\n");
+		} else {
+			const struct store_node *n = store_node_resolve(arg,
+			    strlen(arg));
+			if (n == NULL)
+				fprintf(f, "error: no node named '%s'\n", arg);
+			else {
+				cache_flush(n->idx);
+				fprintf(f, "cache of %s flushed\n", arg);
+			}
+		}
+	} else if (strcmp(cmd, "stats") == 0)
+		cmd_stats(f);
+	else
+		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
+		    "sweep, flush [NAME], stats)\n", cmd);
+}
+
+static void
+accept_cb(int fd, short revents, void *arg)
+{
+	char line[CTL_MAX_LINE];
+	struct timeval tv = { 1, 0 };
+	ssize_t n, len = 0;
+	int c = accept(fd, NULL, NULL);
+	FILE *f;
+
+	if (c == -1)
+		return;
+	/* Local and privileged, but still: a bounded, timed read. */
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (len < (ssize_t)sizeof(line) - 1 &&
+	    (n = read(c, line + len, sizeof(line) - 1 - len)) > 0) {
+		len += n;
+		if (memchr(line, '\n', len))
+			break;
+	}
+	line[len > 0 ? len : 0] = '\0';
+	if ((f = fdopen(c, "w")) == NULL) {
+		close(c);
+		return;
+	}
+	handle(f, line);
+	fclose(f);
+}
+
+int
+gw_ctl_init(const char *path)
+{
+	struct sockaddr_un sun;
+	mode_t old;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("control: socket path too long: %s", path);
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strcpy(sun.sun_path, path);
+	if ((ctl_fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1) {
+		log_warn("control: socket");
+		return -1;
+	}
+	unlink(path);
+	old = umask(0117);
+	if (bind(ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    listen(ctl_fd, 4) == -1) {
+		umask(old);
+		log_warn("control: %s", path);
+		close(ctl_fd);
+		ctl_fd = -1;
+		return -1;
+	}
+	umask(old);
+	chmod(path, 0660);
+	snprintf(ctl_path, sizeof(ctl_path), "%s", path);
+	return ev_fd_add(ctl_fd, POLLIN, accept_cb, NULL);
+}
+
+void
+gw_ctl_finalise(void)
+{
+	if (ctl_fd >= 0) {
+		ev_fd_del(ctl_fd);
+		close(ctl_fd);
+		unlink(ctl_path);
+	}
+	ctl_fd = -1;
+}
+
+int
+gw_ctl_client(const char *path, int argc, char **argv)
+{
+	struct sockaddr_un sun;
+	char buf[4096], line[CTL_MAX_LINE] = "";
+	ssize_t n;
+	int s, err = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (strlen(line) + strlen(argv[i]) + 2 >= sizeof(line)) {
+			fprintf(stderr, "ibsnmpgw ctl: command too long\n");
+			return 2;
+		}
+		strcat(line, i ? " " : "");
+		strcat(line, argv[i]);
+	}
+	strcat(line, "\n");
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    connect(s, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		fprintf(stderr, "ibsnmpgw ctl: %s: %s\n", path,
+		    strerror(errno));
+		return 1;
+	}
+	if (write(s, line, strlen(line)) != (ssize_t)strlen(line)) {
+		fprintf(stderr, "ibsnmpgw ctl: write: %s\n", strerror(errno));
+		close(s);
+		return 1;
+	}
+	while ((n = read(s, buf, sizeof(buf))) > 0) {
+		if (n >= 7 && memcmp(buf, "error: ", 7) == 0)
+			err = 1;
+		fwrite(buf, 1, n, stdout);
+	}
+	close(s);
+	return err;
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# ibsnmpgw ctl: every control command against the simulated fabric.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+IBSNMPGW=${IBSNMPGW:-$top_srcdir/gateway/ibsnmpgw}
+export IBSNMPGW
+for p in ibsim opensm snmpget; do
+	command -v $p >/dev/null || { echo "SKIP: no $p"; exit 77; }
+done
+dir=$(mktemp -d /tmp/ibsnmpgw-ctl.XXXXXX)
+trap '"$top_srcdir/tests/sim/ibsnmpgw-sim" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+"$top_srcdir/tests/sim/ibsnmpgw-sim" start "$top_srcdir/tests/sim/topologies/fabric.topo" "$dir" > "$dir/info" || exit 1
+ctl() { "$IBSNMPGW" -c "$dir/ibsnmpgw.yaml" ctl "$@"; }
+pass=0 fail=0
+check() {
+	if [ "$1" = 0 ]; then pass=$((pass + 1)); echo "ok - $2"
+	else fail=$((fail + 1)); echo "not ok - $2"; [ -n "$3" ] && printf '%s\n' "$3" | sed 's/^/#   /'; fi
+}
+
+out=$(ctl nodes); n=$(printf '%s\n' "$out" | grep -c reachable)
+[ "$n" = 14 ]; check $? "nodes lists all 14 nodes with reachability ($n)" "$out"
+printf '%s\n' "$out" | grep -q "^0x0002c90300aa0101 leaf01 .* route 0,[0-9,]* policy default"
+check $? "nodes shows GUID, alias, route and policy" "$out"
+out=$(ctl node leaf02)
+printf '%s\n' "$out" | grep -q "^ports: 36" && printf '%s\n' "$out" | grep -q "^port   1 .* -> 0x"
+check $? "node shows one node with its ports and links" "$out"
+out=$(ctl node nosuch); rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "no node named"
+check $? "node with an unknown name is an error" "$out"
+ep=$(sed -n 's/^endpoint: //p' "$dir/info")
+snmpget -v2c -c public@leaf01 "$ep" 1.3.6.1.3.117.3.1.1.7.0 >/dev/null
+out=$(ctl stats)
+printf '%s\n' "$out" | grep -q "^mad sent [1-9]" && printf '%s\n' "$out" | grep -q "node-requests [1-9]"
+check $? "stats shows MAD, cache and SNMP counters" "$out"
+out=$(ctl flush leaf01)
+[ "$out" = "cache of leaf01 flushed" ]; check $? "flush NAME flushes one node" "$out"
+out=$(ctl flush)
+[ "$out" = "cache flushed" ]; check $? "flush flushes everything" "$out"
+before=$(grep -c "sweep [0-9]* done" "$dir/ibsnmpgw.log")
+out=$(ctl sweep)
+sleep 1
+after=$(grep -c "sweep [0-9]* done" "$dir/ibsnmpgw.log")
+[ "$out" = "sweep started" ] && [ "$after" -gt "$before" ]
+check $? "sweep starts a sweep" "$out"
+perm=$(stat -c %a "$dir/ibsnmpgw.sock")
+[ "$perm" = 660 ]; check $? "the socket is mode 0660 ($perm)"
+out=$(ctl frobnicate); rc=$?
+[ $rc = 1 ]; check $? "unknown commands are refused" "$out"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -12,7 +12,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import simlib  # noqa: E402
-from simlib import SMA, parse_diag, parse_vars  # noqa: E402
+from simlib import SMA, diff, parse_diag, parse_vars  # noqa: E402
 
 simlib.skip_if_missing()
 R = simlib.Report()
@@ -157,12 +157,6 @@ def check_node(name, guid):
                 diff(walked, expect) + out.stderr)
 
 
-def diff(got, want):
-    lines = []
-    for k in sorted(set(got) | set(want)):
-        if got.get(k) != want.get(k):
-            lines.append("%s: got %r want %r" % (k, got.get(k), want.get(k)))
-    return "\n".join(lines[:15]) + "\n"
 
 
 def check_address_forms():

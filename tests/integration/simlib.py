@@ -190,6 +190,15 @@ class Fabric:
         return out
 
 
+def diff(got, want, limit=12):
+    """The keys where two {oid: value} maps differ, for failure detail."""
+    lines = []
+    for k in sorted(set(got) | set(want)):
+        if got.get(k) != want.get(k):
+            lines.append("%s: got %r want %r" % (k, got.get(k), want.get(k)))
+    return "\n".join(lines[:limit]) + "\n"
+
+
 def parse_vars(text):
     """net-snmp -On output -> {oid: (type, value)}."""
     res = {}

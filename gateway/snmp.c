@@ -274,7 +274,9 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 		    pdu->contextNameLen) == -1 ||
 		    (node = store_node_resolve(pdu->contextName,
 		    pdu->contextNameLen)) == NULL ||
-		    (user != NULL && !gw_selector_match(&user->nodes, node))) {
+		    /* A user USM still knows but a reload removed from the
+		     * file may see nothing. */
+		    user == NULL || !gw_selector_match(&user->nodes, node)) {
 			report_unknown_context(sess, pdu);
 			return 0;
 		}

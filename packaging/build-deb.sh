@@ -1,0 +1,66 @@
+#!/bin/bash
+# build-deb.sh [OUTDIR]: build the ibsnmpgw binary .deb.
+#
+# Copies the source tree to a temporary directory (only the files git
+# knows about: tracked files plus untracked ones that .gitignore does not
+# exclude, so no build products, test logs or earlier packages come
+# along), puts packaging/debian at the top as debian/, and runs
+# `dpkg-buildpackage -us -uc -b` there.  The .deb files (the package and
+# its -dbgsym companion) are copied to OUTDIR (default packaging/out);
+# the build log goes to stderr, and the last line on stdout is the path
+# of the ibsnmpgw .deb.
+#
+# Needs: git, dpkg-dev, debhelper and the Build-Depends of
+# packaging/debian/control (dpkg-buildpackage checks them).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+out=${1:-$top/packaging/out}
+mkdir -p -- "$out"
+out=$(cd "$out" && pwd -P)
+
+command -v dpkg-buildpackage >/dev/null ||
+	{ echo "build-deb.sh: dpkg-buildpackage not found (apt-get install dpkg-dev debhelper)" >&2; exit 1; }
+git -C "$top" rev-parse --git-dir >/dev/null 2>&1 ||
+	{ echo "build-deb.sh: $top is not a git work tree" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibsnmpgw-deb.XXXXXX")
+trap 'rm -rf -- "$tmp"' EXIT
+src=$tmp/ibsnmpgw
+mkdir -- "$src"
+
+# The clean tree.  Files deleted from the work tree but still in the
+# index are skipped; packaging/out is never copied.
+(
+	cd "$top"
+	git ls-files -z --cached --others --exclude-standard -- . \
+		':(exclude)packaging/out' ':(exclude)debian' |
+	while IFS= read -r -d '' f; do
+		if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+	done |
+	tar --null --no-recursion -T - -cf -
+) | tar -xf - -C "$src"
+cp -a -- "$src/packaging/debian" "$src/debian"
+
+# The package version comes from debian/changelog; say so when it lags
+# behind configure.ac.
+ac_version=$(sed -n 's/^AC_INIT(\[[^]]*\], *\[\([^]]*\)\].*/\1/p' "$src/configure.ac")
+deb_version=$(cd "$src" && dpkg-parsechangelog -S Version)
+if [ -n "$ac_version" ] && [ "${deb_version%%-*}" != "$ac_version" ]; then
+	echo "build-deb.sh: warning: debian/changelog says $deb_version, configure.ac $ac_version" >&2
+fi
+
+(cd "$src" && dpkg-buildpackage -us -uc -b) >&2
+
+shopt -s nullglob
+debs=("$tmp"/*.deb)
+[ ${#debs[@]} -gt 0 ] || { echo "build-deb.sh: no .deb was produced" >&2; exit 1; }
+main=""
+for d in "${debs[@]}"; do
+	cp -- "$d" "$out/"
+	case ${d##*/} in
+	ibsnmpgw_*.deb) main=$out/${d##*/} ;;
+	esac
+done
+[ -n "$main" ] || { echo "build-deb.sh: no ibsnmpgw_*.deb among ${debs[*]##*/}" >&2; exit 1; }
+echo "$main"

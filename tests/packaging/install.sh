@@ -1,0 +1,323 @@
+#!/bin/bash
+# Install test of the Debian package: build the .deb from this tree,
+# install it, check what it installed, run the installed daemon on the
+# simulated fabric, purge it, and check that nothing of it is left.
+#
+# Runs only as root on a Debian system with dpkg-buildpackage (and the
+# build dependencies), from a git work tree; otherwise exits 77 (skip).
+# It refuses (skip) to run when ibsnmpgw is installed already, or when
+# anything the package would create or its purge would delete exists
+# already (user, groups, /etc/ibsnmpgw, /var/lib/ibsnmpgw): it only ever
+# removes what it installed itself.  Runs of this test on one machine are
+# serialised with a lock.  The steps that need the simulated fabric
+# (ibsim, opensm, ibsim-utils, snmp) are skipped when it is not
+# available.
+#
+# Output: TAP-like "ok N - ..." / "not ok N - ..." lines, then
+# "N passed, M failed"; exit status 1 on any failure.
+set -u
+set -o pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd -P)}
+top_srcdir=$(cd "$top_srcdir" && pwd -P)
+PKG=ibsnmpgw
+GW=/usr/sbin/ibsnmpgw
+CONF=/etc/ibsnmpgw/ibsnmpgw.yaml
+STATE=/var/lib/ibsnmpgw
+MIBDIR=/usr/share/snmp/mibs
+MIBS="IB-TC-MIB IB-SMA-MIB IB-IF-MIB IBSNMPGW-MIB"
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "not root"
+command -v dpkg-buildpackage >/dev/null || skip "no dpkg-buildpackage (apt-get install dpkg-dev debhelper)"
+command -v dpkg >/dev/null || skip "no dpkg"
+git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1 ||
+	skip "$top_srcdir is not a git work tree (build-deb.sh copies git's files)"
+out=$(dpkg-checkbuilddeps "$top_srcdir/packaging/debian/control" 2>&1) ||
+	skip "build dependencies missing: ${out#*: }"
+
+# One run at a time on this machine (the package and user are global).
+lock=/tmp/ibsnmpgw-install-test.lock
+exec 8>>"$lock" || skip "cannot open $lock"
+flock -w 900 8 || skip "another install test holds $lock"
+
+if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -qv "not-installed"; then
+	skip "package $PKG is already installed or not purged; not touching it"
+fi
+for p in /etc/ibsnmpgw "$STATE"; do
+	[ -e "$p" ] && skip "$p exists already; purging the test package would remove it"
+done
+getent passwd ibsnmpgw >/dev/null && skip "user ibsnmpgw exists already"
+for g in ibsnmpgw ibsnmpgw-umad; do
+	getent group "$g" >/dev/null && skip "group $g exists already"
+done
+dpkg-statoverride --list "$CONF" >/dev/null 2>&1 && skip "a statoverride for $CONF exists already"
+
+tmp=$(mktemp -d /tmp/ibsnmpgw-install-test.XXXXXX) || exit 99
+sim=$tmp/sim
+installed=0
+sim_started=0
+
+n=0 pass=0 fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1)); echo "ok $n - $2"
+	else
+		fail=$((fail + 1)); echo "not ok $n - $2"
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
+	fi
+	return 0
+}
+skipped() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# shellcheck disable=SC2317  # (called from the EXIT trap)
+cleanup() {
+	set +e
+	if [ "$sim_started" = 1 ]; then
+		IBSNMPGW=$GW "$top_srcdir/tests/sim/ibsnmpgw-sim" stop "$sim" >/dev/null 2>&1
+	fi
+	# Only a package this run installed, and only if still there.
+	if [ "$installed" = 1 ] && dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null |
+		grep -qv "not-installed"; then
+		echo "# cleanup: purging $PKG"
+		DEBIAN_FRONTEND=noninteractive dpkg --purge "$PKG" >/dev/null 2>&1 ||
+			echo "# cleanup: dpkg --purge $PKG failed"
+	fi
+	rm -rf -- "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+finish() {
+	echo "$pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit
+}
+
+# Paths named *ibsnmpgw* in the system directories, to find leftovers.
+sweep() {
+	local d dirs=(/etc /var/lib /var/log /var/cache /usr /run)
+	[ -L /lib ] || dirs+=(/lib)
+	for d in "${dirs[@]}"; do
+		[ -d "$d" ] || continue
+		find "$d" -xdev -name '*ibsnmpgw*' -print 2>/dev/null
+	done | sort
+}
+sweep > "$tmp/sweep.before"
+
+# 1. build ---------------------------------------------------------------
+deb=$("$top_srcdir/packaging/build-deb.sh" "$tmp/out" 2> "$tmp/build.log" | tail -n 1)
+[ -n "$deb" ] && [ -f "$deb" ]
+ok $? "build-deb.sh builds the package (${deb##*/})" "$(tail -n 25 "$tmp/build.log")"
+[ -f "$deb" ] || finish
+
+# What the package contains, and which of those paths exist before it is
+# installed (shared directories such as /usr/share/snmp/mibs).
+dpkg-deb --fsys-tarfile "$deb" | tar -tf - | sed 's#^\./#/#; s#/$##' |
+	grep -v '^$' | grep -v '^/\.\?$' | sort -u > "$tmp/contents"
+: > "$tmp/preexisting"
+while IFS= read -r p; do
+	if [ -e "$p" ] || [ -L "$p" ]; then echo "$p" >> "$tmp/preexisting"; fi
+done < "$tmp/contents"
+grep -vxF -f "$tmp/preexisting" "$tmp/contents" | grep -v '/$' > "$tmp/new" || true
+# A non-directory that exists already would be overwritten: not ours.
+clash=""
+while IFS= read -r p; do
+	[ -d "$p" ] || clash="$clash $p"
+done < "$tmp/preexisting"
+[ -z "$clash" ]
+ok $? "no file of the package exists before installation" "$clash"
+[ -z "$clash" ] || finish
+
+# 2. install -------------------------------------------------------------
+installed=1
+out=$(DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" < /dev/null 2>&1)
+rc=$?
+st=$(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null)
+[ $rc = 0 ] && [ "$st" = "install ok installed" ]
+ok $? "dpkg -i installs the package ($st)" "$out"
+[ "$st" = "install ok installed" ] || finish
+dpkg -L "$PKG" | sort > "$tmp/dpkg-L"
+
+# 3. what is in place ----------------------------------------------------
+[ -x "$GW" ] && "$GW" -V | grep -q "^ibsnmpgw [0-9]"
+ok $? "$GW is installed and runs ($("$GW" -V 2>&1))"
+
+missing=""
+for f in "$CONF" /lib/systemd/system/ibsnmpgw.service \
+	/usr/lib/sysusers.d/ibsnmpgw.conf /usr/lib/tmpfiles.d/ibsnmpgw.conf \
+	/usr/lib/udev/rules.d/90-ibsnmpgw-umad.rules \
+	/usr/share/man/man8/ibsnmpgw.8.gz /usr/share/man/man5/ibsnmpgw.yaml.5.gz \
+	/usr/share/doc/ibsnmpgw/copyright; do
+	[ -f "$f" ] || missing="$missing $f"
+done
+for m in $MIBS; do
+	[ -f "$MIBDIR/$m" ] || missing="$missing $MIBDIR/$m"
+done
+[ -z "$missing" ]
+ok $? "configuration, unit, sysusers, tmpfiles, udev rule, man pages and MIBs are installed" "missing:$missing"
+
+dpkg-query -W -f='${Conffiles}\n' "$PKG" | grep -q "^ $CONF "
+ok $? "$CONF is a conffile"
+
+perm=$(stat -c '%a %U %G' "$CONF" 2>&1)
+[ "$perm" = "640 root ibsnmpgw" ]
+ok $? "$CONF is mode 640 root:ibsnmpgw ($perm)"
+
+getent passwd ibsnmpgw >/dev/null && id -nG ibsnmpgw | tr ' ' '\n' | grep -qx ibsnmpgw-umad
+ok $? "system user ibsnmpgw exists and is in group ibsnmpgw-umad ($(id ibsnmpgw 2>&1))"
+
+perm=$(stat -c '%a %U %G' "$STATE" 2>&1)
+[ "$perm" = "750 ibsnmpgw ibsnmpgw" ]
+ok $? "$STATE is mode 750 ibsnmpgw:ibsnmpgw ($perm)"
+
+out=$(runuser -u ibsnmpgw -- "$GW" -n -c "$CONF" 2>&1)
+[ "$out" = "configuration ok" ]
+ok $? "the service user can read and check the installed configuration" "$out"
+
+# (Copies: man-db would keep cat pages of files under /usr/share/man in
+# /var/cache/man, which the package does not own.)
+out=""
+for f in /usr/share/man/man8/ibsnmpgw.8.gz /usr/share/man/man5/ibsnmpgw.yaml.5.gz; do
+	cp -- "$f" "$tmp/"
+	out="$out$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$tmp/${f##*/}" 2>&1 >/dev/null)"
+done
+[ -z "$out" ]
+ok $? "the installed man pages render without warnings" "$out"
+
+# The unit's Documentation= pages, found on the standard manual path.
+# (man -w only locates them: formatting them would leave cat pages in
+# /var/cache/man, which the package does not own; hence also --man=no.)
+out=$(man -w 8 ibsnmpgw 2>&1; man -w 5 ibsnmpgw.yaml 2>&1)
+[ "$out" = "$(printf '%s\n' /usr/share/man/man8/ibsnmpgw.8.gz /usr/share/man/man5/ibsnmpgw.yaml.5.gz)" ]
+ok $? "man finds ibsnmpgw(8) and ibsnmpgw.yaml(5)" "$out"
+if command -v systemd-analyze >/dev/null; then
+	out=$(systemd-analyze verify --man=no /lib/systemd/system/ibsnmpgw.service 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -z "$out" ]
+	ok $? "systemd-analyze verify accepts the installed unit" "$out"
+else
+	skipped "systemd-analyze verify accepts the installed unit" "no systemd-analyze"
+fi
+
+# 4. the installed daemon on the simulated fabric -------------------------
+need=""
+for p in ibsim opensm snmpget python3; do
+	command -v $p >/dev/null || need="$need $p"
+done
+umad2sim=${UMAD2SIM:-}
+for f in /usr/lib/*/umad2sim/libumad2sim.so /usr/lib/umad2sim/libumad2sim.so \
+	/usr/lib64/umad2sim/libumad2sim.so; do
+	[ -z "$umad2sim" ] && [ -r "$f" ] && umad2sim=$f
+done
+[ -n "$umad2sim" ] || need="$need libumad2sim(ibsim-utils)"
+if [ -n "$need" ]; then
+	skipped "installed $GW answers public@leaf01 on the simulated fabric" "missing:$need"
+else
+	sim_started=1
+	# 8>&-: the simulation's daemons must not hold the test's lock.
+	if IBSNMPGW=$GW "$top_srcdir/tests/sim/ibsnmpgw-sim" start \
+		"$top_srcdir/tests/sim/topologies/fabric.topo" "$sim" \
+		> "$tmp/sim.info" 2> "$tmp/sim.err" 8>&-; then
+		ep=$(sed -n 's/^endpoint: //p' "$tmp/sim.info")
+		val=$(snmpget -v2c -c public@leaf01 -Oqv -t 5 -r 1 "$ep" \
+			1.3.6.1.3.117.3.1.1.1.0 2>&1)
+		[ "$(printf '%s' "$val" | tr -d '"')" = leaf01 ]
+		ok $? "installed $GW answers public@leaf01 ibSmaNodeString.0 = leaf01 ($val)" \
+			"$(tail -n 15 "$sim/ibsnmpgw.log" 2>/dev/null)"
+		pid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$sim/pids" 2>/dev/null)
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null)
+		[ "$exe" = "$GW" ]
+		ok $? "the gateway the simulation runs is $GW (${exe:-no process})"
+	else
+		ok 1 "installed $GW starts on the simulated fabric" \
+			"$(cat "$tmp/sim.err"; tail -n 15 "$sim/ibsnmpgw.log" 2>/dev/null)"
+	fi
+	IBSNMPGW=$GW "$top_srcdir/tests/sim/ibsnmpgw-sim" stop "$sim" > /dev/null 2>&1
+	ok $? "the simulation stops"
+	sim_started=0
+fi
+
+# 5. the MIB modules from /usr/share/snmp/mibs ----------------------------
+# IB-SMA-MIB imports the IETF base modules (SNMPv2-SMI, -TC, -CONF), which
+# Debian's net-snmp does not ship.  Use them from net-snmp's own search
+# path when they are there (snmp-mibs-downloader), else from erlang-snmp
+# through a private directory that holds only those: the ibsnmpgw modules
+# must come from the installed files either way.
+tr_args=() tr_how=""
+if [ "$(snmptranslate -On -m SNMPv2-SMI SNMPv2-SMI::enterprises 2>/dev/null)" = .1.3.6.1.4.1 ]; then
+	tr_how="IETF base modules on net-snmp's path"
+else
+	erl=""
+	for d in /usr/lib/erlang/lib/snmp-*/mibs; do
+		[ -d "$d" ] && erl=$d
+	done
+	if [ -n "$erl" ] && [ -f "$erl/SNMPv2-SMI.mib" ]; then
+		mkdir -p "$tmp/base"
+		for m in SNMPv2-SMI SNMPv2-TC SNMPv2-CONF SNMP-FRAMEWORK-MIB; do
+			ln -s "$erl/$m.mib" "$tmp/base/$m"
+		done
+		tr_args=(-M "+$tmp/base")
+		tr_how="IETF base modules from erlang-snmp"
+	fi
+fi
+if ! command -v snmptranslate >/dev/null; then
+	skipped "snmptranslate resolves the installed MIB modules" "no snmptranslate"
+elif [ -z "$tr_how" ]; then
+	skipped "snmptranslate resolves the installed MIB modules" \
+		"no IETF base modules (SNMPv2-SMI); the files are checked above"
+else
+	out=$(snmptranslate "${tr_args[@]}" -On -m IB-SMA-MIB \
+		IB-SMA-MIB::ibSmaNodeString.0 2> "$tmp/tr.err")
+	[ "$out" = .1.3.6.1.3.117.3.1.1.1.0 ]
+	ok $? "snmptranslate resolves IB-SMA-MIB::ibSmaNodeString.0 = $out ($tr_how)" \
+		"$(head -n 20 "$tmp/tr.err")"
+	out=$(snmptranslate "${tr_args[@]}" -On -m IBSNMPGW-MIB \
+		IBSNMPGW-MIB::ibsnmpgwMIB 2> "$tmp/tr.err")
+	[ "$out" = .1.3.6.1.4.1.8072.9999.9999.117 ]
+	ok $? "snmptranslate resolves IBSNMPGW-MIB::ibsnmpgwMIB = $out" \
+		"$(head -n 20 "$tmp/tr.err")"
+fi
+
+# 6. purge ---------------------------------------------------------------
+out=$(DEBIAN_FRONTEND=noninteractive dpkg --purge "$PKG" < /dev/null 2>&1)
+rc=$?
+st=$(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null)
+[ $rc = 0 ] && { [ -z "$st" ] || [ "$st" = "unknown ok not-installed" ]; }
+ok $? "dpkg --purge removes the package (${st:-no record})" "$out"
+[ $rc = 0 ] && installed=0
+
+left="" gone=""
+while IFS= read -r p; do
+	[ "$p" = /. ] && continue
+	if grep -qxF -- "$p" "$tmp/preexisting"; then
+		# shared directories that were there before stay
+		[ -d "$p" ] || gone="$gone $p"
+	elif [ -e "$p" ] || [ -L "$p" ]; then
+		left="$left $p"
+	fi
+done < "$tmp/dpkg-L"
+[ -z "$left" ]
+ok $? "no file or directory of the package is left ($(wc -l < "$tmp/new") new paths checked)" "left:$left"
+[ -z "$gone" ]
+ok $? "directories that existed before the installation are still there" "gone:$gone"
+
+[ ! -e /etc/ibsnmpgw ]
+ok $? "/etc/ibsnmpgw is gone" "$(ls -la /etc/ibsnmpgw 2>&1)"
+[ ! -e "$STATE" ]
+ok $? "$STATE is gone" "$(ls -la "$STATE" 2>&1)"
+! getent passwd ibsnmpgw >/dev/null
+ok $? "user ibsnmpgw is gone" "$(getent passwd ibsnmpgw)"
+! getent group ibsnmpgw >/dev/null && ! getent group ibsnmpgw-umad >/dev/null
+ok $? "groups ibsnmpgw and ibsnmpgw-umad are gone" "$(getent group ibsnmpgw ibsnmpgw-umad)"
+! dpkg-statoverride --list "$CONF" >/dev/null 2>&1
+ok $? "the statoverride of $CONF is gone"
+
+sweep > "$tmp/sweep.after"
+extra=$(comm -13 "$tmp/sweep.before" "$tmp/sweep.after")
+[ -z "$extra" ]
+ok $? "no path named *ibsnmpgw* appeared in /etc, /var, /usr, /run" "$extra"
+
+finish

@@ -41,6 +41,11 @@ mkdir -- "$src"
 	tar --null --no-recursion -T - -cf -
 ) | tar -xf - -C "$src"
 cp -a -- "$src/packaging/debian" "$src/debian"
+# One copy of the unit, sysusers and tmpfiles files, in packaging/systemd;
+# debhelper wants them as debian/ibsnmpgw.*.
+for f in service sysusers tmpfiles; do
+	cp -- "$src/packaging/systemd/ibsnmpgw.$f" "$src/debian/ibsnmpgw.$f"
+done
 
 # The package version comes from debian/changelog; say so when it lags
 # behind configure.ac.

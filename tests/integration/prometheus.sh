@@ -1,0 +1,70 @@
+#!/bin/sh
+# Prometheus: generate the snmp_exporter config from packaging/prometheus,
+# run Debian's prometheus-snmp-exporter on loopback and scrape two nodes
+# of the simulated fabric through the gateway.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+IBSNMPGW=${IBSNMPGW:-$top_srcdir/gateway/ibsnmpgw}
+export IBSNMPGW
+for p in prometheus-snmp-generator prometheus-snmp-exporter ibsim opensm; do
+	command -v $p >/dev/null || { echo "SKIP: no $p"; exit 77; }
+done
+dir=$(mktemp -d /tmp/ibsnmpgw-prom.XXXXXX)
+exp_pid=""
+cleanup() {
+	[ -n "$exp_pid" ] && kill "$exp_pid" 2>/dev/null && wait "$exp_pid" 2>/dev/null
+	"$top_srcdir/tests/sim/ibsnmpgw-sim" stop "$dir/fab" >/dev/null 2>&1
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+pass=0 fail=0
+check() {
+	if [ "$1" = 0 ]; then pass=$((pass + 1)); echo "ok - $2"
+	else fail=$((fail + 1)); echo "not ok - $2"; [ -n "$3" ] && printf '%s\n' "$3" | tail -n 15 | sed 's/^/#   /'; fi
+}
+
+# Base modules for the generator: erlang-snmp's, by module name.
+mkdir -p "$dir/mibs"
+for f in $(dpkg -L erlang-snmp | grep -E '/(SNMPv2-SMI|SNMPv2-TC|SNMPv2-CONF|SNMPv2-MIB|SNMP-FRAMEWORK-MIB)\.mib$'); do
+	ln -sf "$f" "$dir/mibs/$(basename "$f" .mib)"
+done
+[ -e "$dir/mibs/IF-MIB" ] || ln -sf "$top_srcdir/tests/mibs/stubs/IF-MIB" "$dir/mibs/IF-MIB"
+cp "$top_srcdir/packaging/prometheus/generator.yml" "$dir/"
+(cd "$dir" && MIBDIRS="$top_srcdir/mibs:$dir/mibs" prometheus-snmp-generator generate) > "$dir/gen.log" 2>&1
+grep -q "^ibsnmpgw:" "$dir/snmp.yml" 2>/dev/null
+check $? "the generator turns generator.yml into an ibsnmpgw module" "$(cat "$dir/gen.log")"
+
+"$top_srcdir/tests/sim/ibsnmpgw-sim" start "$top_srcdir/tests/sim/topologies/fabric.topo" "$dir/fab" > "$dir/info" || exit 1
+ep=$(sed -n 's/^endpoint: udp://p' "$dir/info")
+"$top_srcdir/packaging/prometheus/ibsnmpgw-snmp-yml" "$dir/snmp.yml" public leaf01 node03 > "$dir/nodes.yml"
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+prometheus-snmp-exporter --config.file="$dir/nodes.yml" --web.listen-address="127.0.0.1:$port" > "$dir/exporter.log" 2>&1 &
+exp_pid=$!
+scrape() {
+	/usr/bin/python3 - "$port" "$1" "$ep" <<'PY'
+import sys, time, urllib.request
+port, module, target = sys.argv[1:4]
+url = "http://127.0.0.1:%s/snmp?module=%s&target=%s" % (port, module, target)
+for _ in range(50):
+    try:
+        print(urllib.request.urlopen(url, timeout=20).read().decode())
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.2)
+sys.exit(1)
+PY
+}
+out=$(scrape leaf01)
+printf '%s\n' "$out" | grep -q '^ibSmaPortLinkState{ibSmaPortIndex="1"} 4$' &&
+    [ "$(printf '%s\n' "$out" | grep -c '^ibSmaPortLinkState{')" = 36 ]
+check $? "scraping module leaf01 gives its 36 ports' link state" "$out"
+printf '%s\n' "$out" | grep -q '^ibIfPortSymbolErrs{ibIfPortStatIfIndex="36"} 0$'
+check $? "and its IB-IF-MIB error counters" "$out"
+"$top_srcdir/tests/sim/ibsnmpgw-sim" cmd "$dir/fab" 'PerformanceSet "node03"[2] PortCounters.SymbolErrorCounter=12'
+# Whatever the poller read before is stale now.
+"$IBSNMPGW" -c "$dir/fab/ibsnmpgw.yaml" ctl flush node03 >/dev/null
+out=$(scrape node03)
+[ "$(printf '%s\n' "$out" | grep -c '^ibSmaPortLinkState{')" = 2 ] &&
+    printf '%s\n' "$out" | grep -q '^ibIfPortSymbolErrs{ibIfPortStatIfIndex="2"} 12$'
+check $? "scraping module node03 (a CA, 2 ports) sees the counter ibsim set" "$out"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -10,7 +10,10 @@
 #include <fnmatch.h>
 #include <netinet/in.h>
 #include <regex.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -548,6 +551,8 @@ ib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_int(x, v, key, &c->ib_port, 0, 254);
 	else if (strcmp(key, "node-name-map") == 0)
 		get_str(x, v, key, &c->node_name_map, PATH_MAX);
+	else if (strcmp(key, "mkey-file") == 0)
+		get_str(x, v, key, &c->mkey_file, PATH_MAX);
 	else
 		unknown(x, k, key, "ib");
 }
@@ -893,6 +898,46 @@ xstrdup(const char *s)
 	return d;
 }
 
+int
+gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err)
+{
+	char buf[64], *p;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		fprintf(err, "%s:0: cannot open: %s\n", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	/* A secret: refuse a file others may read or write. */
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 077)) {
+		fprintf(err, "%s:0: must be a regular file readable only by "
+		    "its owner (mode 0600 or 0400)\n", path);
+		close(fd);
+		return -1;
+	}
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return -1;
+	}
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (p != NULL)
+		buf[strcspn(buf, " \t\r\n")] = '\0';
+	if (p == NULL || store_parse_guid(buf, strlen(buf), mkey) == -1) {
+		/* The content is never echoed. */
+		fprintf(err, "%s:1: expected one 64-bit M_Key in hex\n", path);
+		explicit_bzero(buf, sizeof(buf));
+		return -1;
+	}
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
 struct gw_conf *
 gw_conf_load(const char *path, FILE *err)
 {
@@ -1125,6 +1170,7 @@ gw_conf_free(struct gw_conf *c)
 	free(c->sys_object_id_base);
 	free(c->ib_ca);
 	free(c->node_name_map);
+	free(c->mkey_file);
 	free(c->store_path);
 	free(c->state_dir);
 	free(c->control_socket);

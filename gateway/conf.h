@@ -98,6 +98,7 @@ struct gw_conf {
 	char			*ib_ca;		/* NULL: first CA, as -C */
 	int			 ib_port;	/* 0: first active, as -P */
 	char			*node_name_map;
+	char			*mkey_file;	/* M_Key for SMPs, never logged */
 
 	char			*store_path;
 	char			*state_dir;	/* net-snmp persistent data */
@@ -125,6 +126,9 @@ struct gw_conf {
  * "file:line: message". Returns NULL if there was any error. */
 struct gw_conf	*gw_conf_load(const char *path, FILE *err);
 void		 gw_conf_free(struct gw_conf *c);
+/* Read the M_Key file: one 64-bit hex key, the file mode 0600/0400.
+ * Errors go to err as file:line without the key. */
+int		 gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err);
 
 const char	*gw_auth_name(enum gw_auth_proto p);
 

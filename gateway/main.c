@@ -197,6 +197,11 @@ main(int argc, char **argv)
 	gw_running = c;
 	gw_conf_path = path;
 	if (check) {
+		uint64_t k;
+		if (c->mkey_file && gw_conf_read_mkey(c->mkey_file, &k, stderr)) {
+			gw_conf_free(c);
+			return 1;
+		}
 		printf("configuration ok\n");
 		gw_conf_free(c);
 		return 0;
@@ -220,6 +225,14 @@ main(int argc, char **argv)
 	    c->mad_max_inflight_node) == -1)
 		goto out_cache;
 	proxy_mad_set_rate(c->mad_rate);
+	if (c->mkey_file) {
+		uint64_t mkey;
+		if (gw_conf_read_mkey(c->mkey_file, &mkey, stderr) == -1)
+			goto out_cache;
+		proxy_mad_set_mkey(mkey);
+		mkey = 0;
+		log_info("mad: SMPs carry the M_Key from %s", c->mkey_file);
+	}
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
 	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;

@@ -62,6 +62,7 @@ static struct ev_timer		 mad_timer;
 /* Fabric protection: a token bucket on MADs put on the wire, on top of
  * the caps on MADs in flight. No SNMP load can push past it. */
 static int			 mad_rate;	/* per second, 0: none */
+static uint64_t			 mad_mkey;	/* M_Key for SMPs (IBA 14.2.4) */
 static double			 mad_tokens;
 static uint64_t			 mad_tokens_at;
 static struct ev_timer		 mad_rate_timer;
@@ -428,6 +429,9 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 	rpc.attr.id = a->attr_id;
 	rpc.attr.mod = a->attr_mod;
 	rpc.trid = 1;	/* replaced at send time */
+	if (a->mgmt_class == PROXY_CLASS_SMI_DR ||
+	    a->mgmt_class == PROXY_CLASS_SMI)
+		rpc.mkey = mad_mkey;
 	switch (a->mgmt_class) {
 	case PROXY_CLASS_SMI_DR:
 		if (a->target.path.cnt >= STORE_PATH_MAX)
@@ -519,6 +523,12 @@ proxy_mad_local(struct proxy_local_port *lp)
 	lp->state = p.state;
 	umad_release_port(&p);
 	return 0;
+}
+
+void
+proxy_mad_set_mkey(uint64_t mkey)
+{
+	mad_mkey = mkey;
 }
 
 void

@@ -63,6 +63,8 @@ int	proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	    int max_inflight, int max_inflight_node);
 void	proxy_mad_finalise(void);
 int	proxy_mad_local(struct proxy_local_port *lp);
+/* The M_Key carried in every SMP (0: none). Never logged. */
+void	proxy_mad_set_mkey(uint64_t mkey);
 /* Cap MADs sent per second (0: no cap). */
 void	proxy_mad_set_rate(int per_second);
 /* Queue a request. Returns 0, or -1 if it cannot even be queued. */

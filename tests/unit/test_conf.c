@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "gateway/conf.h"
@@ -287,6 +288,39 @@ test_polling(void **state)
 }
 
 static void
+test_mkey_file(void **state)
+{
+	char kpath[64], err[1024];
+	uint64_t k = 0;
+	FILE *f, *e;
+
+	snprintf(kpath, sizeof(kpath), "/tmp/ibsnmpgw-mkey-%d", getpid());
+	f = fopen(kpath, "w");
+	fputs("0x00000000deadbeef\n", f);
+	fclose(f);
+	chmod(kpath, 0644);
+	e = fmemopen(err, sizeof(err), "w");
+	assert_int_equal(gw_conf_read_mkey(kpath, &k, e), -1);
+	fclose(e);
+	assert_non_null(strstr(err, "readable only by its owner"));
+	chmod(kpath, 0600);
+	e = fmemopen(err, sizeof(err), "w");
+	assert_int_equal(gw_conf_read_mkey(kpath, &k, e), 0);
+	fclose(e);
+	assert_true(k == 0xdeadbeefULL);
+	f = fopen(kpath, "w");
+	fputs("secret-words\n", f);
+	fclose(f);
+	e = fmemopen(err, sizeof(err), "w");
+	assert_int_equal(gw_conf_read_mkey(kpath, &k, e), -1);
+	fclose(e);
+	/* The bad content is never echoed. */
+	assert_non_null(strstr(err, ":1: expected one 64-bit M_Key"));
+	assert_null(strstr(err, "secret"));
+	unlink(kpath);
+}
+
+static void
 test_duplicate_keys(void **state)
 {
 	char err[1024] = "";
@@ -314,6 +348,7 @@ main(void)
 		cmocka_unit_test(test_empty_and_missing),
 		cmocka_unit_test(test_empty_section),
 		cmocka_unit_test(test_polling),
+		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),
 	};
 

@@ -296,6 +296,15 @@ test_encode_dr(void **state)
 	assert_int_equal(mad_get_field(mad, 0, IB_MAD_ATTRMOD_F), 7);
 	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_DRSLID_F), 0xffff);
 	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_DRDLID_F), 0xffff);
+	/* No M_Key configured: zero. */
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
+	/* With one, every SMP carries it. */
+	proxy_mad_set_mkey(0x1122334455667788ULL);
+	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) ==
+	    0x1122334455667788ULL);
+	proxy_mad_set_mkey(0);
+	assert_int_equal(proxy_mad_encode(&a, buf), 0);
 	/* InitialPath at offset 128: hop[0] then the ports. */
 	assert_int_equal(mad[128 + 1], 1);
 	assert_int_equal(mad[128 + 2], 36);

@@ -1,10 +1,9 @@
 #!/bin/bash
 # build-deb.sh [OUTDIR]: build the ibsnmpgw binary .deb.
 #
-# Copies the source tree to a temporary directory (only the files git
-# knows about: tracked files plus untracked ones that .gitignore does not
-# exclude, so no build products, test logs or earlier packages come
-# along), puts packaging/debian at the top as debian/, and runs
+# Copies the clean source tree (copy-tree.sh: no build products, test
+# logs or earlier packages) to a temporary directory, puts
+# packaging/debian at the top as debian/, and runs
 # `dpkg-buildpackage -us -uc -b` there.  The .deb files (the package and
 # its -dbgsym companion) are copied to OUTDIR (default packaging/out);
 # the build log goes to stderr, and the last line on stdout is the path
@@ -21,25 +20,13 @@ out=$(cd "$out" && pwd -P)
 
 command -v dpkg-buildpackage >/dev/null ||
 	{ echo "build-deb.sh: dpkg-buildpackage not found (apt-get install dpkg-dev debhelper)" >&2; exit 1; }
-git -C "$top" rev-parse --git-dir >/dev/null 2>&1 ||
-	{ echo "build-deb.sh: $top is not a git work tree" >&2; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibsnmpgw-deb.XXXXXX")
 trap 'rm -rf -- "$tmp"' EXIT
 src=$tmp/ibsnmpgw
 mkdir -- "$src"
 
-# The clean tree.  Files deleted from the work tree but still in the
-# index are skipped; packaging/out is never copied.
-(
-	cd "$top"
-	git ls-files -z --cached --others --exclude-standard -- . \
-		':(exclude)packaging/out' ':(exclude)debian' |
-	while IFS= read -r -d '' f; do
-		if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-	done |
-	tar --null --no-recursion -T - -cf -
-) | tar -xf - -C "$src"
+bash "$top/packaging/copy-tree.sh" "$top" "$src"
 cp -a -- "$src/packaging/debian" "$src/debian"
 # One copy of the unit, sysusers and tmpfiles files, in packaging/systemd;
 # debhelper wants them as debian/ibsnmpgw.*.

@@ -1,9 +1,8 @@
 #!/bin/bash
 # build-rpm.sh [OUTDIR]: build the ibsnmpgw source and binary RPMs.
 #
-# Makes NAME-VERSION.tar.gz from the files git knows about (tracked files
-# plus untracked ones that .gitignore does not exclude, as build-deb.sh
-# does), then runs `rpmbuild -ba --nodeps` on packaging/rpm/ibsnmpgw.spec
+# Makes NAME-VERSION.tar.gz from the clean source tree (copy-tree.sh),
+# then runs `rpmbuild -ba --nodeps` on packaging/rpm/ibsnmpgw.spec
 # with a private %_topdir in a temporary directory.  --nodeps: the
 # BuildRequires use Fedora/RHEL names; on other systems (Debian) the
 # equivalent build dependencies must be installed by hand.
@@ -20,8 +19,6 @@ spec=$top/packaging/rpm/ibsnmpgw.spec
 
 command -v rpmbuild >/dev/null ||
 	{ echo "build-rpm.sh: rpmbuild not found (apt-get install rpm / dnf install rpm-build)" >&2; exit 1; }
-git -C "$top" rev-parse --git-dir >/dev/null 2>&1 ||
-	{ echo "build-rpm.sh: $top is not a git work tree" >&2; exit 1; }
 
 name=$(sed -n 's/^Name:[[:space:]]*//p' "$spec" | head -n 1)
 version=$(sed -n 's/^Version:[[:space:]]*//p' "$spec" | head -n 1)
@@ -38,15 +35,7 @@ mkdir -p -- "$topdir"/{BUILD,BUILDROOT,RPMS,SOURCES,SPECS,SRPMS}
 # The clean tree, as NAME-VERSION/ in the tarball.
 stage=$tmp/stage/$name-$version
 mkdir -p -- "$stage"
-(
-	cd "$top"
-	git ls-files -z --cached --others --exclude-standard -- . \
-		':(exclude)packaging/out' ':(exclude)debian' |
-	while IFS= read -r -d '' f; do
-		if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-	done |
-	tar --null --no-recursion -T - -cf -
-) | tar -xf - -C "$stage"
+bash "$top/packaging/copy-tree.sh" "$top" "$stage"
 tar -C "$tmp/stage" --owner=0 --group=0 -czf "$topdir/SOURCES/$name-$version.tar.gz" "$name-$version"
 cp -- "$spec" "$topdir/SPECS/"
 

@@ -32,6 +32,17 @@ static int sig_pipe[2] = { -1, -1 };
 static struct gw_conf *gw_running;	/* the configuration in force */
 static const char *gw_conf_path;
 
+static int
+listeners_differ(const struct gw_conf *a, const struct gw_conf *b)
+{
+	if (a->nlisten != b->nlisten)
+		return 1;
+	for (int i = 0; i < a->nlisten; i++)
+		if (strcmp(a->listen[i].spec, b->listen[i].spec) != 0)
+			return 1;
+	return 0;
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
  * and its errors are logged as file:line. */
 static void
@@ -61,6 +72,10 @@ reload(void)
 		store_load_name_map(c->node_name_map);
 	proxy_poll_set_policies(c->policies, c->npolicies);
 	gw_snmp_set_access(c);
+	gw_snmp_reload_users(gw_running, c);
+	if (listeners_differ(gw_running, c))
+		log_warnx("reload: listen addresses changed; they take effect "
+		    "on restart");
 	proxy_mad_set_rate(c->mad_rate);
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);

@@ -397,6 +397,24 @@ add_user(const struct gw_user *u)
 	return 0;
 }
 
+/* SIGHUP: replace the usmUserTable rows (RFC 3414 5) made from the old
+ * configuration with those of the new one; the engine ID and boots stay. */
+void
+gw_snmp_reload_users(const struct gw_conf *old, const struct gw_conf *c)
+{
+	u_char eid[SNMP_MAXBUF_SMALL];
+	size_t eidlen = snmpv3_get_engineID(eid, sizeof(eid));
+	struct usmUser *uu;
+
+	for (int i = 0; i < old->nusers; i++) {
+		uu = usm_get_user(eid, eidlen, old->users[i].name);
+		if (uu != NULL && usm_remove_user(uu) != NULL)
+			usm_free_user(uu);
+	}
+	for (int i = 0; i < c->nusers; i++)
+		(void)add_user(&c->users[i]);	/* logs what it refuses */
+}
+
 void
 gw_snmp_set_access(const struct gw_conf *c)
 {

@@ -30,6 +30,8 @@ void	gw_snmp_finalise(void);
 /* Communities, their sources and node selectors, users' node selectors:
  * from c, which must stay valid until the next call. */
 void	gw_snmp_set_access(const struct gw_conf *c);
+void	gw_snmp_reload_users(const struct gw_conf *old,
+	    const struct gw_conf *c);
 
 /* The node a request in GW_NODE_CONTEXT is for, or NULL. */
 struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);

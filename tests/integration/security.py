@@ -19,6 +19,7 @@ fab = simlib.Fabric()
 STATS = ".1.3.6.1.4.1.8072.9999.9999.117.2"
 NODE_STRING = SMA + ".1.1.0"
 PASS = "switch-only-passphrase"
+NEWPASS = "switch-only-passphrase-2"
 
 
 def reconfigure(rate):
@@ -106,6 +107,31 @@ def main():
             "a wrong auth key is rejected", out.stdout + out.stderr)
     R.equal(counter(".1.3.6.1.6.3.15.1.1.5.0"), wrong + 1,
             "usmStatsWrongDigests counted it")
+
+    # SIGHUP replaces the USM users: the old passphrase stops working,
+    # the new one works, and the cache and inventory stay.
+    path = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(path).read()
+    open(path, "w").write(text.replace(
+        "auth-passphrase: \"%s\"" % PASS,
+        "auth-passphrase: \"%s\"" % NEWPASS, 1))
+    entries, nodes = stat(11), stat(12)
+    before = fab.log().count("reload: ")
+    os.kill(fab.pid(), 1)
+    for _ in range(100):
+        if fab.log().count("reload: ") > before:
+            break
+        time.sleep(0.05)
+    R.check(entries > 0 and stat(11) >= entries and stat(12) == nodes,
+            "the reload kept the cache (%s entries) and the inventory (%s "
+            "nodes)" % (entries, nodes))
+    out = fab.snmp("snmpget", v3_switchonly("leaf01"), [NODE_STRING])
+    R.check(out.returncode != 0 and value(out) is None,
+            "after SIGHUP the user's old passphrase is rejected",
+            out.stdout + out.stderr)
+    out = fab.snmp("snmpget", v3_switchonly("leaf01", NEWPASS),
+                   [NODE_STRING])
+    R.equal(value(out), "leaf01", "after SIGHUP the new passphrase works")
 
     # Read-only: a SET changes nothing and sends no MAD.
     sent = stat(1)

@@ -111,6 +111,15 @@ deb=$("$top_srcdir/packaging/build-deb.sh" "$tmp/out" 2> "$tmp/build.log" | tail
 ok $? "build-deb.sh builds the package (${deb##*/})" "$(tail -n 25 "$tmp/build.log")"
 [ -f "$deb" ] || finish
 
+# lintian: no errors and no warnings on the binary package.
+if command -v lintian >/dev/null; then
+	out=$(lintian --tag-display-limit 0 "$deb" 2>&1 | grep -E '^[EW]: ')
+	[ -z "$out" ]
+	ok $? "lintian reports no errors or warnings" "$out"
+else
+	skipped "lintian" "not installed"
+fi
+
 # What the package contains, and which of those paths exist before it is
 # installed (shared directories such as /usr/share/snmp/mibs).
 dpkg-deb --fsys-tarfile "$deb" | tar -tf - | sed 's#^\./#/#; s#/$##' |

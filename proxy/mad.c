@@ -235,19 +235,18 @@ mad_timeout_cb(void *arg)
 	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL && r->deadline <= now) {
 		struct mad_node *n = r->node;
 
-		if (--r->tries > 0) {
-			/* Retry with a new TID so a late answer to the old
-			 * one cannot be taken for this one. */
-			TAILQ_REMOVE(&mad_inflight, r, link);
-			slot_release(r);
-			if (slot_take(r) == 0 && send_req(r) == 0) {
-				mad_st.retries++;
-				continue;
-			}
-			/* Put it back so inflight_remove() balances. */
-			TAILQ_INSERT_HEAD(&mad_inflight, r, link);
-		}
 		inflight_remove(r);
+		if (--r->tries > 0) {
+			/* Retry through the head of the node's queue: the
+			 * resend takes a rate token like any MAD, and a new
+			 * TID so a late answer to the old one is not taken
+			 * for it. */
+			TAILQ_INSERT_HEAD(&n->queue, r, link);
+			mad_queued_n++;
+			node_make_ready(n);
+			mad_st.retries++;
+			continue;
+		}
 		req_finish(r, -ETIMEDOUT, NULL);
 		node_fail_queue(n, -ETIMEDOUT);
 	}

@@ -282,8 +282,9 @@ poll_node_now(struct poll_node *pn)
 		    CACHE_NODEDESC);
 	}
 	if (p->groups & (GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS))
-		want(pn, PROXY_CLASS_PERF, PERF_ATTR_CLASS_PORT_INFO, 0,
-		    sw ? 0 : 1, CACHE_TABLES);
+		/* The key the MIB handlers use too (mib_if.c): one entry. */
+		want(pn, PROXY_CLASS_PERF, PERF_ATTR_CLASS_PORT_INFO, 0, 0,
+		    CACHE_TABLES);
 	for (int port = 1; port <= n->num_ports; port++) {
 		uint8_t rp = sw ? 0 : (uint8_t)port;
 

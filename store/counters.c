@@ -118,7 +118,14 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		return;
 	perf_attr_ctrs(attr, &first, &n);
 	for (int i = first; i < first + n; i++) {
+		struct ctr_acc was = p->c[i];
 		unsigned e = ctr_update(&p->c[i], vals[i], perf_ctrs[i].width);
+
+		/* Only a change needs saving: an idle port costs no write. */
+		if (was.total != p->c[i].total || was.last != p->c[i].last ||
+		    was.saturated != p->c[i].saturated ||
+		    was.valid != p->c[i].valid)
+			p->dirty = 1;
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
 			struct store_node *sn = store_node_at(node);
 			log_info("counters: node 0x%016llx port %u %s %s at "
@@ -135,7 +142,6 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 	}
 	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
 		p->disc_ms = wall_ms();
-	p->dirty = 1;
 }
 
 void
@@ -244,8 +250,15 @@ load(void)
 
 struct flush_ctx {
 	sqlite3_stmt	*st;
-	int		 err, n;
+	int		 err, n_ports;
 };
+
+static void
+count_dirty(const void *k, size_t len, void *v, void *arg)
+{
+	if (((struct ctr_port *)v)->dirty)
+		((struct flush_ctx *)arg)->n_ports++;
+}
 
 static void
 flush_port(const void *k, size_t len, void *v, void *arg)
@@ -269,9 +282,14 @@ flush_port(const void *k, size_t len, void *v, void *arg)
 		if (sqlite3_step(f->st) != SQLITE_DONE)
 			f->err = 1;
 		sqlite3_reset(f->st);
-		f->n++;
 	}
-	p->dirty = 0;
+}
+
+/* After COMMIT only: a failed save leaves the ports dirty for the next. */
+static void
+clean_port(const void *k, size_t len, void *v, void *arg)
+{
+	((struct ctr_port *)v)->dirty = 0;
 }
 
 int
@@ -281,6 +299,10 @@ counters_flush(void)
 
 	if (db() == NULL)
 		return 0;
+	htab_foreach(&ctr_ports, count_dirty, &f);
+	if (f.n_ports == 0)
+		return 0;	/* nothing changed: no transaction */
+	f.n_ports = 0;
 	if (sqlite3_exec(db(), "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	if (sqlite3_prepare_v2(db(), "INSERT OR REPLACE INTO counters "
@@ -295,8 +317,11 @@ counters_flush(void)
 		sqlite3_exec(db(), "ROLLBACK", NULL, NULL, NULL);
 		goto fail;
 	}
-	if (sqlite3_exec(db(), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(db(), "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(db(), "ROLLBACK", NULL, NULL, NULL);
 		goto fail;
+	}
+	htab_foreach(&ctr_ports, clean_port, NULL);
 	return 0;
 fail:
 	log_warnx("counters: cannot save accumulators: %s",

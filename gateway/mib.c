@@ -354,6 +354,8 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 		rc = t->row_next(e, &row, 1, &found);
 		if (rc == GW_NEED)
 			return NEED;
+		if (rc == GW_BAD)
+			goto generr;
 		if (rc == 0 || gw_row_cmp(&row, &found, t->nindex) != 0)
 			goto nosuch;
 	}
@@ -363,14 +365,16 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 		return NEED;
 	if (rc == GW_BAD) {
 		log_bad(e, col, &row);
-		netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
-		return DONE;
+		goto generr;
 	}
 	set_value(r, &v);
 	j->answered = 1;
 	return DONE;
 nosuch:
 	netsnmp_set_request_error(ri, r, SNMP_NOSUCHINSTANCE);
+	return DONE;
+generr:
+	netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 	return DONE;
 }
 
@@ -440,6 +444,11 @@ eval_getnext(struct gw_job *j, netsnmp_agent_request_info *ri,
 			rc = t->row_next(e, &lb, incl, &row);
 			if (rc == GW_NEED)
 				return NEED;
+			if (rc == GW_BAD) {
+				netsnmp_set_request_error(ri, r,
+				    SNMP_ERR_GENERR);
+				return DONE;
+			}
 			if (rc == 0) {
 				memset(&lb, 0, sizeof(lb));
 				incl = 1;
@@ -510,6 +519,15 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		    eval_getnext(j, ri, r);
 		if (rc == DONE)
 			break;
+		/* NEED with nothing to wait for: an answer too short to
+		 * decode or a missing accumulator.  Waiting cannot help. */
+		if (!j->e.need && !j->e.failed) {
+			log_warnx("node 0x%016llx: %s: unusable answer from the "
+			    "fabric", (unsigned long long)j->e.n->guid,
+			    j->e.t->name);
+			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
+			break;
+		}
 		/* Untrusted input: no varbind may keep the fabric busy
 		 * longer than the request deadline. */
 		if (j->e.failed || ++j->passes > MAX_PASSES ||
@@ -557,7 +575,9 @@ job_cb(void *arg, int status, const uint8_t *data, size_t len)
 	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
 
 	if (dc == NULL) {
-		free(j);	/* the request is gone */
+		/* The request is gone; its cache entry is still ours. */
+		netsnmp_free_delegated_cache(j->dc);
+		free(j);
 		return;
 	}
 	/* Evaluate again: the cache now holds the answer or the error. */

@@ -78,7 +78,7 @@ struct gw_table {
 	/* Whether the node has this group at all (NULL: every node). */
 	int	(*applies)(const struct store_node *n);
 	/* Tables: the first row >= lb (> lb unless inclusive). Returns 1
-	 * and *out, 0 when there is none, or GW_NEED. */
+	 * and *out, 0 when there is none, GW_NEED, or GW_BAD (genErr). */
 	int	(*row_next)(struct gw_eval *e, const struct gw_row *lb,
 		    int inclusive, struct gw_row *out);
 	/* Optional: on a GETNEXT miss, start fetches a walk will want

@@ -61,7 +61,9 @@ next_data_port(struct gw_eval *e, uint32_t after)
 {
 	const struct store_node *n = gw_node(e);
 
-	for (uint32_t p = after + 1; p <= n->num_ports; p++)
+	/* after may be UINT32_MAX (a clamped GETNEXT bound): never wrap. */
+	for (uint32_t p = after + 1; after < n->num_ports &&
+	    p <= n->num_ports; p++)
 		if (sma_port_reachable(n, p))
 			return p;
 	return 0;
@@ -595,13 +597,13 @@ mft_mask(struct gw_eval *e, uint32_t m, uint8_t list[32], int *empty)
 {
 	const struct store_node *n = gw_node(e);
 	struct smp_switchinfo si;
-	int npos = mft_positions(n), need = 0;
+	int npos = mft_positions(n), need = 0, rc;
 	uint32_t last_blk;
 
 	memset(list, 0, 32);
 	*empty = 1;
-	if (sma_switchinfo(e, &si) != 0)
-		return GW_NEED;
+	if ((rc = sma_switchinfo(e, &si)) != 0)
+		return rc;
 	last_blk = (mft_entries(&si) + 31) / 32;
 	for (int pos = 0; pos < npos; pos++) {
 		const uint8_t *d = gw_attr(e, SMP_ATTR_MFT,

@@ -901,9 +901,9 @@ xstrdup(const char *s)
 int
 gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err)
 {
-	char buf[64], *p;
+	char buf[64];
 	struct stat st;
-	FILE *f;
+	ssize_t n;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW)) == -1 ||
@@ -920,15 +920,12 @@ gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err)
 		close(fd);
 		return -1;
 	}
-	if ((f = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return -1;
-	}
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (p != NULL)
-		buf[strcspn(buf, " \t\r\n")] = '\0';
-	if (p == NULL || store_parse_guid(buf, strlen(buf), mkey) == -1) {
+	/* read(), not stdio: no copy of the key in a stdio buffer. */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, " \t\r\n")] = '\0';
+	if (n <= 0 || store_parse_guid(buf, strlen(buf), mkey) == -1) {
 		/* The content is never echoed. */
 		fprintf(err, "%s:1: expected one 64-bit M_Key in hex\n", path);
 		explicit_bzero(buf, sizeof(buf));
@@ -1144,6 +1141,14 @@ parse_sources(struct cctx *x, yaml_node_t *v, struct gw_community *cm)
 	}
 }
 
+static void
+free_secret(char *s)
+{
+	if (s != NULL)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 void
 gw_conf_free(struct gw_conf *c)
 {
@@ -1160,8 +1165,8 @@ gw_conf_free(struct gw_conf *c)
 	free(c->communities);
 	for (int i = 0; i < c->nusers; i++) {
 		free(c->users[i].name);
-		free(c->users[i].auth_pass);
-		free(c->users[i].priv_pass);
+		free_secret(c->users[i].auth_pass);
+		free_secret(c->users[i].priv_pass);
 		selector_free(&c->users[i].nodes);
 	}
 	free(c->users);

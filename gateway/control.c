@@ -35,7 +35,7 @@
 #define CTL_MAX_LINE	512
 
 static int	ctl_fd = -1;
-static char	ctl_path[108];
+static char	ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
 static const char *
 type_name(uint8_t t)
@@ -170,8 +170,10 @@ accept_cb(int fd, short revents, void *arg)
 
 	if (c == -1)
 		return;
-	/* Local and privileged, but still: a bounded, timed read. */
+	/* Local and privileged, but still: timed reads and writes, so a
+	 * client that stops reading cannot stall the event loop. */
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	while (len < (ssize_t)sizeof(line) - 1 &&
 	    (n = read(c, line + len, sizeof(line) - 1 - len)) > 0) {
 		len += n;
@@ -185,6 +187,34 @@ accept_cb(int fd, short revents, void *arg)
 	}
 	handle(f, line);
 	fclose(f);
+}
+
+/* Remove a socket left by an earlier run; refuse to take the socket of
+ * a running instance or to remove anything that is not a socket. */
+static int
+remove_stale(const struct sockaddr_un *sun)
+{
+	struct stat st;
+	int s;
+
+	if (lstat(sun->sun_path, &st) == -1)
+		return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		log_warnx("control: %s exists and is not a socket",
+		    sun->sun_path);
+		return -1;
+	}
+	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) != -1 &&
+	    connect(s, (const struct sockaddr *)sun, sizeof(*sun)) == 0) {
+		close(s);
+		log_warnx("control: %s: another ibsnmpgw is listening",
+		    sun->sun_path);
+		return -1;
+	}
+	if (s != -1)
+		close(s);
+	unlink(sun->sun_path);
+	return 0;
 }
 
 int
@@ -204,8 +234,12 @@ gw_ctl_init(const char *path)
 		log_warn("control: socket");
 		return -1;
 	}
-	unlink(path);
-	old = umask(0117);
+	if (remove_stale(&sun) == -1) {
+		close(ctl_fd);
+		ctl_fd = -1;
+		return -1;
+	}
+	old = umask(0117);		/* the socket is created 0660 */
 	if (bind(ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
 	    listen(ctl_fd, 4) == -1) {
 		umask(old);
@@ -215,7 +249,6 @@ gw_ctl_init(const char *path)
 		return -1;
 	}
 	umask(old);
-	chmod(path, 0660);
 	snprintf(ctl_path, sizeof(ctl_path), "%s", path);
 	return ev_fd_add(ctl_fd, POLLIN, accept_cb, NULL);
 }

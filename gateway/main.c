@@ -43,6 +43,38 @@ listeners_differ(const struct gw_conf *a, const struct gw_conf *b)
 	return 0;
 }
 
+/* The M_Key file (IBA 14.2.4), read at start and on every reload: its
+ * errors go to the log and the key itself nowhere. */
+static int
+load_mkey(const struct gw_conf *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *err;
+	uint64_t mkey = 0;
+	int rc = 0;
+
+	if (c->mkey_file == NULL) {
+		proxy_mad_set_mkey(0);
+		return 0;
+	}
+	if ((err = open_memstream(&buf, &len)) == NULL) {
+		log_warn("mkey");
+		return -1;
+	}
+	rc = gw_conf_read_mkey(c->mkey_file, &mkey, err);
+	fclose(err);
+	if (rc == -1)
+		log_warnx("%s", buf);
+	else {
+		proxy_mad_set_mkey(mkey);
+		explicit_bzero(&mkey, sizeof(mkey));
+		log_info("mad: SMPs carry the M_Key from %s", c->mkey_file);
+	}
+	free(buf);
+	return rc;
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
  * and its errors are logged as file:line. */
 static void
@@ -68,9 +100,17 @@ reload(void)
 		return;
 	}
 	free(buf);
-	if (c->node_name_map)
-		store_load_name_map(c->node_name_map);
-	proxy_poll_set_policies(c->policies, c->npolicies);
+	/* Whatever can fail comes first, so a failure keeps the old file. */
+	if (load_mkey(c) == -1 ||
+	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
+		log_warnx("reload: %s not applied; the running configuration "
+		    "stays", gw_conf_path);
+		gw_conf_free(c);
+		return;
+	}
+	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
+		log_warnx("reload: node-name-map %s not loaded; the aliases "
+		    "in force stay", c->node_name_map);
 	gw_snmp_set_access(c);
 	gw_snmp_reload_users(gw_running, c);
 	if (listeners_differ(gw_running, c))
@@ -217,6 +257,7 @@ main(int argc, char **argv)
 			gw_conf_free(c);
 			return 1;
 		}
+		explicit_bzero(&k, sizeof(k));
 		printf("configuration ok\n");
 		gw_conf_free(c);
 		return 0;
@@ -240,14 +281,8 @@ main(int argc, char **argv)
 	    c->mad_max_inflight_node) == -1)
 		goto out_cache;
 	proxy_mad_set_rate(c->mad_rate);
-	if (c->mkey_file) {
-		uint64_t mkey;
-		if (gw_conf_read_mkey(c->mkey_file, &mkey, stderr) == -1)
-			goto out_cache;
-		proxy_mad_set_mkey(mkey);
-		mkey = 0;
-		log_info("mad: SMPs carry the M_Key from %s", c->mkey_file);
-	}
+	if (load_mkey(c) == -1)
+		goto out_cache;
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
 	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;
@@ -265,12 +300,13 @@ main(int argc, char **argv)
 
 out_poll:
 	gw_ctl_finalise();
-	proxy_discover_finalise();
-	proxy_poll_finalise();
 out_snmp:
 	/* Fail outstanding MADs first, so every delegated SNMP request is
-	 * answered before its session closes. */
+	 * answered before its session closes, and the sweep's and poller's
+	 * completions run while their state still exists. */
 	proxy_mad_finalise();
+	proxy_discover_finalise();
+	proxy_poll_finalise();
 	netsnmp_check_outstanding_agent_requests();
 	gw_mib_finalise();
 	gw_snmp_finalise();

@@ -31,10 +31,15 @@ snmpget -v2c -c public@leaf01 "$ep" 1.3.6.1.3.117.3.1.1.7.0 >/dev/null
 out=$(ctl stats)
 printf '%s\n' "$out" | grep -q "^mad sent [1-9]" && printf '%s\n' "$out" | grep -q "node-requests [1-9]"
 check $? "stats shows MAD, cache and SNMP counters" "$out"
-out=$(ctl flush leaf01)
-[ "$out" = "cache of leaf01 flushed" ]; check $? "flush NAME flushes one node" "$out"
-out=$(ctl flush)
-[ "$out" = "cache flushed" ]; check $? "flush flushes everything" "$out"
+entries() { ctl stats | sed -n 's/^cache .* entries \([0-9]*\)$/\1/p'; }
+snmpget -v2c -c public@leaf02 "$ep" 1.3.6.1.3.117.3.1.1.7.0 >/dev/null
+e0=$(entries)
+out=$(ctl flush leaf01); e1=$(entries)
+[ "$out" = "cache of leaf01 flushed" ] && [ "$e1" -lt "$e0" ] && [ "$e1" -gt 0 ]
+check $? "flush NAME drops that node's entries only ($e0 -> $e1)" "$out"
+out=$(ctl flush); e2=$(entries)
+[ "$out" = "cache flushed" ] && [ "$e2" -lt "$e1" ]
+check $? "flush drops every entry ($e1 -> $e2)" "$out"
 before=$(grep -c "sweep [0-9]* done" "$dir/ibsnmpgw.log")
 out=$(ctl sweep)
 sleep 1

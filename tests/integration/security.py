@@ -11,12 +11,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import simlib  # noqa: E402
-from simlib import SMA, parse_vars  # noqa: E402
+from simlib import SMA, STATS, parse_vars  # noqa: E402
 
 simlib.skip_if_missing()
 R = simlib.Report()
 fab = simlib.Fabric()
-STATS = ".1.3.6.1.4.1.8072.9999.9999.117.2"
 NODE_STRING = SMA + ".1.1.0"
 PASS = "switch-only-passphrase"
 NEWPASS = "switch-only-passphrase-2"
@@ -58,12 +57,7 @@ def value(out, oid=NODE_STRING):
 
 
 def stat(n):
-    out = fab.snmp("snmpget", fab.v2(), ["%s.%d.0" % (STATS, n)])
-    return value(out, "%s.%d.0" % (STATS, n))
-
-
-def counter(oid):
-    return value(fab.snmp("snmpget", fab.v2(), [oid]), oid)
+    return fab.counter("%s.%d.0" % (STATS, n))
 
 
 def main():
@@ -73,18 +67,18 @@ def main():
     # A v3 user limited to switches.
     out = fab.snmp("snmpget", v3_switchonly("leaf01"), [NODE_STRING])
     R.equal(value(out), "leaf01", "switch-only user reads a switch")
-    unk = counter(".1.3.6.1.6.3.12.1.5.0")
+    unk = fab.counter(".1.3.6.1.6.3.12.1.5.0")
     hidden = fab.snmp("snmpget", v3_switchonly("node03"), [NODE_STRING])
     absent = fab.snmp("snmpget", v3_switchonly("nosuchnode"), [NODE_STRING])
     R.check(hidden.returncode != 0 and "context" in hidden.stderr.lower()
             and hidden.stderr == absent.stderr,
             "a CA's context looks exactly like an unknown one to it",
             hidden.stderr + "\n" + absent.stderr)
-    R.equal(counter(".1.3.6.1.6.3.12.1.5.0"), unk + 2,
+    R.equal(fab.counter(".1.3.6.1.6.3.12.1.5.0"), unk + 2,
             "both were counted as unknown contexts")
 
     # A tenant community limited to leaf01 and leaf02, from loopback.
-    bad = counter(".1.3.6.1.2.1.11.4.0")
+    bad = fab.counter(".1.3.6.1.2.1.11.4.0")
     R.equal(value(fab.snmp("snmpget", fab.v2("leaf02", "tenant"),
                            [NODE_STRING])), "leaf02",
             "tenant community reads its own switch")
@@ -96,16 +90,16 @@ def main():
                    timeout=1)
     R.check("Timeout" in out.stderr, "a community restricted to other "
             "source addresses gets no answer", out.stdout + out.stderr)
-    R.equal(counter(".1.3.6.1.2.1.11.4.0"), bad + 2,
+    R.equal(fab.counter(".1.3.6.1.2.1.11.4.0"), bad + 2,
             "both counted in snmpInBadCommunityNames")
 
     # A wrong auth key is rejected and counted (usmStatsWrongDigests).
-    wrong = counter(".1.3.6.1.6.3.15.1.1.5.0")
+    wrong = fab.counter(".1.3.6.1.6.3.15.1.1.5.0")
     out = fab.snmp("snmpget", v3_switchonly("leaf01", "not-the-key-123"),
                    [NODE_STRING])
     R.check(out.returncode != 0 and value(out) is None,
             "a wrong auth key is rejected", out.stdout + out.stderr)
-    R.equal(counter(".1.3.6.1.6.3.15.1.1.5.0"), wrong + 1,
+    R.equal(fab.counter(".1.3.6.1.6.3.15.1.1.5.0"), wrong + 1,
             "usmStatsWrongDigests counted it")
 
     # SIGHUP replaces the USM users: the old passphrase stops working,
@@ -116,12 +110,7 @@ def main():
         "auth-passphrase: \"%s\"" % PASS,
         "auth-passphrase: \"%s\"" % NEWPASS, 1))
     entries, nodes = stat(11), stat(12)
-    before = fab.log().count("reload: ")
-    os.kill(fab.pid(), 1)
-    for _ in range(100):
-        if fab.log().count("reload: ") > before:
-            break
-        time.sleep(0.05)
+    fab.reload()
     R.check(entries > 0 and stat(11) >= entries and stat(12) == nodes,
             "the reload kept the cache (%s entries) and the inventory (%s "
             "nodes)" % (entries, nodes))
@@ -132,6 +121,27 @@ def main():
     out = fab.snmp("snmpget", v3_switchonly("leaf01", NEWPASS),
                    [NODE_STRING])
     R.equal(value(out), "leaf01", "after SIGHUP the new passphrase works")
+
+    # SIGHUP reads the M_Key file again; a file others may read refuses
+    # the reload.  The key itself never reaches the log.
+    key = os.path.join(fab.dir, "mkey")
+    with open(key, "w") as f:
+        f.write("0x00000000cafe1234\n")
+    os.chmod(key, 0o600)
+    text = open(path).read()
+    open(path, "w").write(text.replace(
+        "ib:\n", "ib:\n  mkey-file: \"%s\"\n" % key, 1))
+    fab.reload()
+    R.check("SMPs carry the M_Key from %s" % key in fab.log(),
+            "SIGHUP takes up a new M_Key file", fab.log()[-500:])
+    os.chmod(key, 0o644)
+    fab.reload()
+    log = fab.log()
+    R.check("readable only by its owner" in log and "not applied" in log
+            and "cafe1234" not in log,
+            "a world-readable M_Key file refuses the reload and is never "
+            "echoed", log[-500:])
+    os.chmod(key, 0o600)
 
     # Read-only: a SET changes nothing and sends no MAD.
     sent = stat(1)
@@ -165,8 +175,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        fab.stop()
-    R.finish()
+    simlib.run(main, fab, R)

@@ -6,6 +6,7 @@ import atexit
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ TOPO = os.path.join(TOP, "tests", "sim", "topologies", "fabric.topo")
 NAMEMAP = os.path.join(TOP, "tests", "sim", "node-name-map")
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 SMA = ".1.3.6.1.3.117.3.1"
+STATS = ".1.3.6.1.4.1.8072.9999.9999.117.2"   # IBSNMPGW-MIB statistics
 
 REQUIRED = ["ibsim", "opensm", "smpquery", "snmpget", "snmpbulkwalk"]
 
@@ -62,12 +64,19 @@ class Report:
 class Fabric:
     """ibsim + opensm + ibsnmpgw through tests/sim/ibsnmpgw-sim."""
 
-    def __init__(self, topo=TOPO, extra=()):
+    def __init__(self, topo=TOPO, extra=(), extra_yaml=None):
+        """extra_yaml: further top-level configuration sections."""
         self.dir = tempfile.mkdtemp(prefix="ibsnmpgw-it-")
         env = dict(os.environ)
         env.setdefault("IBSNMPGW",
                        os.path.join(BUILD, "gateway", "ibsnmpgw"))
-        out = subprocess.run([SIM, "start", topo, self.dir] + list(extra),
+        extra = list(extra)
+        if extra_yaml is not None:
+            path = os.path.join(self.dir, "extra.yaml")
+            with open(path, "w") as f:
+                f.write(extra_yaml)
+            extra += ["--extra-yaml", path]
+        out = subprocess.run([SIM, "start", topo, self.dir] + extra,
                              env=env, capture_output=True, text=True,
                              timeout=300)
         if out.returncode != 0:
@@ -116,7 +125,7 @@ class Fabric:
     def sweep(self, timeout=30):
         """Force a discovery sweep (SIGUSR1) and wait until it is done."""
         before = self.log().count(" done: ")
-        os.kill(self.pid(), 10)
+        os.kill(self.pid(), signal.SIGUSR1)
         end = time.time() + timeout
         while time.time() < end:
             if self.log().count(" done: ") > before:
@@ -124,12 +133,42 @@ class Fabric:
             time.sleep(0.05)
         raise RuntimeError("sweep did not finish")
 
+    def reload(self, timeout=10):
+        """SIGHUP, and wait until the gateway has logged the outcome."""
+        before = self.log().count("reload: ")
+        os.kill(self.pid(), signal.SIGHUP)
+        end = time.time() + timeout
+        while time.time() < end:
+            if self.log().count("reload: ") > before:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("reload was not logged")
+
+    def ctl(self, *args):
+        """ibsnmpgw ctl ARGS on this gateway's control socket."""
+        return subprocess.run(
+            [os.environ.get("IBSNMPGW", os.path.join(
+                BUILD, "gateway", "ibsnmpgw")), "-c",
+             os.path.join(self.dir, "ibsnmpgw.yaml"), "ctl"] +
+            [str(a) for a in args], capture_output=True, text=True,
+            timeout=30)
+
+    def stats(self):
+        """The gateway's IBSNMPGW-MIB statistics, {subid: value}."""
+        out = self.snmp("snmpwalk", self.v2(), [STATS])
+        return {int(k.split(".")[-2]): v[1] for k, v in
+                parse_vars(out.stdout).items()}
+
+    def counter(self, oid):
+        """One scalar of the gateway's own context, None if absent."""
+        out = self.snmp("snmpget", self.v2(), [oid])
+        return parse_vars(out.stdout).get(oid, (None, None))[1]
+
     def restart_gateway(self, wait=2.5):
         """Stop the gateway, start it again on the same fabric, config
         and state (appended to the pids file so stop() ends it)."""
-        import subprocess as sp
         pid = self.pid()
-        os.kill(pid, 15)
+        os.kill(pid, signal.SIGTERM)
         for _ in range(100):
             try:
                 if open("/proc/%d/stat" % pid).read().split()[2] == "Z":
@@ -140,7 +179,7 @@ class Fabric:
         before = self.log().count("sweep 1 done")
         env = dict(self.diag_env, SIM_HOST=self.info["gw-host"])
         log = open(os.path.join(self.dir, "ibsnmpgw.log"), "a")
-        p = sp.Popen([os.environ.get("IBSNMPGW", os.path.join(
+        p = subprocess.Popen([os.environ.get("IBSNMPGW", os.path.join(
             BUILD, "gateway", "ibsnmpgw")), "-f", "-c",
             os.path.join(self.dir, "ibsnmpgw.yaml")], env=env,
             cwd=self.dir, stdout=log, stderr=log)
@@ -239,3 +278,17 @@ def read_name_map(path=NAMEMAP):
             if m:
                 names[m.group(2)] = int(m.group(1), 16)
     return names
+
+
+def run(main, fab, report):
+    """A test script's entry: main(), then always stop the fabric and
+    print the summary; an exception is a failed check, not a lost one."""
+    try:
+        main()
+    except Exception as e:  # noqa: BLE001 - reported, then exit 1
+        import traceback
+        report.check(False, "the test ran to its end: %s: %s" %
+                     (type(e).__name__, e), traceback.format_exc())
+    finally:
+        fab.stop()
+    report.finish()

@@ -641,6 +641,22 @@ log_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		unknown(x, k, key, "log");
 }
 
+static void
+ipoib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_conf *c = x->c;
+
+	if (strcmp(key, "net-dir") == 0)
+		get_str(x, v, key, &c->ipoib_net_dir, PATH_MAX);
+	else if (strcmp(key, "arp-file") == 0)
+		get_str(x, v, key, &c->ipoib_arp_file, PATH_MAX);
+	else if (strcmp(key, "refresh") == 0)
+		get_int(x, v, key, &c->ipoib_refresh, 0, 86400);
+	else
+		unknown(x, k, key, "ipoib");
+}
+
 /* polling: a list of policies. */
 
 static const struct {
@@ -651,6 +667,7 @@ static const struct {
 	{ "counters", GW_POLL_COUNTERS },
 	{ "error-details", GW_POLL_ERROR_DETAILS },
 	{ "forwarding", GW_POLL_FORWARDING },
+	{ "vl-counters", GW_POLL_VL_COUNTERS },
 };
 
 static void
@@ -768,7 +785,7 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			    sizeof(poll_groups[0]))
 				cerr(x, e, "unknown group '%s' (nodeinfo, "
 				    "portinfo, counters, error-details, "
-				    "forwarding)", g ? g : "");
+				    "vl-counters, forwarding)", g ? g : "");
 			else
 				p->groups |= poll_groups[i].bit;
 		}
@@ -857,6 +874,7 @@ top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		{ "snmp", snmp_key }, { "ib", ib_key }, { "store", store_key },
 		{ "discovery", discovery_key }, { "mad", mad_key },
 		{ "cache", cache_key_fn }, { "log", log_key },
+		{ "ipoib", ipoib_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -875,6 +893,7 @@ set_defaults(struct gw_conf *c)
 {
 	c->ib_port = 0;
 	c->sweep_interval = 300;
+	c->ipoib_refresh = 60;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
 	c->mad_max_inflight = 64;
@@ -996,6 +1015,10 @@ gw_conf_load(const char *path, FILE *err)
 		snprintf(x.c->control_socket, len, "%s/ibsnmpgw.sock",
 		    x.c->state_dir);
 	}
+	if (x.c->ipoib_net_dir == NULL)
+		x.c->ipoib_net_dir = xstrdup("/sys/class/net");
+	if (x.c->ipoib_arp_file == NULL)
+		x.c->ipoib_arp_file = xstrdup("/proc/net/arp");
 	if (x.c->mad_max_inflight_node > x.c->mad_max_inflight)
 		cerr(&x, root, "mad.max-in-flight-per-node (%d) exceeds "
 		    "mad.max-in-flight (%d)", x.c->mad_max_inflight_node,
@@ -1176,6 +1199,8 @@ gw_conf_free(struct gw_conf *c)
 	free(c->ib_ca);
 	free(c->node_name_map);
 	free(c->mkey_file);
+	free(c->ipoib_net_dir);
+	free(c->ipoib_arp_file);
 	free(c->store_path);
 	free(c->state_dir);
 	free(c->control_socket);

@@ -63,6 +63,7 @@ struct gw_user {
 #define GW_POLL_COUNTERS	0x04	/* PortCounters(Extended), flow ctl */
 #define GW_POLL_ERROR_DETAILS	0x08	/* Rcv error / xmit discard details */
 #define GW_POLL_FORWARDING	0x10	/* linear forwarding table */
+#define GW_POLL_VL_COUNTERS	0x20	/* PortVLOpPackets, PortVLOpData */
 
 struct gw_threshold {
 	int	 ctr;			/* enum perf_ctr */
@@ -105,6 +106,11 @@ struct gw_conf {
 	char			*control_socket;	/* ibsnmpgw ctl */
 
 	int			 sweep_interval;	/* seconds */
+
+	/* IPoIB addresses the host knows (store/ipoib.h). */
+	char			*ipoib_net_dir;
+	char			*ipoib_arp_file;
+	int			 ipoib_refresh;		/* seconds, 0: off */
 
 	int			 mad_timeout_ms;
 	int			 mad_retries;

@@ -22,6 +22,7 @@
 #include "proxy/poller.h"
 #include "store/cache.h"
 #include "store/counters.h"
+#include "store/ipoib.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -117,6 +118,7 @@ reload(void)
 		log_warnx("reload: listen addresses changed; they take effect "
 		    "on restart");
 	proxy_mad_set_rate(c->mad_rate);
+	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	gw_conf_free(gw_running);
@@ -129,6 +131,7 @@ static void
 sweep_done(void *arg)
 {
 	proxy_poll_inventory_changed();
+	ipoib_refresh();	/* new ports may own known addresses */
 }
 
 static void
@@ -274,7 +277,8 @@ main(int argc, char **argv)
 	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
 		goto out_store;
 	cache_init(proxy_fetch, NULL);
-	if (counters_init() == -1)
+	if (counters_init() == -1 || ipoib_init(c->ipoib_net_dir,
+	    c->ipoib_arp_file, c->ipoib_refresh) == -1)
 		goto out_cache;
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
@@ -312,6 +316,7 @@ out_snmp:
 	gw_snmp_finalise();
 out_cache:
 	proxy_mad_finalise();
+	ipoib_finalise();
 	counters_finalise();
 	cache_finalise();
 out_store:

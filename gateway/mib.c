@@ -81,6 +81,15 @@ gw_val_counter(struct gw_val *v, unsigned long ul)
 }
 
 int
+gw_val_counter64(struct gw_val *v, uint64_t x)
+{
+	v->type = ASN_COUNTER64;
+	v->c64.high = (u_long)(x >> 32);
+	v->c64.low = (u_long)(x & 0xffffffff);
+	return 0;
+}
+
+int
 gw_val_truth(struct gw_val *v, int b)
 {
 	return gw_val_int(v, b ? 1 : 2);	/* TruthValue, RFC 2579 */
@@ -363,6 +372,8 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 	rc = col->get(e, &row, &v);
 	if (rc == GW_NEED)
 		return NEED;
+	if (rc == GW_ABSENT)
+		goto nosuch;
 	if (rc == GW_BAD) {
 		log_bad(e, col, &row);
 		goto generr;
@@ -438,7 +449,7 @@ eval_getnext(struct gw_job *j, netsnmp_agent_request_info *ri,
 		return DONE;
 	for (; ci < t->ncols; ci++) {
 		const struct gw_col *col = &t->cols[ci];
-
+again:
 		memset(&row, 0, sizeof(row));
 		if (t->nindex > 0) {
 			rc = t->row_next(e, &lb, incl, &row);
@@ -459,6 +470,14 @@ eval_getnext(struct gw_job *j, netsnmp_agent_request_info *ri,
 		rc = col->get(e, &row, &v);
 		if (rc == GW_NEED)
 			return NEED;
+		if (rc == GW_ABSENT) {
+			/* No instance in this row: the column's next row. */
+			if (t->nindex == 0)
+				continue;
+			lb = row;
+			incl = 0;
+			goto again;
+		}
 		memcpy(name, t->base, bl * sizeof(oid));
 		name[bl] = col->subid;
 		if (t->nindex == 0)

@@ -18,6 +18,7 @@
 /* Getter and row results besides 0. */
 #define GW_NEED		(-2)	/* an attribute is being fetched */
 #define GW_BAD		(-1)	/* answer outside the MIB's range: genErr */
+#define GW_ABSENT	(-3)	/* getters: this row has no such column */
 
 struct gw_row {
 	uint32_t	i[GW_MAX_INDEX];
@@ -95,6 +96,7 @@ int	gw_mib_register(const struct gw_table *t);
 int	gw_val_int(struct gw_val *v, long l);
 int	gw_val_uint(struct gw_val *v, unsigned long ul);	/* Unsigned32 */
 int	gw_val_counter(struct gw_val *v, unsigned long ul);
+int	gw_val_counter64(struct gw_val *v, uint64_t x);
 int	gw_val_truth(struct gw_val *v, int b);
 int	gw_val_octets(struct gw_val *v, const void *p, size_t len);
 int	gw_val_guid(struct gw_val *v, uint64_t guid);

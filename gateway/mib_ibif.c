@@ -3,8 +3,11 @@
  * same accumulators as IF-MIB. Counter32 objects are the accumulated
  * counts modulo 2^32.
  *
- * ibIfVLTrafficTable and ibIpoibLinkLayerAddrTable are empty: see
- * docs/counters.md for where their data would come from. */
+ * ibIfVLTrafficTable: (ifIndex, VL + 1) from the per-VL receive
+ * counters PortVLOpPackets and PortVLOpData; IBA has no per-VL transmit
+ * counter outside PortSamplesControl sampling, so the two Out columns
+ * have no instances. ibIpoibLinkLayerAddrTable: the addresses the
+ * gateway host knows. See docs/counters.md. */
 #include "config.h"
 
 #include <string.h>
@@ -14,7 +17,9 @@
 #include "gateway/mib_sma.h"
 #include "proxy/mad.h"
 #include "proxy/perf.h"
+#include "proxy/smp.h"
 #include "store/counters.h"
+#include "store/ipoib.h"
 
 /* ibIfMIB = infinibandMIB.2; ibIfObjects = ibIfMIB.1 */
 #define IBIF_OBJECTS	1, 3, 6, 1, 3, 117, 2, 1
@@ -97,8 +102,198 @@ static const struct gw_table stat_table = {
 	.row_next = sma_data_ports,
 };
 
+/* ibIfVLTrafficTable */
+
+/* PortInfo:OperationalVLs (IBA 14.2.5.6 Table 155): 1: VL0, 2: VL0-1,
+ * 3: VL0-3, 4: VL0-7, 5: VL0-14. The number of data VLs. */
+static uint32_t
+data_vls(uint8_t oper_vls)
+{
+	static const uint8_t n[] = { 0, 1, 2, 4, 8, 15 };
+
+	return oper_vls < sizeof(n) ? n[oper_vls] : 0;
+}
+
+/* The port's VL rows: *nvl data VLs plus VL15, or *nvl = -1 when the
+ * PMA lacks PortVLOpPackets (no rows at all). */
+static int
+vl_port(struct gw_eval *e, uint32_t port, int *nvl)
+{
+	const struct store_node *n = gw_node(e);
+	struct smp_portinfo pi;
+	int rc, unsup;
+
+	*nvl = -1;
+	if (!sma_port_reachable(n, port))
+		return 0;
+	if (gw_attr_opt_class(e, PROXY_CLASS_PERF, PERF_ATTR_VL_OP_PACKETS,
+	    port, n->type == STORE_NODE_SWITCH ? 0 : (uint8_t)port,
+	    CACHE_COUNTERS, STORE_UNSUP_VL_OP_PKTS, &unsup) == NULL)
+		return unsup ? 0 : GW_NEED;
+	if ((rc = sma_portinfo(e, port, &pi)) != 0)
+		return rc;
+	*nvl = (int)data_vls(pi.oper_vls);
+	return 0;
+}
+
+/* The smallest VL index (VL + 1) above 'after': 1..nvl, then 16. */
+static uint32_t
+vl_index_after(int nvl, uint32_t after)
+{
+	if (after < (uint32_t)nvl)
+		return after + 1;
+	return after < PERF_NVL ? PERF_NVL : 0;
+}
+
+static int
+vl_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out)
+{
+	const struct store_node *n = gw_node(e);
+	uint32_t p = lb->i[0] ? lb->i[0] : 1;
+	int first = lb->i[0] != 0;
+
+	for (; p >= 1 && p <= n->num_ports; p++, first = 0) {
+		uint32_t after = 0, vl;
+		int nvl, rc;
+
+		if (first && lb->i[1] > 0)
+			after = incl ? lb->i[1] - 1 : lb->i[1];
+		if ((rc = vl_port(e, p, &nvl)) != 0)
+			return rc;
+		if (nvl < 0 || (vl = vl_index_after(nvl, after)) == 0)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->i[0] = p;
+		out->i[1] = vl;
+		return 1;
+	}
+	return 0;
+}
+
+/* The accumulated per-VL counter; GW_NEED while it is read, 1 when the
+ * PMA lacks the attribute. */
+static int
+vl_total(struct gw_eval *e, uint32_t port, int ctr, uint64_t *total)
+{
+	const struct store_node *n = gw_node(e);
+	uint16_t attr = perf_ctrs[ctr].attr;
+	const struct ctr_port *p;
+	int unsup;
+
+	if (gw_attr_opt_class(e, PROXY_CLASS_PERF, attr, port,
+	    n->type == STORE_NODE_SWITCH ? 0 : (uint8_t)port, CACHE_COUNTERS,
+	    attr == PERF_ATTR_VL_OP_PACKETS ? STORE_UNSUP_VL_OP_PKTS :
+	    STORE_UNSUP_VL_OP_DATA, &unsup) == NULL)
+		return unsup ? 1 : GW_NEED;
+	p = counters_port(n->idx, (uint8_t)port);
+	*total = p ? p->c[ctr].total : 0;
+	return 0;
+}
+
+/* Draft 3.4: PortRcvDataVL * 4 + packets * POH (the draft's
+ * "PortXmitPktsVL" there is a slip for the received packets). */
+static int
+vl_in_octets(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	uint32_t vl = row->i[1] - 1;
+	uint64_t data, pkts;
+	int rc;
+
+	if ((rc = vl_total(e, row->i[0], CTR_VL_OP_DATA0 + vl, &data)) != 0 ||
+	    (rc = vl_total(e, row->i[0], CTR_VL_OP_PKTS0 + vl, &pkts)) != 0)
+		return rc == 1 ? GW_ABSENT : rc;
+	return gw_val_counter64(v, data * 4 + pkts * IF_POH);
+}
+
+static int
+vl_in_pkts(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	uint64_t pkts;
+	int rc;
+
+	if ((rc = vl_total(e, row->i[0], CTR_VL_OP_PKTS0 + row->i[1] - 1,
+	    &pkts)) != 0)
+		return rc == 1 ? GW_ABSENT : rc;
+	return gw_val_counter64(v, pkts);
+}
+
+static const struct gw_col vl_cols[] = {
+	{ 5, vl_in_octets, "ibIfVLInOctets" },
+	{ 6, vl_in_pkts, "ibIfVLInPkts" },
+};
+
+static const struct gw_table vl_table = {
+	.name = "ibIfVLTrafficTable",
+	.base = { IBIF_OBJECTS, 2, 1 },		/* ibIfVLTrafficEntry */
+	.base_len = 10,
+	.nindex = 2,
+	.cols = vl_cols,
+	.ncols = sizeof(vl_cols) / sizeof(vl_cols[0]),
+	.row_next = vl_rows,
+};
+
+/* ibIpoibLinkLayerAddrTable: (ifIndex, n) for the IPoIB addresses the
+ * gateway host knows on each port (store/ipoib.h), n = 1.. in address
+ * order. */
+
+static int
+addr_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out)
+{
+	const struct store_node *n = gw_node(e);
+	const struct ipoib_ent *first;
+	uint32_t p = lb->i[0] ? lb->i[0] : 1;
+	int at_lb = lb->i[0] != 0;
+
+	for (; p >= 1 && p <= n->num_ports; p++, at_lb = 0) {
+		uint64_t k = at_lb ? (uint64_t)lb->i[1] + (incl ? 0 : 1) : 1;
+		size_t cnt = ipoib_port_addrs(n->idx, (uint8_t)p, &first);
+
+		if (k < 1)
+			k = 1;
+		if (k > cnt)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->i[0] = p;
+		out->i[1] = (uint32_t)k;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+addr_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct ipoib_ent *first;
+	size_t cnt = ipoib_port_addrs(gw_node(e)->idx, (uint8_t)row->i[0],
+	    &first);
+
+	if (row->i[1] < 1 || row->i[1] > cnt)
+		return GW_ABSENT;
+	return gw_val_octets(v, first[row->i[1] - 1].addr, IPOIB_ADDR_LEN);
+}
+
+static const struct gw_col addr_cols[] = {
+	{ 3, addr_val, "ibIpoibLinkLayerAddr" },
+};
+
+static const struct gw_table addr_table = {
+	.name = "ibIpoibLinkLayerAddrTable",
+	.base = { IBIF_OBJECTS, 3, 1 },		/* ibIpoibLinkLayerAddrEntry */
+	.base_len = 10,
+	.nindex = 2,
+	.cols = addr_cols,
+	.ncols = 1,
+	.row_next = addr_rows,
+};
+
 int
 gw_mib_ibif_init(void)
 {
-	return gw_mib_register(&stat_table);
+	if (gw_mib_register(&stat_table) == -1 ||
+	    gw_mib_register(&vl_table) == -1 ||
+	    gw_mib_register(&addr_table) == -1)
+		return -1;
+	return 0;
 }

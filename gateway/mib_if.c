@@ -18,8 +18,6 @@
 #include "proxy/smp.h"
 #include "store/counters.h"
 
-#define POH	4	/* packet overhead octets: start, end, VCRC */
-#define SLP	8	/* link flow control packet octets */
 
 /* PerfMgt attributes of a port, fresh within their TTL. */
 static const uint8_t *
@@ -70,11 +68,11 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 	uint64_t xp = ext ? T(CTR_EXT_XMIT_PKTS) : T(CTR_XMIT_PKTS);
 	uint64_t xdisc = T(CTR_XMIT_DISCARDS) + T(CTR_XMIT_CONSTRAINT);
 
-	c->in_octets = rd * 4 + rp * POH;
-	c->out_octets = xd * 4 + xp * POH;
+	c->in_octets = rd * 4 + rp * IF_POH;
+	c->out_octets = xd * 4 + xp * IF_POH;
 	if (flow) {
-		c->in_octets += T(CTR_RCV_FLOW_PKTS) * SLP;
-		c->out_octets += T(CTR_XMIT_FLOW_PKTS) * SLP;
+		c->in_octets += T(CTR_RCV_FLOW_PKTS) * IF_SLP;
+		c->out_octets += T(CTR_XMIT_FLOW_PKTS) * IF_SLP;
 	}
 	c->in_pkts = rp;
 	c->out_pkts = xp + xdisc;
@@ -243,12 +241,8 @@ fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
 static int
 set_counter(struct gw_val *v, uint64_t x, int type)
 {
-	if (type == ASN_COUNTER64) {
-		v->type = ASN_COUNTER64;
-		v->c64.high = x >> 32;
-		v->c64.low = x & 0xffffffff;
-		return 0;
-	}
+	if (type == ASN_COUNTER64)
+		return gw_val_counter64(v, x);
 	/* Counter32 wraps modulo 2^32, as managers expect. */
 	return gw_val_counter(v, (unsigned long)(x & 0xffffffffULL));
 }

@@ -5,6 +5,11 @@
 #include "gateway/mib.h"
 #include "store/counters.h"
 
+/* Draft 3.4's octet terms: packet overhead (start and end delimiters,
+ * VCRC) and a link flow control packet. */
+#define IF_POH	4
+#define IF_SLP	8
+
 /* A port's IF-MIB counters per draft-ietf-ipoib-ibif-mib 3.4. */
 struct if_counts {
 	uint64_t		 in_octets, in_pkts, in_discards, in_errors;

@@ -20,6 +20,24 @@ struct fetch {
 	size_t			offs, len;
 };
 
+/* The optional PerfMgt attributes a PMA may lack (IBA 16.1.4): an
+ * "unsupported" answer is remembered in the inventory, so neither the
+ * poller nor a walk asks again. */
+static unsigned
+optional_flag(const struct cache_key *k)
+{
+	if (k->mclass != PROXY_CLASS_PERF)
+		return 0;
+	switch (k->attr) {
+	case PERF_ATTR_RCV_ERROR_DETAILS:	return STORE_UNSUP_RCV_DETAILS;
+	case PERF_ATTR_XMIT_DISCARD_DETAILS:	return STORE_UNSUP_XMIT_DETAILS;
+	case PERF_ATTR_FLOW_CTL_COUNTERS:	return STORE_UNSUP_FLOWCTL;
+	case PERF_ATTR_VL_OP_PACKETS:		return STORE_UNSUP_VL_OP_PKTS;
+	case PERF_ATTR_VL_OP_DATA:		return STORE_UNSUP_VL_OP_DATA;
+	}
+	return 0;
+}
+
 static void
 fetch_cb(void *arg, int status, const uint8_t *mad)
 {
@@ -53,6 +71,9 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 			case 2:
 			case 3:
 				status = -EOPNOTSUPP;
+				if (optional_flag(&f->key))
+					store_node_set_unsupported(f->key.node,
+					    optional_flag(&f->key));
 				break;
 			case 7:
 				status = -EINVAL;

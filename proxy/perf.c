@@ -9,6 +9,12 @@
 
 #define PC(f, w, n)	{ PERF_ATTR_PORT_COUNTERS, f, w, n }
 #define EXT(f, n)	{ PERF_ATTR_PORT_COUNTERS_EXT, f, 64, n }
+#define VLP(i)		{ PERF_ATTR_VL_OP_PACKETS, \
+			  IB_PC_PORT_VL_OP_PACKETS0_F + (i), 16, \
+			  "PortVLOpPackets" #i }
+#define VLD(i)		{ PERF_ATTR_VL_OP_DATA, \
+			  IB_PC_PORT_VL_OP_DATA0_F + (i), 32, \
+			  "PortVLOpData" #i }
 const struct perf_ctr_def perf_ctrs[CTR_MAX] = {
 	PC(IB_PC_ERR_SYM_F, 16, "SymbolErrorCounter"),
 	PC(IB_PC_LINK_RECOVERS_F, 8, "LinkErrorRecoveryCounter"),
@@ -51,6 +57,10 @@ const struct perf_ctr_def perf_ctrs[CTR_MAX] = {
 	    "PortXmitFlowPkts" },
 	{ PERF_ATTR_FLOW_CTL_COUNTERS, IB_PC_PORT_RCV_FLOW_PKTS_F, 32,
 	    "PortRcvFlowPkts" },
+	VLP(0), VLP(1), VLP(2), VLP(3), VLP(4), VLP(5), VLP(6), VLP(7),
+	VLP(8), VLP(9), VLP(10), VLP(11), VLP(12), VLP(13), VLP(14), VLP(15),
+	VLD(0), VLD(1), VLD(2), VLD(3), VLD(4), VLD(5), VLD(6), VLD(7),
+	VLD(8), VLD(9), VLD(10), VLD(11), VLD(12), VLD(13), VLD(14), VLD(15),
 };
 
 int

@@ -13,12 +13,16 @@
 #define PERF_ATTR_RCV_ERROR_DETAILS	0x0015
 #define PERF_ATTR_XMIT_DISCARD_DETAILS	0x0016
 #define PERF_ATTR_FLOW_CTL_COUNTERS	0x0018
+#define PERF_ATTR_VL_OP_PACKETS		0x0019
+#define PERF_ATTR_VL_OP_DATA		0x001a
 #define PERF_ATTR_PORT_COUNTERS_EXT	0x001d
 
 /* ClassPortInfo:CapabilityMask (IBA 16.1.2): PortCountersExtended with
  * and without the unicast/multicast counters. */
 #define PERF_CAP_EXT_WIDTH		(1u << 9)
 #define PERF_CAP_EXT_WIDTH_NOIETF	(1u << 10)
+
+#define PERF_NVL	16	/* VL0..VL15 */
 
 enum perf_ctr {
 	/* PortCounters (Table 227) */
@@ -38,7 +42,11 @@ enum perf_ctr {
 	CTR_XMIT_SW_HOQ,
 	/* PortFlowCtlCounters (Table 233) */
 	CTR_XMIT_FLOW_PKTS, CTR_RCV_FLOW_PKTS,
-	CTR_MAX
+	/* PortVLOpPackets (16 x 16 bits) and PortVLOpData (16 x 32 bits,
+	 * in 4-octet words), VL0..VL15 */
+	CTR_VL_OP_PKTS0,
+	CTR_VL_OP_DATA0 = CTR_VL_OP_PKTS0 + PERF_NVL,
+	CTR_MAX = CTR_VL_OP_DATA0 + PERF_NVL
 };
 
 struct perf_ctr_def {

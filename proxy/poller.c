@@ -281,7 +281,8 @@ poll_node_now(struct poll_node *pn)
 		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_NODE_DESC, 0, 0,
 		    CACHE_NODEDESC);
 	}
-	if (p->groups & (GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS))
+	if (p->groups & (GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS |
+	    GW_POLL_VL_COUNTERS))
 		/* The key the MIB handlers use too (mib_if.c): one entry. */
 		want(pn, PROXY_CLASS_PERF, PERF_ATTR_CLASS_PORT_INFO, 0, 0,
 		    CACHE_TABLES);
@@ -305,11 +306,24 @@ poll_node_now(struct poll_node *pn)
 				    CACHE_COUNTERS);
 		}
 		if (p->groups & GW_POLL_ERROR_DETAILS) {
-			want(pn, PROXY_CLASS_PERF, PERF_ATTR_RCV_ERROR_DETAILS,
-			    port, rp, CACHE_COUNTERS);
-			want(pn, PROXY_CLASS_PERF,
-			    PERF_ATTR_XMIT_DISCARD_DETAILS, port, rp,
-			    CACHE_COUNTERS);
+			if (!(n->unsupported & STORE_UNSUP_RCV_DETAILS))
+				want(pn, PROXY_CLASS_PERF,
+				    PERF_ATTR_RCV_ERROR_DETAILS, port, rp,
+				    CACHE_COUNTERS);
+			if (!(n->unsupported & STORE_UNSUP_XMIT_DETAILS))
+				want(pn, PROXY_CLASS_PERF,
+				    PERF_ATTR_XMIT_DISCARD_DETAILS, port, rp,
+				    CACHE_COUNTERS);
+		}
+		if (p->groups & GW_POLL_VL_COUNTERS) {
+			if (!(n->unsupported & STORE_UNSUP_VL_OP_PKTS))
+				want(pn, PROXY_CLASS_PERF,
+				    PERF_ATTR_VL_OP_PACKETS, port, rp,
+				    CACHE_COUNTERS);
+			if (!(n->unsupported & STORE_UNSUP_VL_OP_DATA))
+				want(pn, PROXY_CLASS_PERF,
+				    PERF_ATTR_VL_OP_DATA, port, rp,
+				    CACHE_COUNTERS);
 		}
 	}
 	if ((p->groups & GW_POLL_FORWARDING) && sw) {

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "gateway/conf.h"
+#include "proxy/perf.h"
 
 static char path[64];
 
@@ -239,12 +240,13 @@ test_polling(void **state)
 	    "polling:\n"
 	    "  - name: leaves\n"
 	    "    match: {type: switch, name: \"leaf*\", guids: [0x12]}\n"
-	    "    groups: [counters, error-details]\n"
+	    "    groups: [counters, error-details, vl-counters]\n"
 	    "    interval: 30\n"
 	    "    max-in-flight: 4\n"
 	    "    reset-counters: true\n"
 	    "    thresholds:\n"
 	    "      - {counter: SymbolErrorCounter, per-minute: 2.5}\n"
+	    "      - {counter: PortVLOpPackets15, per-minute: 1}\n"
 	    "  - match: {regex: \"^node\"}\n", err, sizeof(err));
 
 	assert_non_null(c);
@@ -253,12 +255,13 @@ test_polling(void **state)
 	assert_string_equal(c->policies[0].name, "leaves");
 	assert_int_equal(c->policies[0].match.type, 2);
 	assert_int_equal(c->policies[0].groups,
-	    GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS);
+	    GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS | GW_POLL_VL_COUNTERS);
 	assert_int_equal(c->policies[0].interval, 30);
 	assert_int_equal(c->policies[0].ttl, 30);	/* defaults to it */
 	assert_int_equal(c->policies[0].reset, 1);
 	assert_int_equal(c->policies[0].match.nguids, 1);
-	assert_int_equal(c->policies[0].nthresholds, 1);
+	assert_int_equal(c->policies[0].nthresholds, 2);
+	assert_int_equal(c->policies[0].thresholds[1].ctr, CTR_VL_OP_PKTS0 + 15);
 	assert_true(c->policies[0].thresholds[0].per_minute == 2.5);
 	assert_non_null(c->policies[1].match.regex);
 	assert_int_equal(c->policies[1].interval, 60);

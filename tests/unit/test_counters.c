@@ -170,6 +170,48 @@ test_feed_and_restart(void **state)
 	unlink(path);
 }
 
+/* PortVLOpPackets (16 x 16 bits) and PortVLOpData (16 x 32 bits): each
+ * VL lands in its own counter, with its own width. */
+static void
+test_vl_decode(void **state)
+{
+	uint8_t d[192];
+	uint64_t vals[CTR_MAX];
+	int first, n;
+
+	memset(d, 0, sizeof(d));
+	for (uint32_t vl = 0; vl < PERF_NVL; vl++) {
+		uint32_t pk = 0xff00 + vl;
+		mad_encode_field(d, IB_PC_PORT_VL_OP_PACKETS0_F + vl, &pk);
+	}
+	assert_int_equal(perf_attr_ctrs(PERF_ATTR_VL_OP_PACKETS, &first, &n),
+	    0);
+	assert_int_equal(first, CTR_VL_OP_PKTS0);
+	assert_int_equal(n, PERF_NVL);
+	assert_int_equal(perf_decode(PERF_ATTR_VL_OP_PACKETS, d, sizeof(d),
+	    vals), 0);
+	for (int vl = 0; vl < PERF_NVL; vl++) {
+		assert_true(vals[CTR_VL_OP_PKTS0 + vl] == 0xff00u + vl);
+		assert_int_equal(perf_ctrs[CTR_VL_OP_PKTS0 + vl].width, 16);
+	}
+	memset(d, 0, sizeof(d));
+	for (uint32_t vl = 0; vl < PERF_NVL; vl++) {
+		uint32_t da = 0xfffff000u + vl;
+		mad_encode_field(d, IB_PC_PORT_VL_OP_DATA0_F + vl, &da);
+	}
+	assert_int_equal(perf_decode(PERF_ATTR_VL_OP_DATA, d, sizeof(d),
+	    vals), 0);
+	for (int vl = 0; vl < PERF_NVL; vl++) {
+		assert_true(vals[CTR_VL_OP_DATA0 + vl] == 0xfffff000u + vl);
+		assert_int_equal(perf_ctrs[CTR_VL_OP_DATA0 + vl].width, 32);
+	}
+	/* Names are the SQL keys: all distinct. */
+	for (int i = 0; i < CTR_MAX; i++)
+		for (int j = i + 1; j < CTR_MAX; j++)
+			assert_string_not_equal(perf_ctrs[i].name,
+			    perf_ctrs[j].name);
+}
+
 int
 main(void)
 {
@@ -180,6 +222,7 @@ main(void)
 		cmocka_unit_test(test_64bit_no_saturation),
 		cmocka_unit_test(test_monotonic_random),
 		cmocka_unit_test(test_feed_and_restart),
+		cmocka_unit_test(test_vl_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,6 +128,12 @@ reload(void)
 }
 
 static void
+stderr_cb(int fd, short revents, void *arg)
+{
+	log_drain_stderr();
+}
+
+static void
 sweep_done(void *arg)
 {
 	proxy_poll_inventory_changed();
@@ -219,7 +225,7 @@ int
 main(int argc, char **argv)
 {
 	const char *path = DEFAULT_CONF;
-	int foreground = 0, check = 0, debug = 0, ch, rc = 1;
+	int foreground = 0, check = 0, debug = 0, ch, rc = 1, cap_fd;
 	struct gw_conf *c;
 
 	while ((ch = getopt(argc, argv, "c:fndD:V")) != -1) {
@@ -270,6 +276,10 @@ main(int argc, char **argv)
 	log_info("ibsnmpgw %s starting", PACKAGE_VERSION);
 
 	ev_init();
+	/* From here on, what libraries print on stderr is logged. */
+	if ((cap_fd = log_capture_stderr()) >= 0 &&
+	    ev_fd_add(cap_fd, POLLIN, stderr_cb, NULL) == -1)
+		log_warnx("stderr of libraries is not drained into the log");
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	if (store_init(c->store_path) == -1)
@@ -322,6 +332,10 @@ out_cache:
 out_store:
 	store_finalise();
 out_ev:
+	if (cap_fd >= 0) {
+		log_drain_stderr();
+		ev_fd_del(cap_fd);
+	}
 	ev_finalise();
 	log_info("stopped");
 	log_finalise();

@@ -2,16 +2,24 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 
 static int log_fg = 1;
 static int log_level = LOG_INFO;
 static const char *log_ident = "ibsnmpgw";
+static FILE *log_out;		/* foreground output; NULL: stderr */
+
+/* Captured stderr (log_capture_stderr). */
+static int log_cap_rd = -1, log_cap_saved = -1;
+static char log_cap_buf[1024];
+static size_t log_cap_len;
 
 void
 log_init(const char *ident, int foreground, int level)
@@ -26,8 +34,140 @@ log_init(const char *ident, int foreground, int level)
 void
 log_finalise(void)
 {
+	log_release_stderr();
 	if (!log_fg)
 		closelog();
+}
+
+/* What libibumad, libibmad (IBWARN, IBPANIC, IBDEBUG) and anything else
+ * print on stderr arrives here a line at a time. */
+static void
+cap_line(char *l)
+{
+	int pri = LOG_WARNING;
+
+	if (*l == '\0')
+		return;
+	if (strncmp(l, "ibpanic", 7) == 0)
+		pri = LOG_CRIT;
+	else if (strncmp(l, "ibdebug", 7) == 0)
+		pri = LOG_DEBUG;
+	log_msg(pri, "%s", l);
+}
+
+void
+log_drain_stderr(void)
+{
+	ssize_t n;
+
+	if (log_cap_rd < 0)
+		return;
+	fflush(stderr);
+	for (;;) {
+		n = read(log_cap_rd, log_cap_buf + log_cap_len,
+		    sizeof(log_cap_buf) - 1 - log_cap_len);
+		if (n <= 0)
+			break;	/* EAGAIN: all read; 0: writers gone */
+		log_cap_len += (size_t)n;
+		char *start = log_cap_buf, *nl;
+		while ((nl = memchr(start, '\n', log_cap_len -
+		    (size_t)(start - log_cap_buf))) != NULL) {
+			*nl = '\0';
+			cap_line(start);
+			start = nl + 1;
+		}
+		log_cap_len -= (size_t)(start - log_cap_buf);
+		memmove(log_cap_buf, start, log_cap_len);
+		if (log_cap_len == sizeof(log_cap_buf) - 1) {
+			/* A line longer than the buffer: log what came. */
+			log_cap_buf[log_cap_len] = '\0';
+			cap_line(log_cap_buf);
+			log_cap_len = 0;
+		}
+	}
+}
+
+static void
+cap_atexit(void)
+{
+	/* exit() from inside a library (IBPANIC): say why first. */
+	log_drain_stderr();
+	if (log_cap_len) {
+		log_cap_buf[log_cap_len] = '\0';
+		cap_line(log_cap_buf);
+		log_cap_len = 0;
+	}
+}
+
+int
+log_capture_stderr(void)
+{
+	static int registered;
+	int p[2] = { -1, -1 }, saved;
+
+	if (log_cap_rd >= 0)
+		return log_cap_rd;
+	if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) == -1) {
+		/* No stderr at all: nothing can be printed there. Under -f
+		 * the log itself would loop into the pipe. */
+		return -1;
+	}
+	if (log_fg && (log_out = fdopen(saved, "w")) == NULL) {
+		log_warn("log: stderr");
+		close(saved);
+		return -1;
+	}
+	/* Non-blocking: a writer never blocks on a full pipe; lines are
+	 * lost instead. */
+	if (pipe(p) == -1 || fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1 ||
+	    fcntl(p[0], F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(p[1], F_SETFL, O_NONBLOCK) == -1) {
+		log_warn("log: stderr pipe");
+		goto fail;
+	}
+	fflush(stderr);
+	if (dup2(p[1], STDERR_FILENO) == -1) {
+		log_warn("log: stderr");
+		goto fail;
+	}
+	close(p[1]);
+	log_cap_rd = p[0];
+	log_cap_saved = saved;
+	if (!registered && atexit(cap_atexit) == 0)
+		registered = 1;
+	return log_cap_rd;
+fail:
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	if (log_out)
+		fclose(log_out);
+	else
+		close(saved);
+	log_out = NULL;
+	return -1;
+}
+
+void
+log_release_stderr(void)
+{
+	if (log_cap_rd < 0)
+		return;
+	cap_atexit();
+	fflush(stderr);
+	if (log_cap_saved >= 0)
+		dup2(log_cap_saved, STDERR_FILENO);
+	else
+		close(STDERR_FILENO);
+	if (log_out)
+		fclose(log_out);	/* closes log_cap_saved */
+	else if (log_cap_saved >= 0)
+		close(log_cap_saved);
+	log_out = NULL;
+	log_cap_saved = -1;
+	close(log_cap_rd);
+	log_cap_rd = -1;
 }
 
 void
@@ -70,14 +210,19 @@ log_vmsg(int pri, const char *fmt, va_list ap)
 		struct timespec ts;
 		struct tm tm;
 		char tbuf[32];
+		FILE *out = log_out ? log_out : stderr;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		localtime_r(&ts.tv_sec, &tm);
 		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(stderr, "%s.%03ld %s[%s]: %s\n", tbuf,
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(out, "%s.%03ld %s[%s]: %s\n", tbuf,
 		    ts.tv_nsec / 1000000, log_ident,
 		    names[pri & 7], buf);
-		fflush(stderr);
+		fflush(out);
 	} else
 		syslog(pri, "%s", buf);
 }

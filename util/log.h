@@ -16,6 +16,16 @@ int log_get_level(void);
 /* "debug", "info", "notice", "warning", "error" -> priority, or -1. */
 int log_level_from_name(const char *name);
 
+/* Route stderr (fd 2) into the logger: what libraries print there
+ * (libibumad, libibmad, umad2sim) becomes log lines. Returns the pipe's
+ * read end for the event loop, which calls log_drain_stderr() when it
+ * is readable; -1 on error. log_release_stderr() restores fd 2 (also
+ * done by log_finalise()). Under -f the log itself still goes to the
+ * original stderr. */
+int log_capture_stderr(void);
+void log_drain_stderr(void);
+void log_release_stderr(void);
+
 void log_vmsg(int pri, const char *fmt, va_list ap);
 void log_msg(int pri, const char *fmt, ...) LOG_PRINTF(2, 3);
 void log_debug(const char *fmt, ...) LOG_PRINTF(1, 2);

@@ -50,5 +50,24 @@ perm=$(stat -c %a "$dir/ibsnmpgw.sock")
 [ "$perm" = 660 ]; check $? "the socket is mode 0660 ($perm)"
 out=$(ctl frobnicate); rc=$?
 [ $rc = 1 ]; check $? "unknown commands are refused" "$out"
+
+# Logging: what libraries print on stderr goes through the logger. A
+# second gateway attaches at a node ibsim does not know, so umad2sim
+# prints "ibwarn" and "ibpanic" on stderr and exits.
+sed -e "s/udp:127.0.0.1:[0-9]*/udp:127.0.0.1:$(( ${ep##*:} + 7 ))/" \
+    -e "s|^\( *\)path:.*|\1path: $dir/log-test.db\n\1control-socket: $dir/log-test.sock|" \
+    "$dir/ibsnmpgw.yaml" > "$dir/log-test.yaml"
+grep -q "log-test.db" "$dir/log-test.yaml" && grep -q "log-test.sock" "$dir/log-test.yaml"
+check $? "the second gateway's configuration has its own store and socket"
+second() { (. "$dir/sim.env"; SIM_HOST=nosuchnode timeout 30 "$IBSNMPGW" "$@" -c "$dir/log-test.yaml"); }
+second -f 2> "$dir/fg.err"; rc=$?
+raw=$(grep -v -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+ ibsnmpgw\[[a-z]+\]: ' "$dir/fg.err")
+[ $rc != 0 ] && [ $rc != 124 ] && [ -z "$raw" ] && grep -q 'ibsnmpgw\[warning\]: ibwarn: ' "$dir/fg.err" &&
+	grep -q 'ibsnmpgw\[crit\]: ibpanic: ' "$dir/fg.err"
+check $? "under -f, library messages (ibwarn, ibpanic) come out as log lines with levels (rc $rc)" "$(cat "$dir/fg.err")"
+second 2> "$dir/bg.err"; rc=$?
+[ $rc != 0 ] && [ $rc != 124 ] && [ ! -s "$dir/bg.err" ]
+check $? "without -f (syslog), nothing reaches stderr (rc $rc)" "$(cat "$dir/bg.err")"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -593,6 +593,8 @@ mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_int(x, v, key, &c->mad_timeout_ms, 10, 60000);
 	else if (strcmp(key, "retries") == 0)
 		get_int(x, v, key, &c->mad_retries, 0, 10);
+	else if (strcmp(key, "hold-down") == 0)
+		get_int(x, v, key, &c->mad_hold_down, 0, 300);
 	else if (strcmp(key, "max-in-flight") == 0)
 		get_int(x, v, key, &c->mad_max_inflight, 1, 1024);
 	else if (strcmp(key, "max-in-flight-per-node") == 0)
@@ -896,6 +898,7 @@ set_defaults(struct gw_conf *c)
 	c->ipoib_refresh = 60;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
+	c->mad_hold_down = 10;
 	c->mad_max_inflight = 64;
 	c->mad_max_inflight_node = 4;
 	/* Safe for a production fabric, above what a sweep of 10,000

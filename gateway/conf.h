@@ -117,6 +117,7 @@ struct gw_conf {
 	int			 mad_max_inflight;
 	int			 mad_max_inflight_node;
 	int			 mad_rate;	/* MADs per second, 0: no cap */
+	int			 mad_hold_down;	/* seconds, 0: never hold */
 	int			 max_repetitions;	/* GETBULK cap */
 	int			 request_timeout_ms;	/* per varbind */
 

@@ -25,6 +25,7 @@
 #include "gateway/control.h"
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
+#include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "store/cache.h"
@@ -48,12 +49,40 @@ static void
 node_line(FILE *f, const struct store_node *n)
 {
 	char route[4 * STORE_PATH_MAX + 4];
+	struct proxy_health_info hi;
 
 	store_path_format(&n->route, route, sizeof(route));
-	fprintf(f, "0x%016llx %-16s %-6s lid %-5u %-11s route %s policy %s\n",
-	    (unsigned long long)n->guid, n->alias ? n->alias : n->desc,
-	    type_name(n->type), n->lid, n->reachable ? "reachable" :
-	    "unreachable", route, proxy_poll_policy_name(n->idx));
+	proxy_health_get(n->idx, &hi);
+	fprintf(f, "0x%016llx %-16s %-6s lid %-5u %-11s route %s policy %s "
+	    "state %s\n", (unsigned long long)n->guid,
+	    n->alias ? n->alias : n->desc, type_name(n->type), n->lid,
+	    n->reachable ? "reachable" : "unreachable", route,
+	    proxy_poll_policy_name(n->idx), proxy_health_name(hi.state));
+}
+
+/* The node's error state (proxy/health.h). */
+static void
+health_lines(FILE *f, const struct store_node *n)
+{
+	struct proxy_health_info hi;
+	uint64_t now = ev_now();
+
+	proxy_health_get(n->idx, &hi);
+	fprintf(f, "state: %s", proxy_health_name(hi.state));
+	if (hi.state != HEALTH_OK)
+		fprintf(f, " (requests fail at once; next probe in %llu ms, "
+		    "hold-down %llu s)", (unsigned long long)(hi.until > now ?
+		    hi.until - now : 0), (unsigned long long)(hi.hold_ms /
+		    1000));
+	else if (hi.fails)
+		fprintf(f, " (%u requests in a row unanswered)", hi.fails);
+	fprintf(f, "\n");
+	if (hi.mkey_prot < 0)
+		fprintf(f, "mkey: protection unknown (no PortInfo read yet)\n");
+	else
+		fprintf(f, "mkey: protection bits %d, our M_Key %s\n",
+		    hi.mkey_prot, hi.mkey_mismatch ? "does NOT match" :
+		    hi.mkey_prot ? "matches" : "is not checked for reads");
 }
 
 static void
@@ -70,6 +99,7 @@ cmd_node(FILE *f, const char *name)
 	    "revision 0x%08x\nfirst seen %lld, last seen %lld\n", n->desc,
 	    n->num_ports, n->vendor_id, n->device_id, n->revision,
 	    (long long)n->first_seen, (long long)n->last_seen);
+	health_lines(f, n);
 	for (int p = 0; p <= n->num_ports; p++) {
 		const struct store_port *pt = &n->ports[p];
 		char route[4 * STORE_PATH_MAX + 4] = "-";

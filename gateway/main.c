@@ -18,6 +18,7 @@
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
 #include "proxy/fetch.h"
+#include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "store/cache.h"
@@ -32,17 +33,6 @@
 static int sig_pipe[2] = { -1, -1 };
 static struct gw_conf *gw_running;	/* the configuration in force */
 static const char *gw_conf_path;
-
-static int
-listeners_differ(const struct gw_conf *a, const struct gw_conf *b)
-{
-	if (a->nlisten != b->nlisten)
-		return 1;
-	for (int i = 0; i < a->nlisten; i++)
-		if (strcmp(a->listen[i].spec, b->listen[i].spec) != 0)
-			return 1;
-	return 0;
-}
 
 /* The M_Key file (IBA 14.2.4), read at start and on every reload: its
  * errors go to the log and the key itself nowhere. */
@@ -101,23 +91,30 @@ reload(void)
 		return;
 	}
 	free(buf);
-	/* Whatever can fail comes first, so a failure keeps the old file. */
-	if (load_mkey(c) == -1 ||
-	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
+	/* Whatever can fail comes first, so a failure keeps the old file;
+	 * new listeners open before anything else is applied. */
+	if (gw_snmp_listeners_prepare(c) == -1) {
 		log_warnx("reload: %s not applied; the running configuration "
 		    "stays", gw_conf_path);
 		gw_conf_free(c);
 		return;
 	}
+	if (load_mkey(c) == -1 ||
+	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
+		gw_snmp_listeners_abort();
+		log_warnx("reload: %s not applied; the running configuration "
+		    "stays", gw_conf_path);
+		gw_conf_free(c);
+		return;
+	}
+	gw_snmp_listeners_commit(c);
 	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
 		log_warnx("reload: node-name-map %s not loaded; the aliases "
 		    "in force stay", c->node_name_map);
 	gw_snmp_set_access(c);
 	gw_snmp_reload_users(gw_running, c);
-	if (listeners_differ(gw_running, c))
-		log_warnx("reload: listen addresses changed; they take effect "
-		    "on restart");
 	proxy_mad_set_rate(c->mad_rate);
+	proxy_health_set_hold(c->mad_hold_down);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
@@ -290,6 +287,7 @@ main(int argc, char **argv)
 	if (counters_init() == -1 || ipoib_init(c->ipoib_net_dir,
 	    c->ipoib_arp_file, c->ipoib_refresh) == -1)
 		goto out_cache;
+	proxy_health_init(c->mad_hold_down);
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
 	    c->mad_max_inflight_node) == -1)
@@ -326,6 +324,7 @@ out_snmp:
 	gw_snmp_finalise();
 out_cache:
 	proxy_mad_finalise();
+	proxy_health_finalise();
 	ipoib_finalise();
 	counters_finalise();
 	cache_finalise();

@@ -36,10 +36,13 @@
 
 /* Exported by libnetsnmpagent but declared in no installed header. */
 extern netsnmp_session *main_session;
+extern netsnmp_agent_session *agent_delegated_list;
 extern SNMPCallback vacm_warn_if_not_configured;
 
 static netsnmp_session	*snmp_sessions[GW_MAX_LISTENERS];
+static char		*snmp_specs[GW_MAX_LISTENERS];
 static int		 snmp_nsessions;
+static int		 snmp_nkept;	/* listeners before a reload's new ones */
 static struct htab	 snmp_communities;	/* name -> gw_community */
 static struct htab	 snmp_users;		/* name -> gw_user */
 static struct gw_snmp_stats snmp_st;
@@ -511,11 +514,116 @@ open_listener(const char *spec)
 		netsnmp_transport_free(t);
 		return -1;
 	}
+	if ((snmp_specs[snmp_nsessions] = strdup(spec)) == NULL) {
+		log_warn("snmp");
+		snmp_close(sp);
+		return -1;
+	}
 	snmp_sessions[snmp_nsessions++] = sp;
 	if (main_session == NULL)
 		main_session = sp;
 	log_info("snmp: listening on %s", spec);
 	return 0;
+}
+
+/* Answer genErr now to every request that came in on sess and still
+ * waits on the fabric, and send those answers: net-snmp's own session
+ * close does not look at the delegated list, so closing with requests
+ * outstanding would leave them pointing at a freed session. The jobs
+ * find their request gone when their attribute arrives (mib.c). */
+static int
+drain_session(netsnmp_session *sess)
+{
+	int n = 0;
+
+	for (netsnmp_agent_session *asp = agent_delegated_list; asp;
+	    asp = asp->next) {
+		if (asp->session != sess)
+			continue;
+		for (int i = 0; i <= asp->treecache_num; i++)
+			for (netsnmp_request_info *r =
+			    asp->treecache[i].requests_begin; r; r = r->next)
+				if (r->delegated) {
+					netsnmp_request_set_error(r,
+					    SNMP_ERR_GENERR);
+					r->delegated = 0;
+					n++;
+				}
+		/* No further GETBULK repetitions for it. */
+		asp->flags |= SNMP_AGENT_FLAGS_CANCEL_IN_PROGRESS;
+	}
+	if (n)
+		netsnmp_check_outstanding_agent_requests();
+	return n;
+}
+
+static void
+close_listener(int i)
+{
+	netsnmp_session *sp = snmp_sessions[i];
+	int n = drain_session(sp);
+
+	log_info("snmp: no longer listening on %s%s", snmp_specs[i],
+	    n ? " (its requests waiting on the fabric were answered "
+	    "genErr)" : "");
+	if (main_session == sp)
+		main_session = NULL;
+	snmp_close(sp);
+	free(snmp_specs[i]);
+	for (; i + 1 < snmp_nsessions; i++) {
+		snmp_sessions[i] = snmp_sessions[i + 1];
+		snmp_specs[i] = snmp_specs[i + 1];
+	}
+	snmp_nsessions--;
+	if (main_session == NULL && snmp_nsessions > 0)
+		main_session = snmp_sessions[0];
+}
+
+static int
+listed(const struct gw_conf *c, const char *spec)
+{
+	for (int i = 0; i < c->nlisten; i++)
+		if (strcmp(c->listen[i].spec, spec) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+open_now(const char *spec)
+{
+	for (int i = 0; i < snmp_nsessions; i++)
+		if (strcmp(snmp_specs[i], spec) == 0)
+			return 1;
+	return 0;
+}
+
+int
+gw_snmp_listeners_prepare(const struct gw_conf *c)
+{
+	snmp_nkept = snmp_nsessions;
+	for (int i = 0; i < c->nlisten; i++)
+		if (!open_now(c->listen[i].spec) &&
+		    open_listener(c->listen[i].spec) == -1) {
+			gw_snmp_listeners_abort();
+			return -1;
+		}
+	return 0;
+}
+
+void
+gw_snmp_listeners_abort(void)
+{
+	while (snmp_nsessions > snmp_nkept)
+		close_listener(snmp_nsessions - 1);
+}
+
+void
+gw_snmp_listeners_commit(const struct gw_conf *c)
+{
+	for (int i = snmp_nsessions - 1; i >= 0; i--)
+		if (!listed(c, snmp_specs[i]))
+			close_listener(i);
+	snmp_nkept = snmp_nsessions;
 }
 
 int
@@ -539,8 +647,10 @@ gw_snmp_start(const struct gw_conf *c)
 void
 gw_snmp_finalise(void)
 {
-	for (int i = 0; i < snmp_nsessions; i++)
+	for (int i = 0; i < snmp_nsessions; i++) {
 		snmp_close(snmp_sessions[i]);
+		free(snmp_specs[i]);
+	}
 	snmp_nsessions = 0;
 	htab_free(&snmp_communities);
 	htab_free(&snmp_users);

@@ -27,6 +27,13 @@ int	gw_snmp_init(const struct gw_conf *c);
 /* Open listeners and create users. After MIB registration. */
 int	gw_snmp_start(const struct gw_conf *c);
 void	gw_snmp_finalise(void);
+/* Reload of snmp.listen, in two steps: prepare opens the listeners c
+ * adds (all or none: -1 leaves the set as it was); commit closes those
+ * c no longer lists, answering their outstanding requests first; abort
+ * undoes prepare. */
+int	gw_snmp_listeners_prepare(const struct gw_conf *c);
+void	gw_snmp_listeners_commit(const struct gw_conf *c);
+void	gw_snmp_listeners_abort(void);
 /* Communities, their sources and node selectors, users' node selectors:
  * from c, which must stay valid until the next call. */
 void	gw_snmp_set_access(const struct gw_conf *c);

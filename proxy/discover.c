@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "proxy/discover.h"
+#include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/smp.h"
 #include "store/store.h"
@@ -283,7 +284,8 @@ finish_sweep(void)
 
 		if (!dn->desc_ok && old != NULL)
 			memcpy(dn->n.desc, old->desc, sizeof(dn->n.desc));
-		store_sweep_node(&dn->n, dn->ports);
+		if ((old = store_sweep_node(&dn->n, dn->ports)) != NULL)
+			proxy_health_answer(old->idx);	/* it answered */
 	}
 	if (store_sweep_end(&nodes, &lost) == -1)
 		disc_errors++;

@@ -8,6 +8,7 @@
 #include <infiniband/mad.h>
 
 #include "proxy/fetch.h"
+#include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/perf.h"
 #include "proxy/smp.h"
@@ -43,6 +44,12 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct fetch *f = arg;
 
+	if (status == 0 || status == -EIO || status == -EPROTO)
+		proxy_health_answer(f->key.node);	/* it answered */
+	else if (status == -ETIMEDOUT)
+		proxy_health_silent(f->key.node);
+	else
+		proxy_health_unsent(f->key.node);	/* shut down */
 	if (status == 0) {
 		const uint8_t *d = mad + f->offs;
 		/* Every answer that carries counters or a port state feeds
@@ -54,9 +61,12 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 		else if (f->key.attr == SMP_ATTR_PORT_INFO &&
 		    f->key.mod <= 254) {
 			struct smp_portinfo pi;
-			if (smp_decode_portinfo(d, f->len, &pi) == 0)
+			if (smp_decode_portinfo(d, f->len, &pi) == 0) {
 				counters_port_state(f->key.node,
 				    (uint8_t)f->key.mod, pi.state);
+				proxy_health_portinfo(f->key.node,
+				    (uint8_t)f->key.mod, &pi);
+			}
 		}
 		cache_complete(&f->key, 0, d, f->len);
 	} else {
@@ -99,15 +109,12 @@ route_for(const struct store_node *n, const struct cache_key *key)
 	return &n->route;
 }
 
-int
-proxy_fetch(const struct cache_key *key, void *arg)
+static int
+fetch_send(struct store_node *n, const struct cache_key *key)
 {
-	struct store_node *n = store_node_at(key->node);
 	struct proxy_mad_args a = { 0 };
 	struct fetch *f;
 
-	if (n == NULL)
-		return -1;
 	if ((f = malloc(sizeof(*f))) == NULL) {
 		log_warn("fetch");
 		return -1;
@@ -149,6 +156,23 @@ proxy_fetch(const struct cache_key *key, void *arg)
 	}
 	if (proxy_mad_submit(&a, fetch_cb, f) == -1) {
 		free(f);
+		return -1;
+	}
+	return 0;
+}
+
+int
+proxy_fetch(const struct cache_key *key, void *arg)
+{
+	struct store_node *n = store_node_at(key->node);
+
+	if (n == NULL)
+		return -1;
+	/* A node on hold costs no MAD (proxy/health.h). */
+	if (!proxy_health_allow(key->node))
+		return -1;
+	if (fetch_send(n, key) == -1) {
+		proxy_health_unsent(key->node);
 		return -1;
 	}
 	return 0;

@@ -13,6 +13,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "proxy/health.h"
 #include "proxy/mad.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -210,7 +211,10 @@ req_finish(struct mad_req *r, int status, const uint8_t *mad)
 }
 
 /* A node that did not answer after all retries: fail what is queued
- * for it now, so one dead node costs one timeout, not one per request. */
+ * for it now, so one dead node costs one timeout, not one per request.
+ * They fail with -EHOSTUNREACH, not -ETIMEDOUT: they were never sent,
+ * so they say nothing about their own attribute (mib.c's "answers
+ * NodeInfo but never this" test) nor count as silences (health.c). */
 static void
 node_fail_queue(struct mad_node *n, int status)
 {
@@ -248,7 +252,7 @@ mad_timeout_cb(void *arg)
 			continue;
 		}
 		req_finish(r, -ETIMEDOUT, NULL);
-		node_fail_queue(n, -ETIMEDOUT);
+		node_fail_queue(n, -EHOSTUNREACH);
 	}
 	mad_dispatch();
 }
@@ -527,7 +531,16 @@ proxy_mad_local(struct proxy_local_port *lp)
 void
 proxy_mad_set_mkey(uint64_t mkey)
 {
+	/* Verdicts and holds made with the old key mean nothing now. */
+	if (mkey != mad_mkey)
+		proxy_health_reset();
 	mad_mkey = mkey;
+}
+
+int
+proxy_mad_mkey_is(uint64_t mkey)
+{
+	return mkey == mad_mkey;
 }
 
 void

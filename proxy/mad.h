@@ -39,9 +39,10 @@ struct proxy_mad_args {
 	uint8_t			 data_len;
 };
 
-/* status: 0, or -ETIMEDOUT (no answer after all retries), -EIO (MAD
- * status error; *mad holds the answer), -EPROTO (malformed answer),
- * -ECANCELED (engine shut down). mad is the whole 256-byte MAD or NULL. */
+/* status: 0, or -ETIMEDOUT (no answer after all retries),
+ * -EHOSTUNREACH (not sent: another request to the node just timed out),
+ * -EIO (MAD status error; *mad holds the answer), -EPROTO (malformed
+ * answer), -ECANCELED (engine shut down). mad is the whole 256-byte MAD or NULL. */
 typedef void (*proxy_mad_cb)(void *arg, int status, const uint8_t *mad);
 
 struct proxy_mad_stats {
@@ -65,6 +66,8 @@ void	proxy_mad_finalise(void);
 int	proxy_mad_local(struct proxy_local_port *lp);
 /* The M_Key carried in every SMP (0: none). Never logged. */
 void	proxy_mad_set_mkey(uint64_t mkey);
+/* Whether mkey is the one in force, without handing it out. */
+int	proxy_mad_mkey_is(uint64_t mkey);
 /* Cap MADs sent per second (0: no cap). */
 void	proxy_mad_set_rate(int per_second);
 /* Queue a request. Returns 0, or -1 if it cannot even be queued. */

@@ -5,6 +5,7 @@ restrictions, wrong keys, read-only SETs, and the MAD rate limit under
 SNMP load."""
 
 import os
+import socket
 import sys
 import threading
 import time
@@ -172,6 +173,86 @@ def main():
     R.check(total > 3 * rate and peak <= rate * 1.1 and avg <= rate * 1.05,
             "the MAD rate stays under mad.rate-limit (%d/s): %d MADs, "
             "average %.0f/s, peak second %.0f/s" % (rate, total, avg, peak))
+
+    check_listener_reload()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check_listener_reload():
+    """SIGHUP applies snmp.listen: added listeners answer at once, removed
+    ones stop, requests still waiting on the fabric when their listener
+    goes are answered first, and a listener that cannot open refuses the
+    whole reload."""
+    path = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(path).read()
+    old = fab.endpoint                      # udp:127.0.0.1:PORT
+    new = "udp:127.0.0.1:%d" % free_port()
+    listen = "\"%s\"" % old
+    assert listen in text
+    open(path, "w").write(text.replace(listen, "%s, \"%s\"" % (listen, new),
+                                       1))
+    fab.reload()
+    both = [value(fab.snmp("snmpget", fab.v2("leaf01"), [NODE_STRING],
+                           endpoint=ep)) for ep in (old, new)]
+    R.equal(both, ["leaf01", "leaf01"], "SIGHUP opens an added listener; "
+            "the old one keeps answering")
+
+    # A cold walk (paced by mad.rate-limit) waits on the fabric while its
+    # listener is removed.
+    fab.ctl("flush")
+    slow = {}
+
+    def waiting_walk():
+        slow["out"] = fab.snmp("snmpbulkwalk", fab.v2("leaf01"),
+                               ["-Cr30", SMA], timeout=10, endpoint=old)
+    t = threading.Thread(target=waiting_walk)
+    t.start()
+    time.sleep(0.5)
+    text = open(path).read()
+    open(path, "w").write(text.replace("%s, \"%s\"" % (listen, new),
+                                       "\"%s\"" % new, 1))
+    fab.reload()
+    t.join(30)
+    out = slow.get("out")
+    R.check(out is not None and "genError" in out.stdout + out.stderr and
+            "no longer listening on %s (its requests waiting on the fabric "
+            "were answered genErr)" % old in fab.log(),
+            "a request waiting when its listener is removed is answered "
+            "genErr before the listener closes",
+            (out.stdout[-300:] + out.stderr if out else "no answer") +
+            fab.log()[-400:])
+    gone = fab.snmp("snmpget", fab.v2("leaf01"), [NODE_STRING],
+                    endpoint=old)
+    R.check("Timeout" in gone.stderr, "the removed listener no longer "
+            "answers", gone.stdout + gone.stderr)
+    R.equal(value(fab.snmp("snmpget", fab.v2("leaf01"), [NODE_STRING],
+                           endpoint=new)), "leaf01",
+            "the gateway goes on answering on the new listener")
+
+    # A listener that cannot open (the port is taken) refuses the reload.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        taken = "udp:127.0.0.1:%d" % busy.getsockname()[1]
+        text = open(path).read()
+        open(path, "w").write(text.replace(
+            "\"%s\"" % new, "\"%s\"" % taken, 1))
+        fab.reload()
+        log = fab.log()
+        R.check("cannot listen on %s" % taken in log and
+                "not applied" in log.split("cannot listen on %s" %
+                                           taken)[-1],
+                "a listener that cannot open refuses the reload",
+                log[-400:])
+    R.equal(value(fab.snmp("snmpget", fab.v2("leaf01"), [NODE_STRING],
+                           endpoint=new)), "leaf01",
+            "after the refused reload the running listener still answers")
+    open(path, "w").write(text)
+    fab.endpoint = new
 
 
 if __name__ == "__main__":

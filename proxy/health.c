@@ -1,0 +1,211 @@
+/* proxy_health: hold-downs for silent nodes and M_Key verdicts. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/health.h"
+#include "proxy/mad.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+struct health {
+	uint8_t		state;		/* enum proxy_health_state */
+	uint8_t		probing;	/* the one request let through */
+	uint8_t		mkey_mismatch;
+	uint8_t		mkey_said;	/* the mismatch was logged */
+	int8_t		mkey_prot;	/* -1: never seen */
+	unsigned	fails;
+	uint64_t	hold_ms;
+	uint64_t	until;
+};
+
+static struct health	*health;
+static size_t		 health_n;
+static uint64_t		 health_hold_ms;
+
+static uint64_t
+guid_of(uint32_t node)
+{
+	const struct store_node *n = store_node_at(node);
+
+	return n ? n->guid : 0;
+}
+
+static struct health *
+get(uint32_t node)
+{
+	if (node >= health_n) {
+		size_t n = health_n ? health_n : 64;
+		struct health *h;
+
+		while (n <= node)
+			n *= 2;
+		if ((h = realloc(health, n * sizeof(*h))) == NULL) {
+			log_warn("health");
+			return NULL;
+		}
+		memset(h + health_n, 0, (n - health_n) * sizeof(*h));
+		for (size_t i = health_n; i < n; i++)
+			h[i].mkey_prot = -1;
+		health = h;
+		health_n = n;
+	}
+	return &health[node];
+}
+
+const char *
+proxy_health_name(enum proxy_health_state s)
+{
+	switch (s) {
+	case HEALTH_OK:		return "ok";
+	case HEALTH_SILENT:	return "silent";
+	case HEALTH_BAD_MKEY:	return "bad-mkey";
+	}
+	return "?";
+}
+
+int
+proxy_health_allow(uint32_t node)
+{
+	struct health *h = node < health_n ? &health[node] : NULL;
+
+	if (h == NULL || h->state == HEALTH_OK)
+		return 1;
+	if (h->probing || ev_now() < h->until)
+		return 0;
+	h->probing = 1;		/* one request probes; the rest wait */
+	return 1;
+}
+
+void
+proxy_health_unsent(uint32_t node)
+{
+	if (node < health_n)
+		health[node].probing = 0;
+}
+
+void
+proxy_health_answer(uint32_t node)
+{
+	struct health *h = node < health_n ? &health[node] : NULL;
+
+	if (h == NULL || (h->state == HEALTH_OK && h->fails == 0))
+		return;
+	if (h->state != HEALTH_OK)
+		log_notice("node 0x%016llx answers again after %s",
+		    (unsigned long long)guid_of(node),
+		    h->state == HEALTH_BAD_MKEY ? "refusing our M_Key" :
+		    "being silent");
+	h->state = HEALTH_OK;
+	h->fails = 0;
+	h->probing = 0;
+	h->hold_ms = 0;
+}
+
+void
+proxy_health_silent(uint32_t node)
+{
+	struct health *h = get(node);
+	uint64_t now = ev_now();
+	int bad_mkey;
+
+	if (h == NULL || health_hold_ms == 0)
+		return;
+	h->probing = 0;
+	if (h->state == HEALTH_OK && ++h->fails < HEALTH_FAILS)
+		return;
+	/* At protection level 3 an SMA drops what carries a wrong key. */
+	bad_mkey = h->mkey_mismatch || (h->mkey_prot == 3 &&
+	    proxy_mad_mkey_is(0));
+	if (h->state == HEALTH_OK) {
+		h->hold_ms = health_hold_ms;
+		log_warnx("node 0x%016llx: %u requests in a row unanswered%s; "
+		    "requests for it fail at once for %llu s, then one "
+		    "probes", (unsigned long long)guid_of(node), h->fails,
+		    bad_mkey ? ": it protects its M_Key and ours is not its "
+		    "key (fix ib.mkey-file and reload)" : "",
+		    (unsigned long long)(h->hold_ms / 1000));
+	} else if ((h->hold_ms *= 2) > HEALTH_MAX_HOLD_MS)
+		h->hold_ms = HEALTH_MAX_HOLD_MS;
+	h->state = bad_mkey ? HEALTH_BAD_MKEY : HEALTH_SILENT;
+	h->until = now + h->hold_ms;
+}
+
+/* IBA 14.2.4.1: with MKeyProtectBits > 0 the SMA returns PortInfo:M_Key
+ * only when the requester's key matches (zero otherwise). */
+void
+proxy_health_portinfo(uint32_t node, uint8_t port,
+    const struct smp_portinfo *pi)
+{
+	struct health *h = get(node);
+	int mismatch;
+
+	if (h == NULL)
+		return;
+	h->mkey_prot = (int8_t)pi->mkey_prot;
+	mismatch = pi->mkey_prot != 0 && !proxy_mad_mkey_is(pi->mkey);
+	if (mismatch && !h->mkey_said)
+		log_warnx("node 0x%016llx port %u: protects its M_Key "
+		    "(MKeyProtectBits %u) and ours does not match it; %s",
+		    (unsigned long long)guid_of(node), port, pi->mkey_prot,
+		    pi->mkey_prot == 3 ? "it will drop our SMPs" :
+		    "reads still work, SMPs will be dropped if the SM raises "
+		    "the protection to 3");
+	h->mkey_said |= mismatch;
+	h->mkey_mismatch = (uint8_t)mismatch;
+}
+
+void
+proxy_health_reset(void)
+{
+	for (size_t i = 0; i < health_n; i++) {
+		memset(&health[i], 0, sizeof(health[i]));
+		health[i].mkey_prot = -1;
+	}
+}
+
+void
+proxy_health_get(uint32_t node, struct proxy_health_info *hi)
+{
+	const struct health *h = node < health_n ? &health[node] : NULL;
+
+	memset(hi, 0, sizeof(*hi));
+	hi->mkey_prot = -1;
+	if (h == NULL)
+		return;
+	hi->state = h->state;
+	hi->fails = h->fails;
+	hi->hold_ms = h->hold_ms;
+	hi->until = h->until;
+	hi->mkey_prot = h->mkey_prot;
+	hi->mkey_mismatch = h->mkey_mismatch;
+}
+
+void
+proxy_health_set_hold(int hold_s)
+{
+	health_hold_ms = (uint64_t)(hold_s > 0 ? hold_s : 0) * 1000;
+	if (health_hold_ms == 0)
+		for (size_t i = 0; i < health_n; i++) {
+			health[i].state = HEALTH_OK;
+			health[i].fails = 0;
+			health[i].probing = 0;
+		}
+}
+
+int
+proxy_health_init(int hold_s)
+{
+	proxy_health_set_hold(hold_s);
+	return 0;
+}
+
+void
+proxy_health_finalise(void)
+{
+	free(health);
+	health = NULL;
+	health_n = 0;
+}

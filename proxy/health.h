@@ -1,0 +1,65 @@
+/* proxy_health: per-node error state, so a node that stops answering
+ * (or refuses our M_Key) costs a bounded number of MADs, not retries on
+ * every SNMP request and every poll.
+ *
+ * A request to a node already ends after its retries (proxy_mad). When
+ * HEALTH_FAILS requests in a row end without an answer, the node is put
+ * on hold: fetches for it fail at once, without MADs, for a hold-down
+ * that doubles from mad.hold-down up to HEALTH_MAX_HOLD while it stays
+ * silent. After the hold-down one request goes through as a probe. Any
+ * answer (also a MAD status error), or a sweep that reaches the node,
+ * ends the hold.
+ *
+ * M_Key (IBA 14.2.4.1, PortInfo:MKeyProtectBits): with protection bits
+ * 1 or 2 an SMA answers SubnGet(PortInfo) from a requester whose M_Key
+ * does not match with the M_Key field zeroed; with 3 it drops that
+ * requester's SMPs. So a PortInfo answer whose protection bits are not
+ * 0 and whose M_Key differs from ours proves that our key is not the
+ * node's: it is logged once, and if the node later goes silent it is
+ * held as "bad M_Key" (the operator must fix ib.mkey-file), not as
+ * unreachable. A new M_Key (reload) clears every verdict and hold. */
+#ifndef IBSNMPGW_PROXY_HEALTH_H
+#define IBSNMPGW_PROXY_HEALTH_H
+
+#include <stdint.h>
+
+#include "proxy/smp.h"
+
+#define HEALTH_FAILS		3	/* silent requests in a row */
+#define HEALTH_MAX_HOLD_MS	60000
+
+enum proxy_health_state {
+	HEALTH_OK,
+	HEALTH_SILENT,		/* on hold: no answers */
+	HEALTH_BAD_MKEY,	/* on hold: drops SMPs with our M_Key */
+};
+
+struct proxy_health_info {
+	enum proxy_health_state	 state;
+	unsigned		 fails;		/* silent requests in a row */
+	uint64_t		 hold_ms;	/* current hold-down */
+	uint64_t		 until;		/* ev_now() when a probe may go */
+	int			 mkey_prot;	/* last MKeyProtectBits, -1 */
+	int			 mkey_mismatch;	/* our M_Key proven wrong */
+};
+
+int	proxy_health_init(int hold_s);
+void	proxy_health_finalise(void);
+void	proxy_health_set_hold(int hold_s);	/* 0: never hold */
+/* May a fetch for node send a MAD now? 0: fail it at once. */
+int	proxy_health_allow(uint32_t node);
+/* An allowed fetch could not be sent after all (no LID, no memory). */
+void	proxy_health_unsent(uint32_t node);
+/* The outcome of one request: answered (status 0 or a MAD status), or
+ * silent after all retries. */
+void	proxy_health_answer(uint32_t node);
+void	proxy_health_silent(uint32_t node);
+/* A PortInfo answer: the M_Key verdict. */
+void	proxy_health_portinfo(uint32_t node, uint8_t port,
+	    const struct smp_portinfo *pi);
+/* The M_Key changed: forget verdicts and holds. */
+void	proxy_health_reset(void);
+void	proxy_health_get(uint32_t node, struct proxy_health_info *hi);
+const char *proxy_health_name(enum proxy_health_state s);
+
+#endif

@@ -1,0 +1,181 @@
+/* proxy_health: the hold-down state machine over every transition, and
+ * the M_Key verdict from PortInfo answers built with libibmad. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <infiniband/mad.h>
+
+#include "proxy/health.h"
+#include "proxy/mad.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+static uint64_t now_ms = 1000;
+
+static uint64_t
+fake_clock(void)
+{
+	return now_ms;
+}
+
+static int
+setup(void **state)
+{
+	log_init("test_health", 1, LOG_CRIT);
+	ev_set_clock(fake_clock);
+	proxy_health_init(10);
+	proxy_mad_set_mkey(0);
+	proxy_health_reset();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	proxy_health_finalise();
+	ev_set_clock(NULL);
+	return 0;
+}
+
+static enum proxy_health_state
+state_of(uint32_t node)
+{
+	struct proxy_health_info hi;
+
+	proxy_health_get(node, &hi);
+	return hi.state;
+}
+
+static void
+test_hold_down(void **state)
+{
+	struct proxy_health_info hi;
+
+	/* Below the threshold nothing is held; an answer forgets. */
+	for (int i = 0; i < HEALTH_FAILS - 1; i++)
+		proxy_health_silent(7);
+	assert_int_equal(state_of(7), HEALTH_OK);
+	assert_int_equal(proxy_health_allow(7), 1);
+	proxy_health_answer(7);
+	proxy_health_get(7, &hi);
+	assert_int_equal(hi.fails, 0);
+
+	/* HEALTH_FAILS in a row: on hold for the hold-down. */
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(7);
+	assert_int_equal(state_of(7), HEALTH_SILENT);
+	assert_int_equal(proxy_health_allow(7), 0);
+	assert_int_equal(proxy_health_allow(8), 1);	/* others unaffected */
+	now_ms += 9999;
+	assert_int_equal(proxy_health_allow(7), 0);
+	now_ms += 1;
+	/* One probe goes, the next waits for its outcome. */
+	assert_int_equal(proxy_health_allow(7), 1);
+	assert_int_equal(proxy_health_allow(7), 0);
+	/* The probe is silent too: the hold-down doubles. */
+	proxy_health_silent(7);
+	proxy_health_get(7, &hi);
+	assert_true(hi.hold_ms == 20000);
+	assert_true(hi.until == now_ms + 20000);
+	/* ... up to the cap. */
+	for (int i = 0; i < 10; i++) {
+		now_ms = hi.until;
+		assert_int_equal(proxy_health_allow(7), 1);
+		proxy_health_silent(7);
+		proxy_health_get(7, &hi);
+	}
+	assert_true(hi.hold_ms == HEALTH_MAX_HOLD_MS);
+	/* A probe that could not be sent does not block the next. */
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(7), 1);
+	proxy_health_unsent(7);
+	assert_int_equal(proxy_health_allow(7), 1);
+	/* An answer ends the hold. */
+	proxy_health_answer(7);
+	assert_int_equal(state_of(7), HEALTH_OK);
+	assert_int_equal(proxy_health_allow(7), 1);
+	/* hold-down 0: never hold. */
+	proxy_health_set_hold(0);
+	for (int i = 0; i < 2 * HEALTH_FAILS; i++)
+		proxy_health_silent(9);
+	assert_int_equal(state_of(9), HEALTH_OK);
+	proxy_health_set_hold(10);
+}
+
+static void
+portinfo(struct smp_portinfo *pi, uint64_t mkey, uint32_t prot)
+{
+	uint8_t d[64];
+
+	memset(d, 0, sizeof(d));
+	mad_encode_field(d, IB_PORT_MKEY_F, &mkey);
+	mad_encode_field(d, IB_PORT_MKEY_PROT_BITS_F, &prot);
+	assert_int_equal(smp_decode_portinfo(d, sizeof(d), pi), 0);
+	assert_int_equal(pi->mkey_prot, prot);
+}
+
+static void
+test_mkey_verdict(void **state)
+{
+	struct smp_portinfo pi;
+	struct proxy_health_info hi;
+
+	proxy_mad_set_mkey(0x1111);
+	/* Unprotected: any key reads; nothing to say. */
+	portinfo(&pi, 0x2222, 0);
+	proxy_health_portinfo(3, 1, &pi);
+	proxy_health_get(3, &hi);
+	assert_int_equal(hi.mkey_prot, 0);
+	assert_int_equal(hi.mkey_mismatch, 0);
+	/* Protected and shown to us: our key is the node's. */
+	portinfo(&pi, 0x1111, 1);
+	proxy_health_portinfo(3, 1, &pi);
+	proxy_health_get(3, &hi);
+	assert_int_equal(hi.mkey_mismatch, 0);
+	/* Protected and hidden (zero): ours is not the node's. */
+	portinfo(&pi, 0, 2);
+	proxy_health_portinfo(3, 1, &pi);
+	proxy_health_get(3, &hi);
+	assert_int_equal(hi.mkey_mismatch, 1);
+	assert_int_equal(hi.state, HEALTH_OK);	/* reads still work */
+	/* Then silent: held as bad M_Key, not as unreachable. */
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(3);
+	assert_int_equal(state_of(3), HEALTH_BAD_MKEY);
+	assert_int_equal(proxy_health_allow(3), 0);
+	/* A new key clears the verdict and the hold at once. */
+	proxy_mad_set_mkey(0x3333);
+	assert_int_equal(state_of(3), HEALTH_OK);
+	assert_int_equal(proxy_health_allow(3), 1);
+	proxy_health_get(3, &hi);
+	assert_int_equal(hi.mkey_mismatch, 0);
+	assert_int_equal(hi.mkey_prot, -1);
+	/* No key of ours and protection level 3 seen: silence is blamed
+	 * on the M_Key. */
+	proxy_mad_set_mkey(0);
+	portinfo(&pi, 0, 3);
+	proxy_health_portinfo(4, 1, &pi);
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(4);
+	assert_int_equal(state_of(4), HEALTH_BAD_MKEY);
+	/* A sweep or a probe that gets an answer ends it. */
+	proxy_health_answer(4);
+	assert_int_equal(state_of(4), HEALTH_OK);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_hold_down, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_mkey_verdict, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

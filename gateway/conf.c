@@ -175,6 +175,8 @@ static void parse_sources(struct cctx *x, yaml_node_t *v,
 
 /* snmp.listen: "udp:ADDR:PORT" or "udp6:[ADDR]:PORT". Returns a
  * normalised form in norm for duplicate detection. */
+static char *xstrdup(const char *s);
+
 static int
 check_listener(const char *s, char *norm, size_t nlen, const char **why)
 {
@@ -274,7 +276,13 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 			free(spec);
 			continue;
 		}
+		if (c->nlisten == GW_MAX_LISTEN) {
+			cerr(x, e, "more than %d listeners", GW_MAX_LISTEN);
+			free(spec);
+			continue;
+		}
 		memcpy(seen[c->nlisten], norm, sizeof(norm));
+		c->listen[c->nlisten].norm = xstrdup(norm);
 		c->listen[c->nlisten].spec = spec;
 		c->listen[c->nlisten++].line = e->start_mark.line + 1;
 	}
@@ -1180,8 +1188,10 @@ gw_conf_free(struct gw_conf *c)
 {
 	if (c == NULL)
 		return;
-	for (int i = 0; i < c->nlisten; i++)
+	for (int i = 0; i < c->nlisten; i++) {
 		free(c->listen[i].spec);
+		free(c->listen[i].norm);
+	}
 	free(c->listen);
 	for (int i = 0; i < c->ncommunities; i++) {
 		free(c->communities[i].name);

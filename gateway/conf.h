@@ -28,8 +28,12 @@ struct gw_selector {
 	int			 nguids;
 };
 
+#define GW_MAX_LISTEN	8	/* half the agent's sessions: a reload
+				 * opens the new ones before closing */
+
 struct gw_listener {
 	char	*spec;		/* net-snmp transport spec, "udp:127.0.0.1:161" */
+	char	*norm;		/* the same, normalised: compared on reload */
 	int	 line;
 };
 

@@ -124,10 +124,16 @@ reload(void)
 	    c->npolicies);
 }
 
+static int	 cap_fd = -1;	/* captured stderr (log_capture_stderr) */
+
 static void
 stderr_cb(int fd, short revents, void *arg)
 {
-	log_drain_stderr();
+	if (log_drain_stderr() == -1) {
+		ev_fd_del(cap_fd);
+		log_release_stderr();
+		cap_fd = -1;
+	}
 }
 
 static void
@@ -222,9 +228,15 @@ int
 main(int argc, char **argv)
 {
 	const char *path = DEFAULT_CONF;
-	int foreground = 0, check = 0, debug = 0, ch, rc = 1, cap_fd;
+	int foreground = 0, check = 0, debug = 0, ch, rc = 1, devnull;
 	struct gw_conf *c;
 
+	/* Started with fd 0, 1 or 2 closed, the next open() (syslog's
+	 * socket, the database) would become "stderr". */
+	while ((devnull = open("/dev/null", O_RDWR)) >= 0 && devnull <= 2)
+		;
+	if (devnull > 2)
+		close(devnull);
 	while ((ch = getopt(argc, argv, "c:fndD:V")) != -1) {
 		switch (ch) {
 		case 'c': path = optarg; break;
@@ -275,8 +287,11 @@ main(int argc, char **argv)
 	ev_init();
 	/* From here on, what libraries print on stderr is logged. */
 	if ((cap_fd = log_capture_stderr()) >= 0 &&
-	    ev_fd_add(cap_fd, POLLIN, stderr_cb, NULL) == -1)
+	    ev_fd_add(cap_fd, POLLIN, stderr_cb, NULL) == -1) {
 		log_warnx("stderr of libraries is not drained into the log");
+		log_release_stderr();
+		cap_fd = -1;
+	}
 	for (int i = 0; i < CACHE_CLASS_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	if (store_init(c->store_path) == -1)

@@ -32,7 +32,7 @@
 #include "util/htab.h"
 #include "util/log.h"
 
-#define GW_MAX_LISTENERS	16
+#define GW_MAX_LISTENERS	(2 * GW_MAX_LISTEN)
 
 /* Exported by libnetsnmpagent but declared in no installed header. */
 extern netsnmp_session *main_session;
@@ -40,7 +40,7 @@ extern netsnmp_agent_session *agent_delegated_list;
 extern SNMPCallback vacm_warn_if_not_configured;
 
 static netsnmp_session	*snmp_sessions[GW_MAX_LISTENERS];
-static char		*snmp_specs[GW_MAX_LISTENERS];
+static char		*snmp_specs[GW_MAX_LISTENERS];	/* normalised */
 static int		 snmp_nsessions;
 static int		 snmp_nkept;	/* listeners before a reload's new ones */
 static struct htab	 snmp_communities;	/* name -> gw_community */
@@ -478,7 +478,7 @@ gw_snmp_init(const struct gw_conf *c)
 }
 
 static int
-open_listener(const char *spec)
+open_listener(const char *spec, const char *norm)
 {
 	netsnmp_transport *t;
 	netsnmp_session sess, *sp;
@@ -514,7 +514,7 @@ open_listener(const char *spec)
 		netsnmp_transport_free(t);
 		return -1;
 	}
-	if ((snmp_specs[snmp_nsessions] = strdup(spec)) == NULL) {
+	if ((snmp_specs[snmp_nsessions] = strdup(norm)) == NULL) {
 		log_warn("snmp");
 		snmp_close(sp);
 		return -1;
@@ -531,6 +531,16 @@ open_listener(const char *spec)
  * close does not look at the delegated list, so closing with requests
  * outstanding would leave them pointing at a freed session. The jobs
  * find their request gone when their attribute arrives (mib.c). */
+static int
+session_in_use(netsnmp_session *sess)
+{
+	for (netsnmp_agent_session *asp = agent_delegated_list; asp;
+	    asp = asp->next)
+		if (asp->session == sess)
+			return 1;
+	return 0;
+}
+
 static int
 drain_session(netsnmp_session *sess)
 {
@@ -552,8 +562,10 @@ drain_session(netsnmp_session *sess)
 		/* No further GETBULK repetitions for it. */
 		asp->flags |= SNMP_AGENT_FLAGS_CANCEL_IN_PROGRESS;
 	}
-	if (n)
-		netsnmp_check_outstanding_agent_requests();
+	/* Always: a request whose last varbind was answered in this loop
+	 * pass is still listed, with nothing delegated, until net-snmp
+	 * wraps it up; that must happen while its session exists. */
+	netsnmp_check_outstanding_agent_requests();
 	return n;
 }
 
@@ -563,12 +575,19 @@ close_listener(int i)
 	netsnmp_session *sp = snmp_sessions[i];
 	int n = drain_session(sp);
 
-	log_info("snmp: no longer listening on %s%s", snmp_specs[i],
-	    n ? " (its requests waiting on the fabric were answered "
-	    "genErr)" : "");
-	if (main_session == sp)
-		main_session = NULL;
-	snmp_close(sp);
+	if (session_in_use(sp))
+		/* Cannot happen after the drain; if it did, closing would
+		 * leave requests pointing at a freed session. */
+		log_warnx("snmp: %s still has requests in progress; it stays "
+		    "open until restart", snmp_specs[i]);
+	else {
+		log_info("snmp: no longer listening on %s%s", snmp_specs[i],
+		    n ? " (its requests waiting on the fabric were answered "
+		    "genErr)" : "");
+		if (main_session == sp)
+			main_session = NULL;
+		snmp_close(sp);
+	}
 	free(snmp_specs[i]);
 	for (; i + 1 < snmp_nsessions; i++) {
 		snmp_sessions[i] = snmp_sessions[i + 1];
@@ -583,7 +602,7 @@ static int
 listed(const struct gw_conf *c, const char *spec)
 {
 	for (int i = 0; i < c->nlisten; i++)
-		if (strcmp(c->listen[i].spec, spec) == 0)
+		if (strcmp(c->listen[i].norm, spec) == 0)
 			return 1;
 	return 0;
 }
@@ -602,8 +621,8 @@ gw_snmp_listeners_prepare(const struct gw_conf *c)
 {
 	snmp_nkept = snmp_nsessions;
 	for (int i = 0; i < c->nlisten; i++)
-		if (!open_now(c->listen[i].spec) &&
-		    open_listener(c->listen[i].spec) == -1) {
+		if (!open_now(c->listen[i].norm) &&
+		    open_listener(c->listen[i].spec, c->listen[i].norm) == -1) {
 			gw_snmp_listeners_abort();
 			return -1;
 		}
@@ -639,7 +658,7 @@ gw_snmp_start(const struct gw_conf *c)
 		if (add_user(&c->users[i]) == -1)
 			return -1;
 	for (int i = 0; i < c->nlisten; i++)
-		if (open_listener(c->listen[i].spec) == -1)
+		if (open_listener(c->listen[i].spec, c->listen[i].norm) == -1)
 			return -1;
 	return ev_hook_add(&hook);
 }

@@ -19,7 +19,20 @@
 struct fetch {
 	struct cache_key	key;
 	size_t			offs, len;
+	int			probe;		/* HEALTH_PROBE of a held node */
 };
+
+/* Attributes every node must answer: their silence is the node's
+ * (proxy/health.h). Optional ones may be dropped by a live node. */
+static int
+core_attr(const struct cache_key *k)
+{
+	if (k->mclass == PROXY_CLASS_PERF)
+		return k->attr == PERF_ATTR_CLASS_PORT_INFO ||
+		    k->attr == PERF_ATTR_PORT_COUNTERS;
+	return k->attr == SMP_ATTR_NODE_INFO || k->attr == SMP_ATTR_NODE_DESC ||
+	    k->attr == SMP_ATTR_PORT_INFO || k->attr == SMP_ATTR_SWITCH_INFO;
+}
 
 /* The optional PerfMgt attributes a PMA may lack (IBA 16.1.4): an
  * "unsupported" answer is remembered in the inventory, so neither the
@@ -44,12 +57,12 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct fetch *f = arg;
 
-	if (status == 0 || status == -EIO || status == -EPROTO)
+	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
 		proxy_health_answer(f->key.node);	/* it answered */
-	else if (status == -ETIMEDOUT)
-		proxy_health_silent(f->key.node);
+	else if (status == -ETIMEDOUT && core_attr(&f->key))
+		proxy_health_silent(f->key.node, f->probe == HEALTH_PROBE);
 	else
-		proxy_health_unsent(f->key.node);	/* shut down */
+		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
 	if (status == 0) {
 		const uint8_t *d = mad + f->offs;
 		/* Every answer that carries counters or a port state feeds
@@ -110,7 +123,7 @@ route_for(const struct store_node *n, const struct cache_key *key)
 }
 
 static int
-fetch_send(struct store_node *n, const struct cache_key *key)
+fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 {
 	struct proxy_mad_args a = { 0 };
 	struct fetch *f;
@@ -120,6 +133,7 @@ fetch_send(struct store_node *n, const struct cache_key *key)
 		return -1;
 	}
 	f->key = *key;
+	f->probe = probe;
 	a.node_key = n->guid;
 	a.mgmt_class = key->mclass;
 	a.method = SMP_METHOD_GET;
@@ -165,14 +179,15 @@ int
 proxy_fetch(const struct cache_key *key, void *arg)
 {
 	struct store_node *n = store_node_at(key->node);
+	int allow;
 
 	if (n == NULL)
 		return -1;
 	/* A node on hold costs no MAD (proxy/health.h). */
-	if (!proxy_health_allow(key->node))
+	if ((allow = proxy_health_allow(key->node)) == 0)
 		return -1;
-	if (fetch_send(n, key) == -1) {
-		proxy_health_unsent(key->node);
+	if (fetch_send(n, key, allow) == -1) {
+		proxy_health_unsent(key->node, allow == HEALTH_PROBE);
 		return -1;
 	}
 	return 0;

@@ -76,13 +76,13 @@ proxy_health_allow(uint32_t node)
 	if (h->probing || ev_now() < h->until)
 		return 0;
 	h->probing = 1;		/* one request probes; the rest wait */
-	return 1;
+	return HEALTH_PROBE;
 }
 
 void
-proxy_health_unsent(uint32_t node)
+proxy_health_unsent(uint32_t node, int probe)
 {
-	if (node < health_n)
+	if (probe && node < health_n)
 		health[node].probing = 0;
 }
 
@@ -105,14 +105,16 @@ proxy_health_answer(uint32_t node)
 }
 
 void
-proxy_health_silent(uint32_t node)
+proxy_health_silent(uint32_t node, int probe)
 {
 	struct health *h = get(node);
-	uint64_t now = ev_now();
+	uint64_t now = ev_now(), max;
 	int bad_mkey;
 
 	if (h == NULL || health_hold_ms == 0)
 		return;
+	if (h->state != HEALTH_OK && !probe)
+		return;		/* sent before the hold: stale */
 	h->probing = 0;
 	if (h->state == HEALTH_OK && ++h->fails < HEALTH_FAILS)
 		return;
@@ -127,8 +129,12 @@ proxy_health_silent(uint32_t node)
 		    bad_mkey ? ": it protects its M_Key and ours is not its "
 		    "key (fix ib.mkey-file and reload)" : "",
 		    (unsigned long long)(h->hold_ms / 1000));
-	} else if ((h->hold_ms *= 2) > HEALTH_MAX_HOLD_MS)
-		h->hold_ms = HEALTH_MAX_HOLD_MS;
+	} else {
+		max = health_hold_ms > HEALTH_MAX_HOLD_MS ? health_hold_ms :
+		    HEALTH_MAX_HOLD_MS;
+		if ((h->hold_ms *= 2) > max)
+			h->hold_ms = max;
+	}
 	h->state = bad_mkey ? HEALTH_BAD_MKEY : HEALTH_SILENT;
 	h->until = now + h->hold_ms;
 }
@@ -139,13 +145,21 @@ void
 proxy_health_portinfo(uint32_t node, uint8_t port,
     const struct smp_portinfo *pi)
 {
+	const struct store_node *n = store_node_at(node);
 	struct health *h = get(node);
 	int mismatch;
 
-	if (h == NULL)
+	/* On a switch M_Key and MKeyProtectBits are port 0's (IBA
+	 * 14.2.5.6); each CA port has its own, and one mismatch is enough
+	 * for the node's verdict. */
+	if (h == NULL || n == NULL || (n->type == STORE_NODE_SWITCH &&
+	    port != 0))
 		return;
-	h->mkey_prot = (int8_t)pi->mkey_prot;
 	mismatch = pi->mkey_prot != 0 && !proxy_mad_mkey_is(pi->mkey);
+	if (n->type == STORE_NODE_SWITCH || pi->mkey_prot > h->mkey_prot)
+		h->mkey_prot = (int8_t)pi->mkey_prot;
+	if (n->type != STORE_NODE_SWITCH && h->mkey_mismatch)
+		mismatch = 1;
 	if (mismatch && !h->mkey_said)
 		log_warnx("node 0x%016llx port %u: protects its M_Key "
 		    "(MKeyProtectBits %u) and ours does not match it; %s",

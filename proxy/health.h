@@ -26,7 +26,7 @@
 #include "proxy/smp.h"
 
 #define HEALTH_FAILS		3	/* silent requests in a row */
-#define HEALTH_MAX_HOLD_MS	60000
+#define HEALTH_MAX_HOLD_MS	60000	/* or mad.hold-down if longer */
 
 enum proxy_health_state {
 	HEALTH_OK,
@@ -46,14 +46,19 @@ struct proxy_health_info {
 int	proxy_health_init(int hold_s);
 void	proxy_health_finalise(void);
 void	proxy_health_set_hold(int hold_s);	/* 0: never hold */
-/* May a fetch for node send a MAD now? 0: fail it at once. */
+/* May a fetch for node send a MAD now? 0: fail it at once; 1: yes;
+ * HEALTH_PROBE: yes, and it is the probe of a held node, whose outcome
+ * must be reported with probe set. */
+#define HEALTH_PROBE	2
 int	proxy_health_allow(uint32_t node);
-/* An allowed fetch could not be sent after all (no LID, no memory). */
-void	proxy_health_unsent(uint32_t node);
+/* An allowed fetch ended without telling anything about the node (not
+ * sent, shut down, an optional attribute it may drop). */
+void	proxy_health_unsent(uint32_t node, int probe);
 /* The outcome of one request: answered (status 0 or a MAD status), or
- * silent after all retries. */
+ * silent after all retries. While a node is held only its probe's
+ * silence counts: requests sent before the hold are stale news. */
 void	proxy_health_answer(uint32_t node);
-void	proxy_health_silent(uint32_t node);
+void	proxy_health_silent(uint32_t node, int probe);
 /* A PortInfo answer: the M_Key verdict. */
 void	proxy_health_portinfo(uint32_t node, uint8_t port,
 	    const struct smp_portinfo *pi);

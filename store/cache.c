@@ -160,6 +160,16 @@ cache_lookup(const struct cache_key *key, enum cache_class cls,
 		free(w);
 		return -EAGAIN;
 	}
+	if (e->state != CACHE_PENDING) {
+		/* Completed inside the fetch (a send that failed at once):
+		 * a waiter added now would never be called. */
+		free(w);
+		if (e->state == CACHE_FAILED)
+			return e->error ? e->error : -EIO;
+		*data = e->data;
+		*len = e->len;
+		return 0;
+	}
 	w->cb = cb;
 	w->arg = arg;
 	w->next = NULL;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ static FILE *log_out;		/* foreground output; NULL: stderr */
 static int log_cap_rd = -1, log_cap_saved = -1;
 static char log_cap_buf[1024];
 static size_t log_cap_len;
+static int log_cap_eof;
+static pthread_mutex_t log_cap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void
 log_init(const char *ident, int foreground, int level)
@@ -55,19 +58,21 @@ cap_line(char *l)
 	log_msg(pri, "%s", l);
 }
 
-void
-log_drain_stderr(void)
+/* The buffer is the main thread's; exit() from another thread (a
+ * library's panic) may drain it too, hence the lock. */
+static void
+drain_locked(void)
 {
 	ssize_t n;
 
-	if (log_cap_rd < 0)
-		return;
 	fflush(stderr);
 	for (;;) {
 		n = read(log_cap_rd, log_cap_buf + log_cap_len,
 		    sizeof(log_cap_buf) - 1 - log_cap_len);
+		if (n == 0)
+			log_cap_eof = 1;	/* no writer is left */
 		if (n <= 0)
-			break;	/* EAGAIN: all read; 0: writers gone */
+			break;	/* EAGAIN: all read */
 		log_cap_len += (size_t)n;
 		char *start = log_cap_buf, *nl;
 		while ((nl = memchr(start, '\n', log_cap_len -
@@ -87,16 +92,31 @@ log_drain_stderr(void)
 	}
 }
 
+int
+log_drain_stderr(void)
+{
+	if (log_cap_rd < 0)
+		return -1;
+	pthread_mutex_lock(&log_cap_lock);
+	drain_locked();
+	pthread_mutex_unlock(&log_cap_lock);
+	return log_cap_eof ? -1 : 0;
+}
+
 static void
 cap_atexit(void)
 {
-	/* exit() from inside a library (IBPANIC): say why first. */
-	log_drain_stderr();
+	/* exit() from inside a library (IBPANIC): say why first. If the
+	 * main thread is draining right now, it logs those lines itself. */
+	if (log_cap_rd < 0 || pthread_mutex_trylock(&log_cap_lock) != 0)
+		return;
+	drain_locked();
 	if (log_cap_len) {
 		log_cap_buf[log_cap_len] = '\0';
 		cap_line(log_cap_buf);
 		log_cap_len = 0;
 	}
+	pthread_mutex_unlock(&log_cap_lock);
 }
 
 int
@@ -168,6 +188,7 @@ log_release_stderr(void)
 	log_cap_saved = -1;
 	close(log_cap_rd);
 	log_cap_rd = -1;
+	log_cap_eof = 0;
 }
 
 void
@@ -211,10 +232,6 @@ log_vmsg(int pri, const char *fmt, va_list ap)
 		struct tm tm;
 		char tbuf[32];
 		FILE *out = log_out ? log_out : stderr;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		localtime_r(&ts.tv_sec, &tm);
-		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		localtime_r(&ts.tv_sec, &tm);

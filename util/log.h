@@ -23,7 +23,9 @@ int log_level_from_name(const char *name);
  * done by log_finalise()). Under -f the log itself still goes to the
  * original stderr. */
 int log_capture_stderr(void);
-void log_drain_stderr(void);
+/* 0, or -1 when the pipe has no writer any more (fd 2 was replaced):
+ * stop watching it and release. */
+int log_drain_stderr(void);
 void log_release_stderr(void);
 
 void log_vmsg(int pri, const char *fmt, va_list ap);

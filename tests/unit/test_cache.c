@@ -11,7 +11,7 @@
 #include "util/ev.h"
 
 static uint64_t now_ms;
-static int fetches, fail_start;
+static int fetches, fail_start, complete_inside;
 static struct cache_key last;
 
 static uint64_t
@@ -27,6 +27,9 @@ fake_fetch(const struct cache_key *k, void *arg)
 		return -1;
 	fetches++;
 	last = *k;
+	/* A send that fails at once completes inside the fetch. */
+	if (complete_inside)
+		cache_complete(k, -EIO, NULL, 0);
 	return 0;
 }
 
@@ -49,7 +52,7 @@ static int
 setup(void **state)
 {
 	now_ms = 1000000;
-	fetches = fail_start = 0;
+	fetches = fail_start = complete_inside = 0;
 	ev_set_clock(fake_clock);
 	cache_init(fake_fetch, NULL);
 	cache_set_ttl(CACHE_PORTINFO, 30);
@@ -215,6 +218,27 @@ test_late_completion(void **state)
 	assert_int_equal(cache_peek(&K, &d, &len), -1);
 }
 
+/* A fetch that completes before cache_lookup() could add its waiter:
+ * the caller gets the outcome now instead of a callback that never
+ * comes. */
+static void
+test_complete_inside_fetch(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+
+	complete_inside = 1;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), -EIO);
+	assert_int_equal(fetches, 1);
+	assert_int_equal(w.calls, 0);
+	/* ... and it is remembered as a failure like any other. */
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), -EIO);
+	assert_int_equal(fetches, 1);
+}
+
 int
 main(void)
 {
@@ -228,6 +252,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_start_failure, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_complete_inside_fetch,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_completion, setup,
 		    teardown),
 	};

@@ -95,6 +95,7 @@ test_good(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(c->nlisten, 2);
 	assert_string_equal(c->listen[1].spec, "udp6:[::1]:1161");
+	assert_string_equal(c->listen[1].norm, "udp6:[::1]:1161");
 	assert_int_equal(c->ncommunities, 1);
 	assert_int_equal(c->nusers, 1);
 	assert_int_equal(c->users[0].auth, GW_AUTH_SHA256);
@@ -143,6 +144,34 @@ test_errors(void **state)
 	snprintf(want, sizeof(want), "%s:11: 'port' must be a scalar", path);
 	assert_non_null(strstr(err, want));
 	assert_int_equal(count_lines(err), 5);
+}
+
+/* Listeners are compared in normalised form (reloads open only what is
+ * new); a reload opens new ones before closing old ones, so at most
+ * GW_MAX_LISTEN. */
+static void
+test_listeners(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:01161\", \"udp6:[0:0::1]:1161\"]\n"
+	    "  communities: [{name: a}]\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(c->listen[0].norm, "udp:127.0.0.1:1161");
+	assert_string_equal(c->listen[1].norm, "udp6:[::1]:1161");
+	gw_conf_free(c);
+
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1\", \"udp:127.0.0.1:2\",\n"
+	    "           \"udp:127.0.0.1:3\", \"udp:127.0.0.1:4\",\n"
+	    "           \"udp:127.0.0.1:5\", \"udp:127.0.0.1:6\",\n"
+	    "           \"udp:127.0.0.1:7\", \"udp:127.0.0.1:8\",\n"
+	    "           \"udp:127.0.0.1:9\"]\n"
+	    "  communities: [{name: a}]\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":6: more than 8 listeners"));
 }
 
 static void
@@ -346,6 +375,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_listeners),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_empty_and_missing),

@@ -4,17 +4,22 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <infiniband/mad.h>
 
 #include "proxy/health.h"
 #include "proxy/mad.h"
+#include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
 
 static uint64_t now_ms = 1000;
+static char dbpath[64];
+static uint32_t ca, sw;		/* inventory indexes */
 
 static uint64_t
 fake_clock(void)
@@ -22,11 +27,42 @@ fake_clock(void)
 	return now_ms;
 }
 
+static void
+sweep(uint64_t guid, int type)
+{
+	struct store_node n;
+	struct store_port p[3];
+
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = guid;
+	n.type = (uint8_t)type;
+	n.num_ports = 2;
+	store_path_parse("0,1", &n.route);
+	for (int i = 0; i < 3; i++) {
+		p[i].num = (uint8_t)i;
+		p[i].route.hop[0] = 0xff;
+	}
+	store_sweep_node(&n, p);
+}
+
 static int
 setup(void **state)
 {
+	unsigned nodes, lost;
+
 	log_init("test_health", 1, LOG_CRIT);
 	ev_set_clock(fake_clock);
+	snprintf(dbpath, sizeof(dbpath), "/tmp/ibsnmpgw-health-%d.db",
+	    getpid());
+	unlink(dbpath);
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep(0x100, STORE_NODE_CA);
+	sweep(0x200, STORE_NODE_SWITCH);
+	store_sweep_end(&nodes, &lost);
+	ca = store_node_by_guid(0x100)->idx;
+	sw = store_node_by_guid(0x200)->idx;
 	proxy_health_init(10);
 	proxy_mad_set_mkey(0);
 	proxy_health_reset();
@@ -36,7 +72,15 @@ setup(void **state)
 static int
 teardown(void **state)
 {
+	char p[80];
+
 	proxy_health_finalise();
+	store_finalise();
+	unlink(dbpath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	unlink(p);
 	ev_set_clock(NULL);
 	return 0;
 }
@@ -57,7 +101,7 @@ test_hold_down(void **state)
 
 	/* Below the threshold nothing is held; an answer forgets. */
 	for (int i = 0; i < HEALTH_FAILS - 1; i++)
-		proxy_health_silent(7);
+		proxy_health_silent(7, 0);
 	assert_int_equal(state_of(7), HEALTH_OK);
 	assert_int_equal(proxy_health_allow(7), 1);
 	proxy_health_answer(7);
@@ -66,42 +110,62 @@ test_hold_down(void **state)
 
 	/* HEALTH_FAILS in a row: on hold for the hold-down. */
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(7);
+		proxy_health_silent(7, 0);
 	assert_int_equal(state_of(7), HEALTH_SILENT);
 	assert_int_equal(proxy_health_allow(7), 0);
 	assert_int_equal(proxy_health_allow(8), 1);	/* others unaffected */
+	/* Requests sent before the hold that time out now are stale: the
+	 * hold does not grow. */
+	proxy_health_silent(7, 0);
+	proxy_health_get(7, &hi);
+	assert_true(hi.hold_ms == 10000);
 	now_ms += 9999;
 	assert_int_equal(proxy_health_allow(7), 0);
 	now_ms += 1;
 	/* One probe goes, the next waits for its outcome. */
-	assert_int_equal(proxy_health_allow(7), 1);
+	assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7), 0);
+	/* Another request's unsent outcome does not free the probe slot. */
+	proxy_health_unsent(7, 0);
 	assert_int_equal(proxy_health_allow(7), 0);
 	/* The probe is silent too: the hold-down doubles. */
-	proxy_health_silent(7);
+	proxy_health_silent(7, 1);
 	proxy_health_get(7, &hi);
 	assert_true(hi.hold_ms == 20000);
 	assert_true(hi.until == now_ms + 20000);
 	/* ... up to the cap. */
 	for (int i = 0; i < 10; i++) {
 		now_ms = hi.until;
-		assert_int_equal(proxy_health_allow(7), 1);
-		proxy_health_silent(7);
+		assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
+		proxy_health_silent(7, 1);
 		proxy_health_get(7, &hi);
 	}
 	assert_true(hi.hold_ms == HEALTH_MAX_HOLD_MS);
 	/* A probe that could not be sent does not block the next. */
 	now_ms = hi.until;
-	assert_int_equal(proxy_health_allow(7), 1);
-	proxy_health_unsent(7);
-	assert_int_equal(proxy_health_allow(7), 1);
+	assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
+	proxy_health_unsent(7, 1);
+	assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
 	/* An answer ends the hold. */
 	proxy_health_answer(7);
 	assert_int_equal(state_of(7), HEALTH_OK);
 	assert_int_equal(proxy_health_allow(7), 1);
+	/* A hold-down above the usual cap is its own cap. */
+	proxy_health_set_hold(120);
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(10, 0);
+	for (int i = 0; i < 3; i++) {
+		proxy_health_get(10, &hi);
+		now_ms = hi.until;
+		assert_int_equal(proxy_health_allow(10), HEALTH_PROBE);
+		proxy_health_silent(10, 1);
+	}
+	proxy_health_get(10, &hi);
+	assert_true(hi.hold_ms == 120000);
 	/* hold-down 0: never hold. */
 	proxy_health_set_hold(0);
 	for (int i = 0; i < 2 * HEALTH_FAILS; i++)
-		proxy_health_silent(9);
+		proxy_health_silent(9, 0);
 	assert_int_equal(state_of(9), HEALTH_OK);
 	proxy_health_set_hold(10);
 }
@@ -127,44 +191,58 @@ test_mkey_verdict(void **state)
 	proxy_mad_set_mkey(0x1111);
 	/* Unprotected: any key reads; nothing to say. */
 	portinfo(&pi, 0x2222, 0);
-	proxy_health_portinfo(3, 1, &pi);
-	proxy_health_get(3, &hi);
+	proxy_health_portinfo(sw, 0, &pi);
+	proxy_health_get(sw, &hi);
 	assert_int_equal(hi.mkey_prot, 0);
 	assert_int_equal(hi.mkey_mismatch, 0);
 	/* Protected and shown to us: our key is the node's. */
 	portinfo(&pi, 0x1111, 1);
-	proxy_health_portinfo(3, 1, &pi);
-	proxy_health_get(3, &hi);
+	proxy_health_portinfo(sw, 0, &pi);
+	proxy_health_get(sw, &hi);
 	assert_int_equal(hi.mkey_mismatch, 0);
 	/* Protected and hidden (zero): ours is not the node's. */
 	portinfo(&pi, 0, 2);
-	proxy_health_portinfo(3, 1, &pi);
-	proxy_health_get(3, &hi);
+	proxy_health_portinfo(sw, 0, &pi);
+	proxy_health_get(sw, &hi);
 	assert_int_equal(hi.mkey_mismatch, 1);
 	assert_int_equal(hi.state, HEALTH_OK);	/* reads still work */
+	/* A switch's external ports do not carry its M_Key. */
+	portinfo(&pi, 0, 0);
+	proxy_health_portinfo(sw, 5, &pi);
+	proxy_health_get(sw, &hi);
+	assert_int_equal(hi.mkey_prot, 2);
+	assert_int_equal(hi.mkey_mismatch, 1);
 	/* Then silent: held as bad M_Key, not as unreachable. */
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(3);
-	assert_int_equal(state_of(3), HEALTH_BAD_MKEY);
-	assert_int_equal(proxy_health_allow(3), 0);
+		proxy_health_silent(sw, 0);
+	assert_int_equal(state_of(sw), HEALTH_BAD_MKEY);
+	assert_int_equal(proxy_health_allow(sw), 0);
 	/* A new key clears the verdict and the hold at once. */
 	proxy_mad_set_mkey(0x3333);
-	assert_int_equal(state_of(3), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(3), 1);
-	proxy_health_get(3, &hi);
+	assert_int_equal(state_of(sw), HEALTH_OK);
+	assert_int_equal(proxy_health_allow(sw), 1);
+	proxy_health_get(sw, &hi);
 	assert_int_equal(hi.mkey_mismatch, 0);
 	assert_int_equal(hi.mkey_prot, -1);
+	/* A CA: one port's mismatch is the node's, whatever the other
+	 * port says. */
+	portinfo(&pi, 0, 1);
+	proxy_health_portinfo(ca, 1, &pi);
+	portinfo(&pi, 0x3333, 1);
+	proxy_health_portinfo(ca, 2, &pi);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.mkey_mismatch, 1);
 	/* No key of ours and protection level 3 seen: silence is blamed
 	 * on the M_Key. */
 	proxy_mad_set_mkey(0);
 	portinfo(&pi, 0, 3);
-	proxy_health_portinfo(4, 1, &pi);
+	proxy_health_portinfo(ca, 1, &pi);
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(4);
-	assert_int_equal(state_of(4), HEALTH_BAD_MKEY);
+		proxy_health_silent(ca, 0);
+	assert_int_equal(state_of(ca), HEALTH_BAD_MKEY);
 	/* A sweep or a probe that gets an answer ends it. */
-	proxy_health_answer(4);
-	assert_int_equal(state_of(4), HEALTH_OK);
+	proxy_health_answer(ca);
+	assert_int_equal(state_of(ca), HEALTH_OK);
 }
 
 int

@@ -19,6 +19,7 @@
 #include "gateway/mib.h"
 #include "gateway/mib_if.h"
 #include "proxy/mad.h"
+#include "proxy/perf.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -250,6 +251,22 @@ node_alive(struct gw_eval *e)
 	return cache_read(&k, 0, &d, &len) == 0;
 }
 
+static int
+pma_alive(struct gw_eval *e, uint32_t mod, uint8_t port)
+{
+	struct cache_key k;
+	const uint8_t *d;
+	size_t len;
+
+	memset(&k, 0, sizeof(k));
+	k.node = e->n->idx;
+	k.attr = PERF_ATTR_PORT_COUNTERS;
+	k.mclass = PROXY_CLASS_PERF;
+	k.port = port;
+	k.mod = mod;
+	return cache_read(&k, 0, &d, &len) == 0;
+}
+
 void
 gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
     enum cache_class cls)
@@ -286,15 +303,21 @@ gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
 		*unsupported = 1;
 		return NULL;
 	}
-	/* NodeInfo first: a silent node is unreachable, not lacking the
-	 * attribute (see node_alive below). */
-	if (gw_attr(e, 0x0011, 0, 0, CACHE_NODEINFO) == NULL)
+	/* First what the node or its PMA must answer (NodeInfo; the port's
+	 * PortCounters, IBA 16.1.3.5): silence there is unreachability,
+	 * not a missing attribute. */
+	if (mclass == PROXY_CLASS_PERF) {
+		if (gw_attr_class(e, mclass, PERF_ATTR_PORT_COUNTERS, mod, port,
+		    CACHE_COUNTERS) == NULL)
+			return NULL;
+	} else if (gw_attr(e, 0x0011, 0, 0, CACHE_NODEINFO) == NULL)
 		return NULL;
 	d = attr_read(e, mclass, attr, mod, port, cls, &err);
-	/* A node that answers NodeInfo but never this attribute does not
-	 * implement it either (some SMAs, and ibsim, drop what they do not
-	 * know instead of answering "unsupported"). */
-	if (err == -ETIMEDOUT && node_alive(e))
+	/* A node that answers those but never this attribute does not
+	 * implement it either (some SMAs and PMAs, and ibsim, drop what
+	 * they do not know instead of answering "unsupported"). */
+	if (err == -ETIMEDOUT && (mclass == PROXY_CLASS_PERF ?
+	    pma_alive(e, mod, port) : node_alive(e)))
 		err = -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {
 		/* Remembered, so later walks do not ask again. */

@@ -114,24 +114,28 @@ data_vls(uint8_t oper_vls)
 	return oper_vls < sizeof(n) ? n[oper_vls] : 0;
 }
 
-/* The port's VL rows: *nvl data VLs plus VL15, or *nvl = -1 when the
- * PMA lacks PortVLOpPackets (no rows at all). */
+/* The port's VL rows: *nvl data VLs plus VL15, or *nvl = -1 for none:
+ * the PMA lacks PortVLOpPackets, or cannot be asked about this port (a
+ * CA port that is not Active or has no LID, a switch without a LID). */
 static int
 vl_port(struct gw_eval *e, uint32_t port, int *nvl)
 {
 	const struct store_node *n = gw_node(e);
+	int sw = n->type == STORE_NODE_SWITCH;
 	struct smp_portinfo pi;
 	int rc, unsup;
 
 	*nvl = -1;
-	if (!sma_port_reachable(n, port))
+	if (!sma_port_reachable(n, port) || (sw && n->lid == 0))
 		return 0;
-	if (gw_attr_opt_class(e, PROXY_CLASS_PERF, PERF_ATTR_VL_OP_PACKETS,
-	    port, n->type == STORE_NODE_SWITCH ? 0 : (uint8_t)port,
-	    CACHE_COUNTERS, STORE_UNSUP_VL_OP_PKTS, &unsup) == NULL)
-		return unsup ? 0 : GW_NEED;
 	if ((rc = sma_portinfo(e, port, &pi)) != 0)
 		return rc;
+	if (!sw && (pi.state != 4 || pi.lid == 0))	/* 4: Active */
+		return 0;
+	if (gw_attr_opt_class(e, PROXY_CLASS_PERF, PERF_ATTR_VL_OP_PACKETS,
+	    port, sw ? 0 : (uint8_t)port, CACHE_COUNTERS,
+	    STORE_UNSUP_VL_OP_PKTS, &unsup) == NULL)
+		return unsup ? 0 : GW_NEED;
 	*nvl = (int)data_vls(pi.oper_vls);
 	return 0;
 }
@@ -234,8 +238,8 @@ static const struct gw_table vl_table = {
 };
 
 /* ibIpoibLinkLayerAddrTable: (ifIndex, n) for the IPoIB addresses the
- * gateway host knows on each port (store/ipoib.h), n = 1.. in address
- * order. */
+ * gateway host knows on each port (store/ipoib.h); n stays with its
+ * address across refreshes. */
 
 static int
 addr_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
@@ -250,14 +254,14 @@ addr_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 		uint64_t k = at_lb ? (uint64_t)lb->i[1] + (incl ? 0 : 1) : 1;
 		size_t cnt = ipoib_port_addrs(n->idx, (uint8_t)p, &first);
 
-		if (k < 1)
-			k = 1;
-		if (k > cnt)
-			continue;
-		memset(out, 0, sizeof(*out));
-		out->i[0] = p;
-		out->i[1] = (uint32_t)k;
-		return 1;
+		/* In idx order: the first at or above k. */
+		for (size_t i = 0; i < cnt; i++)
+			if (first[i].idx >= k) {
+				memset(out, 0, sizeof(*out));
+				out->i[0] = p;
+				out->i[1] = first[i].idx;
+				return 1;
+			}
 	}
 	return 0;
 }
@@ -269,9 +273,11 @@ addr_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	size_t cnt = ipoib_port_addrs(gw_node(e)->idx, (uint8_t)row->i[0],
 	    &first);
 
-	if (row->i[1] < 1 || row->i[1] > cnt)
-		return GW_ABSENT;
-	return gw_val_octets(v, first[row->i[1] - 1].addr, IPOIB_ADDR_LEN);
+	for (size_t i = 0; i < cnt; i++)
+		if (first[i].idx == row->i[1])
+			return gw_val_octets(v, first[i].addr,
+			    IPOIB_ADDR_LEN);
+	return GW_ABSENT;
 }
 
 static const struct gw_col addr_cols[] = {

@@ -52,11 +52,31 @@ optional_flag(const struct cache_key *k)
 	return 0;
 }
 
+/* The port's PMA answered the mandatory PortCounters lately. */
+static int
+pma_answers(const struct cache_key *k)
+{
+	struct cache_key pc = *k;
+	const uint8_t *d;
+	size_t len;
+
+	pc.attr = PERF_ATTR_PORT_COUNTERS;
+	return cache_read(&pc, 0, &d, &len) == 0;
+}
+
 static void
 fetch_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct fetch *f = arg;
 
+	if (status == -ETIMEDOUT && optional_flag(&f->key) &&
+	    pma_answers(&f->key)) {
+		/* Some PMAs drop what they do not implement (ibsim too). */
+		log_debug("fetch: node %u port %u: PMA answers PortCounters, "
+		    "never attribute 0x%04x: taken as unsupported",
+		    f->key.node, f->key.mod, f->key.attr);
+		store_node_set_unsupported(f->key.node, optional_flag(&f->key));
+	}
 	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
 		proxy_health_answer(f->key.node);	/* it answered */
 	else if (status == -ETIMEDOUT && core_attr(&f->key))
@@ -135,6 +155,7 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 	f->key = *key;
 	f->probe = probe;
 	a.node_key = n->guid;
+	a.optional = !core_attr(key);
 	a.mgmt_class = key->mclass;
 	a.method = SMP_METHOD_GET;
 	a.attr_id = key->attr;

@@ -40,6 +40,7 @@ struct mad_req {
 	uint32_t		 tid;		/* 0 while queued */
 	int			 agent;
 	int			 tries;		/* sends left */
+	int			 optional;	/* proxy_mad_args.optional */
 	uint64_t		 deadline;
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
 	uint8_t			 umad[];	/* umad_size() + MAD */
@@ -251,8 +252,11 @@ mad_timeout_cb(void *arg)
 			mad_st.retries++;
 			continue;
 		}
+		int optional = r->optional;
+
 		req_finish(r, -ETIMEDOUT, NULL);
-		node_fail_queue(n, -EHOSTUNREACH);
+		if (!optional)
+			node_fail_queue(n, -EHOSTUNREACH);
 	}
 	mad_dispatch();
 }
@@ -500,6 +504,7 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	r->cb = cb;
 	r->arg = arg;
 	r->tries = 1 + mad_retries;
+	r->optional = a->optional;
 	TAILQ_INSERT_TAIL(&n->queue, r, link);
 	mad_queued_n++;
 	node_make_ready(n);

@@ -37,6 +37,9 @@ struct proxy_mad_args {
 	uint32_t		 attr_mod;
 	const uint8_t		*data;		/* request payload or NULL */
 	uint8_t			 data_len;
+	/* An optional attribute a live node may drop: its timeout does
+	 * not fail the rest of the node's queue. */
+	uint8_t			 optional;
 };
 
 /* status: 0, or -ETIMEDOUT (no answer after all retries),

@@ -45,6 +45,7 @@ static int			 poll_full_now;	/* while issuing one */
 struct poll_reset {
 	uint32_t		 node;
 	uint8_t			 port;
+	uint16_t		 attr;
 	uint16_t		 mask;
 };
 
@@ -99,7 +100,8 @@ ttl_hook(const struct cache_key *k, enum cache_class cls)
 	if (k->node >= poll_n || poll_nodes[k->node] == NULL)
 		return -1;
 	p = policy_of(poll_nodes[k->node]->policy);
-	if ((cls == CACHE_COUNTERS && (p->groups & GW_POLL_COUNTERS)) ||
+	if ((cls == CACHE_COUNTERS && (p->groups & (GW_POLL_COUNTERS |
+	    GW_POLL_ERROR_DETAILS | GW_POLL_VL_COUNTERS))) ||
 	    (cls == CACHE_PORTINFO && (p->groups & GW_POLL_PORTINFO)))
 		return p->ttl;
 	return -1;
@@ -157,55 +159,69 @@ reset_cb(void *arg, int status, const uint8_t *mad)
 	struct poll_reset *r = arg;
 
 	if (status == 0) {
-		counters_was_reset(r->node, r->port, r->mask);
-		log_debug("poll: node %u port %u: counters 0x%04x reset",
-		    r->node, r->port, r->mask);
+		counters_was_reset(r->node, r->port, r->attr, r->mask);
+		log_debug("poll: node %u port %u: attribute 0x%04x counters "
+		    "0x%04x reset", r->node, r->port, r->attr, r->mask);
 	} else
-		log_warnx("poll: node %u port %u: counter reset failed",
-		    r->node, r->port);
+		log_warnx("poll: node %u port %u: counter reset (attribute "
+		    "0x%04x) failed", r->node, r->port, r->attr);
 	free(r);
 }
 
-/* OpenSM PerfMgr style: a policy with reset-counters clears 32-bit (and
- * narrower) PortCounters before they saturate, right after reading
- * them, and the accumulators count on from zero. Off by default: resets
- * disturb other tools. */
+/* OpenSM PerfMgr style: a policy with reset-counters clears PortCounters
+ * (and, with vl-counters, the per-VL counters) past 3/4 of their range,
+ * right after reading them, and the accumulators count on from zero.
+ * Off by default: resets disturb other tools. */
+static void
+reset_port(const struct store_node *n, uint32_t node, int port,
+    uint16_t attr)
+{
+	uint16_t mask = counters_reset_mask(node, (uint8_t)port, attr);
+	uint16_t lid = n->type == STORE_NODE_SWITCH ? n->lid :
+	    n->ports[port].lid;
+	struct proxy_mad_args a;
+	struct poll_reset *r;
+	uint8_t data[PROXY_SMP_DATA_SIZE];
+	uint32_t sel = (uint32_t)port, cs = mask;
+
+	if (mask == 0 || lid == 0 || (r = malloc(sizeof(*r))) == NULL)
+		return;
+	r->node = node;
+	r->port = (uint8_t)port;
+	r->attr = attr;
+	r->mask = mask;
+	/* PortSelect and CounterSelect (IBA 16.1.3.5); the per-VL
+	 * attributes put them at the same place, a bit per VL. */
+	memset(data, 0, sizeof(data));
+	mad_encode_field(data, IB_PC_PORT_SELECT_F, &sel);
+	mad_encode_field(data, IB_PC_COUNTER_SELECT_F, &cs);
+	memset(&a, 0, sizeof(a));
+	a.node_key = n->guid;
+	a.target.lid = lid;
+	a.mgmt_class = PROXY_CLASS_PERF;
+	a.method = 0x02;	/* Set */
+	a.attr_id = attr;
+	a.data = data;
+	a.data_len = sizeof(data);
+	if (proxy_mad_submit(&a, reset_cb, r) == -1)
+		free(r);
+}
+
 static void
 maybe_reset(struct poll_node *pn)
 {
+	const struct gw_policy *p = policy_of(pn->policy);
 	const struct store_node *n = store_node_at(pn->node);
-	int sw;
 
-	if (!policy_of(pn->policy)->reset || n == NULL)
+	if (!p->reset || n == NULL)
 		return;
-	sw = n->type == STORE_NODE_SWITCH;
 	for (int port = 1; port <= n->num_ports; port++) {
-		uint16_t mask = counters_reset_mask(pn->node, port);
-		uint16_t lid = sw ? n->lid : n->ports[port].lid;
-		struct proxy_mad_args a;
-		struct poll_reset *r;
-		uint8_t data[PROXY_SMP_DATA_SIZE];
-		uint32_t sel = port, cs = mask;
-
-		if (mask == 0 || lid == 0 || (r = malloc(sizeof(*r))) == NULL)
-			continue;
-		r->node = pn->node;
-		r->port = port;
-		r->mask = mask;
-		/* PortSelect and CounterSelect (IBA 16.1.3.5). */
-		memset(data, 0, sizeof(data));
-		mad_encode_field(data, IB_PC_PORT_SELECT_F, &sel);
-		mad_encode_field(data, IB_PC_COUNTER_SELECT_F, &cs);
-		memset(&a, 0, sizeof(a));
-		a.node_key = n->guid;
-		a.target.lid = lid;
-		a.mgmt_class = PROXY_CLASS_PERF;
-		a.method = 0x02;	/* Set */
-		a.attr_id = PERF_ATTR_PORT_COUNTERS;
-		a.data = data;
-		a.data_len = sizeof(data);
-		if (proxy_mad_submit(&a, reset_cb, r) == -1)
-			free(r);
+		reset_port(n, pn->node, port, PERF_ATTR_PORT_COUNTERS);
+		/* The 16-bit per-VL packet counters fill in seconds. */
+		if (p->groups & GW_POLL_VL_COUNTERS) {
+			reset_port(n, pn->node, port, PERF_ATTR_VL_OP_PACKETS);
+			reset_port(n, pn->node, port, PERF_ATTR_VL_OP_DATA);
+		}
 	}
 }
 

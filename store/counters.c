@@ -166,33 +166,57 @@ static const int8_t ctr_select_bit[CTR_XMIT_WAIT + 1] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -1,
 };
 
+/* The counter that CounterSelect bit b of attr names, or -1. */
+static int
+select_ctr(uint16_t attr, int b)
+{
+	switch (attr) {
+	case PERF_ATTR_PORT_COUNTERS:
+		for (int i = 0; i <= CTR_XMIT_WAIT; i++)
+			if (ctr_select_bit[i] == b)
+				return i;
+		return -1;
+	case PERF_ATTR_VL_OP_PACKETS:
+		return CTR_VL_OP_PKTS0 + b;
+	case PERF_ATTR_VL_OP_DATA:
+		return CTR_VL_OP_DATA0 + b;
+	}
+	return -1;
+}
+
 uint16_t
-counters_reset_mask(uint32_t node, uint8_t port)
+counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr)
 {
 	const struct ctr_port *p = port_get(node, port, 0);
 	uint16_t mask = 0;
 
 	if (p == NULL)
 		return 0;
-	for (int i = 0; i <= CTR_XMIT_WAIT; i++) {
-		uint64_t max = (1ULL << perf_ctrs[i].width) - 1;
-		if (ctr_select_bit[i] >= 0 && p->c[i].valid &&
-		    p->c[i].last >= max - max / 4)
-			mask |= 1u << ctr_select_bit[i];
+	for (int b = 0; b < 16; b++) {
+		int i = select_ctr(attr, b);
+		uint64_t max;
+
+		if (i < 0)
+			continue;
+		max = (1ULL << perf_ctrs[i].width) - 1;
+		if (p->c[i].valid && p->c[i].last >= max - max / 4)
+			mask |= 1u << b;
 	}
 	return mask;
 }
 
 void
-counters_was_reset(uint32_t node, uint8_t port, uint16_t mask)
+counters_was_reset(uint32_t node, uint8_t port, uint16_t attr, uint16_t mask)
 {
 	struct ctr_port *p = port_get(node, port, 0);
 
 	if (p == NULL)
 		return;
-	for (int i = 0; i <= CTR_XMIT_WAIT; i++)
-		if (ctr_select_bit[i] >= 0 && (mask & (1u << ctr_select_bit[i])))
+	for (int b = 0; b < 16; b++) {
+		int i = select_ctr(attr, b);
+		if (i >= 0 && (mask & (1u << b)))
 			ctr_was_reset(&p->c[i]);
+	}
 	p->dirty = 1;
 }
 

@@ -55,12 +55,14 @@ void	 counters_port_state(uint32_t node, uint8_t port, uint8_t state);
 const struct ctr_port *counters_port(uint32_t node, uint8_t port);
 /* TimeTicks since the gateway started for a wall-clock ms time. */
 uint32_t counters_ticks(int64_t wall_ms);
-/* PortCounters counters of a port past 3/4 of their range, as a
- * CounterSelect mask (IBA 16.1.3.5 Table 227), for policies that may
- * reset; 0 if none. */
-uint16_t counters_reset_mask(uint32_t node, uint8_t port);
+/* Counters of attr (PortCounters, PortVLOpPackets, PortVLOpData) of a
+ * port past 3/4 of their range, as that attribute's CounterSelect mask
+ * (IBA 16.1.3.5 Table 227; bit n is VLn for the per-VL ones), for
+ * policies that may reset; 0 if none. */
+uint16_t counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr);
 /* The gateway reset those counters: count on from zero. */
-void	 counters_was_reset(uint32_t node, uint8_t port, uint16_t mask);
+void	 counters_was_reset(uint32_t node, uint8_t port, uint16_t attr,
+	    uint16_t mask);
 
 /* Write changed accumulators in one transaction. */
 int	 counters_flush(void);

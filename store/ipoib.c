@@ -147,6 +147,17 @@ read_arp(struct addrs *l)
 		unsigned type, flags;
 		uint8_t addr[IPOIB_ADDR_LEN];
 
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			/* Longer than any ARP entry: skip all of it, so its
+			 * tail is not read as a line of its own. */
+			int c;
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
+			if (++lineno > 1 && !bad++)
+				log_debug("ipoib: %s:%d: line too long",
+				    ipoib_arp_file, lineno);
+			continue;
+		}
 		if (++lineno == 1)
 			continue;	/* the header */
 		if (sscanf(line, "%63s 0x%x 0x%x %127s", ip, &type, &flags,
@@ -171,15 +182,69 @@ read_arp(struct addrs *l)
 }
 
 static int
-ent_cmp(const void *a, const void *b)
+port_cmp(const struct ipoib_ent *x, const struct ipoib_ent *y)
 {
-	const struct ipoib_ent *x = a, *y = b;
-
 	if (x->node != y->node)
 		return x->node < y->node ? -1 : 1;
 	if (x->port != y->port)
 		return x->port < y->port ? -1 : 1;
-	return memcmp(x->addr, y->addr, IPOIB_ADDR_LEN);
+	return 0;
+}
+
+/* (node, port, address): to find duplicates. */
+static int
+addr_cmp(const void *a, const void *b)
+{
+	const struct ipoib_ent *x = a, *y = b;
+	int c = port_cmp(x, y);
+
+	return c ? c : memcmp(x->addr, y->addr, IPOIB_ADDR_LEN);
+}
+
+/* (node, port, idx): the table's order. */
+static int
+idx_cmp(const void *a, const void *b)
+{
+	const struct ipoib_ent *x = a, *y = b;
+	int c = port_cmp(x, y);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The idx an address had at the last refresh, or 0. */
+static uint16_t
+old_idx(const struct ipoib_ent *e)
+{
+	const struct ipoib_ent *first;
+	size_t n = ipoib_port_addrs(e->node, e->port, &first);
+
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(first[i].addr, e->addr, IPOIB_ADDR_LEN) == 0)
+			return first[i].idx;
+	return 0;
+}
+
+/* Indexes for one port's entries [b, e): kept ones first, then the
+ * lowest free for new ones; past MAX_ADDRS an entry gets 0 (dropped). */
+static void
+assign_port(struct ipoib_ent *b, struct ipoib_ent *e, uint8_t *used)
+{
+	uint32_t next = 1;
+
+	memset(used, 0, MAX_ADDRS + 1);
+	for (struct ipoib_ent *x = b; x < e; x++)
+		if ((x->idx = old_idx(x)) != 0)
+			used[x->idx] = 1;
+	for (struct ipoib_ent *x = b; x < e; x++) {
+		if (x->idx != 0)
+			continue;
+		while (next <= MAX_ADDRS && used[next])
+			next++;
+		if (next > MAX_ADDRS)
+			break;
+		x->idx = (uint16_t)next;
+		used[next] = 1;
+	}
 }
 
 static uint64_t
@@ -216,6 +281,7 @@ ipoib_refresh(void)
 {
 	struct addrs l = { NULL, 0, 0 };
 	struct ipoib_ent *ents = NULL;
+	uint8_t *used = NULL;
 	struct htab h;
 	size_t n = 0;
 
@@ -239,18 +305,37 @@ ipoib_refresh(void)
 		n++;
 	}
 	if (n > 1)
-		qsort(ents, n, sizeof(*ents), ent_cmp);
+		qsort(ents, n, sizeof(*ents), addr_cmp);
 	/* The same address from both sources, or twice: one row. */
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
-		if (w == 0 || ent_cmp(&ents[w - 1], &ents[i]) != 0)
+		if (w == 0 || addr_cmp(&ents[w - 1], &ents[i]) != 0)
 			ents[w++] = ents[i];
+	/* Indexes stay with their address across refreshes, so an OID
+	 * keeps naming the same address. */
+	if (w > 0 && (used = malloc(MAX_ADDRS + 1)) == NULL) {
+		log_warn("ipoib: refresh");
+		goto out;
+	}
+	for (size_t i = 0, j; i < w; i = j) {
+		for (j = i + 1; j < w && port_cmp(&ents[i], &ents[j]) == 0; j++)
+			;
+		assign_port(&ents[i], &ents[j], used);
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < w; i++)
+		if (ents[i].idx != 0)
+			ents[kept++] = ents[i];
+	w = kept;
+	if (w > 1)
+		qsort(ents, w, sizeof(*ents), idx_cmp);
 	free(ipoib_ents);
 	ipoib_ents = ents;
 	ipoib_n = w;
 	ents = NULL;
 	log_debug("ipoib: %zu addresses read, %zu on fabric ports", l.n, w);
 out:
+	free(used);
 	free(ents);
 	htab_free(&h);
 	free(l.a);
@@ -259,13 +344,13 @@ out:
 size_t
 ipoib_port_addrs(uint32_t node, uint8_t port, const struct ipoib_ent **first)
 {
-	struct ipoib_ent key = { node, port, { 0 } };
+	struct ipoib_ent key = { node, port, 0, { 0 } };
 	size_t lo = 0, hi = ipoib_n, k;
 
-	/* Lower bound of (node, port, 00..00). */
+	/* Lower bound of (node, port, 0). */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ent_cmp(&ipoib_ents[mid], &key) < 0)
+		if (idx_cmp(&ipoib_ents[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -19,6 +19,7 @@
 struct ipoib_ent {
 	uint32_t	node;		/* inventory index */
 	uint8_t		port;
+	uint16_t	idx;		/* ibIpoibLinkLayerIndex, 1..65535 */
 	uint8_t		addr[IPOIB_ADDR_LEN];
 };
 
@@ -29,8 +30,9 @@ int	 ipoib_configure(const char *net_dir, const char *arp_file,
 	    int refresh);
 /* Read the sources again (also after a sweep: new ports map). */
 void	 ipoib_refresh(void);
-/* The addresses of (node, port) in ascending order: *first and the
- * count (0 if none). */
+/* The addresses of (node, port) in ascending idx order: *first and the
+ * count (0 if none). An address keeps its idx for as long as it is
+ * seen; a new one takes the lowest idx free on its port. */
 size_t	 ipoib_port_addrs(uint32_t node, uint8_t port,
 	    const struct ipoib_ent **first);
 

@@ -14,6 +14,7 @@ the real ones and maps each to its node and port."""
 
 import atexit
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -33,6 +34,12 @@ fab = simlib.Fabric(extra_yaml="cache:\n  ttl:\n    counters: 1\n"
                     "ipoib:\n  net-dir: %s\n  arp-file: %s\n"
                     "  refresh: 1\n" % (NET, ARP) +
                     "polling:\n"
+                    "  - name: vl-reset\n"
+                    "    match: {name: node05}\n"
+                    "    groups: [counters, vl-counters]\n"
+                    "    interval: 1\n"
+                    "    ttl: 1\n"
+                    "    reset-counters: true\n"
                     "  - name: vl\n"
                     "    match: {name: node03}\n"
                     "    groups: [counters, vl-counters]\n"
@@ -67,8 +74,9 @@ def want_rows(node, ports):
     for port in ports:
         out = fab.diag(["smpquery", "-G", "portinfo", addr(node, port),
                         str(port)])
-        # "VL0-7": data VLs 0..7, indexes 1..8
-        top = int(simlib.parse_diag(out.stdout)["OperVLs"].split("-")[-1])
+        # "VL0-7": data VLs 0..7, indexes 1..8; "VL0": VL0 only
+        top = int(re.findall(r"[0-9]+",
+                             simlib.parse_diag(out.stdout)["OperVLs"])[-1])
         rows += [(port, v) for v in range(1, top + 2)] + [(port, 16)]
     return rows
 
@@ -145,6 +153,23 @@ def main():
             "base (65535 + 5)")
     R.check(all(b >= a for a, b in zip(seen, seen[1:])),
             "ibIfVLInPkts never went back: %s" % seen)
+
+    # A policy with reset-counters clears a 16-bit VL counter past 3/4
+    # of its range, and the accumulator loses nothing.
+    perfset("node05", 1, "PortVLOpPackets", 3, 60000)
+    for _ in range(20):
+        pk = perfquery("--vloppackets", "node05", 1)
+        if pk.get("PortVLOpPackets3") == "0":
+            break
+        time.sleep(0.25)
+    R.equal(pk.get("PortVLOpPackets3"), "0", "the vl-counters policy with "
+            "reset-counters cleared node05's PortVLOpPackets3")
+    got, = get("node05", VLT + ".6.1.4")
+    R.equal(got, 60000, "... and ibIfVLInPkts still counts all 60000")
+    perfset("node05", 1, "PortVLOpPackets", 3, 10)
+    time.sleep(SETTLE)
+    got, = get("node05", VLT + ".6.1.4")
+    R.equal(got, 60010, "counting goes on after the gateway's reset")
 
     # A switch port: the PMA on port 0, PortSelect names the port.
     perfset("leaf01", 3, "PortVLOpData", 0, 4242)
@@ -246,12 +271,22 @@ def check_ipoib():
     R.equal(g, [a32.hex(), "No Such Instance currently exists at this OID"],
             "GET of a row, and of a row past the end: noSuchInstance")
 
-    # The neighbour goes away: the row goes at the next refresh.
-    write_host([e for e in entries if e[3] != colon(a31b)])
+    # A neighbour goes away: its row goes at the next refresh, and the
+    # others keep their index.
+    entries = [e for e in entries if e[3] != colon(a31)]
+    write_host(entries)
     time.sleep(SETTLE)
     got, _ = addr_rows("node03")
-    R.equal(got, {"1.1": a31.hex(), "2.1": a32.hex()},
-            "an ARP entry that disappears takes its row with it")
+    R.equal(got, {"1.2": a31b.hex(), "2.1": a32.hex()},
+            "an ARP entry that disappears takes its row with it; the "
+            "others keep their index")
+    # A new neighbour takes the lowest free index.
+    a31c = ipoib_addr(0x5555, "node03", 1)
+    write_host(entries + [("10.0.0.11", 0x20, 0x2, colon(a31c))])
+    time.sleep(SETTLE)
+    got, _ = addr_rows("node03")
+    R.equal(got, {"1.1": a31c.hex(), "1.2": a31b.hex(), "2.1": a32.hex()},
+            "a new address takes the lowest free index of its port")
     R.check("ipoib: %s: cannot read" % ARP in fab.log(),
             "the ARP file missing at start was reported")
 

@@ -164,6 +164,27 @@ test_feed_and_restart(void **state)
 	/* Garbage: too short a payload changes nothing. */
 	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, 10);
 	assert_true(cp->c[CTR_SYMBOL_ERRORS].total == 4);
+
+	/* Reset masks per attribute: PortCounters' Table 227 bits, one bit
+	 * per VL for the per-VL counters (16-bit packets: 3/4 is 49152). */
+	put_pc(d, 0xf0000000u, 4);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_int_equal(counters_reset_mask(0, 1, PERF_ATTR_PORT_COUNTERS),
+	    1u << 13);				/* PortRcvData */
+	memset(d, 0, sizeof(d));
+	uint32_t v = 50000, w = 100;
+	mad_encode_field(d, IB_PC_PORT_VL_OP_PACKETS0_F + 3, &v);
+	mad_encode_field(d, IB_PC_PORT_VL_OP_PACKETS0_F + 4, &w);
+	counters_feed(0, 1, PERF_ATTR_VL_OP_PACKETS, d, sizeof(d));
+	assert_int_equal(counters_reset_mask(0, 1, PERF_ATTR_VL_OP_PACKETS),
+	    1u << 3);
+	assert_int_equal(counters_reset_mask(0, 1, PERF_ATTR_VL_OP_DATA), 0);
+	counters_was_reset(0, 1, PERF_ATTR_VL_OP_PACKETS, 1u << 3);
+	v = 7;
+	mad_encode_field(d, IB_PC_PORT_VL_OP_PACKETS0_F + 3, &v);
+	counters_feed(0, 1, PERF_ATTR_VL_OP_PACKETS, d, sizeof(d));
+	assert_true(cp->c[CTR_VL_OP_PKTS0 + 3].total == 50007);
+	assert_true(cp->c[CTR_VL_OP_PKTS0 + 4].total == 100);
 	counters_finalise();
 	store_finalise();
 	ev_finalise();

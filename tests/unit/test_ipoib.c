@@ -22,6 +22,10 @@
 #define A1B	"00:00:12:34:fe:80:00:00:00:00:00:00:00:02:c9:03:00:bb:03:01"
 #define A2	"00:00:00:4a:fe:80:00:00:00:00:00:00:00:02:c9:03:00:bb:03:02"
 #define AX	"00:00:00:4a:fe:80:00:00:00:00:00:00:11:22:33:44:55:66:77:88"
+#define A2I	"00:00:00:4b:fe:80:00:00:00:00:00:00:00:02:c9:03:00:bb:03:02"
+#define A2E	"00:00:00:4c:fe:80:00:00:00:00:00:00:00:02:c9:03:00:bb:03:02"
+#define A2N	"00:00:00:4d:fe:80:00:00:00:00:00:00:00:02:c9:03:00:bb:03:02"
+#define A1N	"00:00:00:01:fe:80:00:00:00:00:00:00:00:02:c9:03:00:bb:03:01"
 
 static char dir[64], dbpath[96], arp[96], net[96];
 
@@ -103,15 +107,33 @@ test_sources(void **state)
 	put(p, "32\n");
 	snprintf(p, sizeof(p), "%s/ib0/address", net);
 	put(p, A2 "\n");
-	put(arp, "IP address HW type Flags HW address Mask Device\n"
-	    "10.0.0.1 0x20 0x2 " A1B " * ib0\n"
-	    "10.0.0.2 0x20 0x2 " A1 " * ib0\n"
-	    "10.0.0.3 0x20 0x2 " A1 " * ib0\n"	/* duplicate */
-	    "10.0.0.4 0x20 0x0 " A2 " * ib0\n"	/* incomplete */
-	    "10.0.0.5 0x20 0x2 " AX " * ib0\n"	/* not this fabric */
-	    "10.0.0.6 0x1 0x2 52:54:00:12:34:56 * eth0\n"
-	    "garbage\n"
-	    "10.0.0.7 0x20 0x2 00:zz * ib0\n");
+	{
+		/* A line longer than any ARP entry, whose tail would parse
+		 * as one: skipped whole. */
+		char longline[1500];
+		memset(longline, 'x', sizeof(longline));
+		FILE *f = fopen(arp, "w");
+		assert_non_null(f);
+		fputs("IP address HW type Flags HW address Mask Device\n"
+		    "10.0.0.1 0x20 0x2 " A1B " * ib0\n"
+		    "10.0.0.2 0x20 0x2 " A1 " * ib0\n"
+		    "10.0.0.3 0x20 0x2 " A1 " * ib0\n"	/* duplicate */
+		    "10.0.0.4 0x20 0x0 " A2I " * ib0\n"	/* incomplete */
+		    "10.0.0.5 0x20 0x2 " AX " * ib0\n"	/* other fabric */
+		    "10.0.0.6 0x1 0x2 " A2E " * eth0\n"	/* not IPoIB */
+		    "garbage\n"
+		    "10.0.0.7 0x20 0x2 00:zz * ib0\n", f);
+		fputs("10.0.0.8 0x20 0x2 ", f);
+		fwrite(longline, 1, sizeof(longline), f);
+		/* 19 + 492 = 511 octets: the tail starts exactly where a
+		 * 512-octet read ends. */
+		fputs("\n10.0.0.10 0x20 0x2 ", f);
+		fwrite(longline, 1, 492, f);
+		fputs("10.9.9.9 0x20 0x2 " A2N " * ib0\n", f);
+		/* The last line has no newline: still read. */
+		fputs("10.0.0.9 0x20 0x2 " A1N " * ib0", f);
+		fclose(f);
+	}
 
 	log_init("test_ipoib", 1, LOG_ERR);
 	ev_init();
@@ -121,13 +143,41 @@ test_sources(void **state)
 	assert_int_equal(ipoib_init(net, arp, 60), 0);
 	ipoib_refresh();
 
-	assert_int_equal(ipoib_port_addrs(node, 1, &e), 2);
 	uint8_t a[IPOIB_ADDR_LEN];
+	assert_int_equal(ipoib_port_addrs(node, 1, &e), 3);
+	/* First refresh: indexes in address order. */
+	ipoib_parse_addr(A1N, a);
+	assert_memory_equal(e[0].addr, a, IPOIB_ADDR_LEN);
+	assert_int_equal(e[0].idx, 1);
 	ipoib_parse_addr(A1, a);
-	assert_memory_equal(e[0].addr, a, IPOIB_ADDR_LEN);	/* QPN order */
-	ipoib_parse_addr(A1B, a);
 	assert_memory_equal(e[1].addr, a, IPOIB_ADDR_LEN);
-	assert_int_equal(ipoib_port_addrs(node, 2, &e), 1);	/* sysfs */
+	assert_int_equal(e[1].idx, 2);
+	ipoib_parse_addr(A1B, a);
+	assert_memory_equal(e[2].addr, a, IPOIB_ADDR_LEN);
+	assert_int_equal(e[2].idx, 3);
+	/* Port 2: only the sysfs address; the incomplete entry, the
+	 * Ethernet one and the long line's tail are not rows. */
+	assert_int_equal(ipoib_port_addrs(node, 2, &e), 1);
+	ipoib_parse_addr(A2, a);
+	assert_memory_equal(e[0].addr, a, IPOIB_ADDR_LEN);
+
+	/* A1 goes: the others keep their index; a new one takes 2. */
+	put(arp, "IP address HW type Flags HW address Mask Device\n"
+	    "10.0.0.1 0x20 0x2 " A1B " * ib0\n"
+	    "10.0.0.9 0x20 0x2 " A1N " * ib0\n");
+	ipoib_refresh();
+	assert_int_equal(ipoib_port_addrs(node, 1, &e), 2);
+	assert_int_equal(e[0].idx, 1);
+	assert_int_equal(e[1].idx, 3);
+	put(arp, "IP address HW type Flags HW address Mask Device\n"
+	    "10.0.0.1 0x20 0x2 " A1B " * ib0\n"
+	    "10.0.0.2 0x20 0x2 " A1 " * ib0\n"
+	    "10.0.0.9 0x20 0x2 " A1N " * ib0\n");
+	ipoib_refresh();
+	assert_int_equal(ipoib_port_addrs(node, 1, &e), 3);
+	assert_int_equal(e[1].idx, 2);
+	ipoib_parse_addr(A1, a);
+	assert_memory_equal(e[1].addr, a, IPOIB_ADDR_LEN);
 	assert_int_equal(ipoib_port_addrs(node, 3, &e), 0);
 	assert_null(e);
 	assert_int_equal(ipoib_port_addrs(node + 1, 1, &e), 0);

@@ -3,11 +3,19 @@
 answering (ibsim's Error command drops every MAD to it) is put on hold
 after a few unanswered requests, so further requests fail at once and
 send no MAD; once it answers again a probe after the hold-down brings it
-back. The M_Key verdicts behind the "bad-mkey" state need PortInfo
-protection bits, which ibsim does not implement: tests/unit/test_health.c
-covers them with PortInfo answers built by libibmad."""
+back.
+
+M_Key: ibsim 0.10 neither checks M_Keys nor keeps MKeyProtectBits, so a
+small LD_PRELOAD shim (portinfo_shim.c, loaded before umad2sim) makes the
+PortInfo answers the gateway reads say what a protected SMA says to a
+requester with the wrong key: protection bits 2, M_Key zeroed. The
+gateway must name the mismatch, hold the node as "bad-mkey" once it also
+goes silent, and drop every verdict and hold when a reload brings a new
+M_Key."""
 
 import os
+import shutil
+import subprocess
 import sys
 import time
 
@@ -88,6 +96,85 @@ def main():
     R.equal(state(), ["state: ok"], "the node is ok again")
     R.check("node 0x0002c90300bb0700 answers again after being silent" in
             fab.log(), "its return is logged")
+    check_mkey()
+
+
+def build_shim():
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    so = os.path.join(fab.dir, "portinfo_shim.so")
+    out = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", so,
+                          os.path.join(os.path.dirname(os.path.abspath(
+                              __file__)), "portinfo_shim.c"),
+                          "-libmad", "-libumad", "-ldl"],
+                         capture_output=True, text=True, timeout=120)
+    return so if out.returncode == 0 else out.stderr
+
+
+def write_key(path, key):
+    with open(path, "w") as f:
+        f.write("0x%016x\n" % key)
+    os.chmod(path, 0o600)
+
+
+def check_mkey():
+    so = build_shim()
+    R.check(so is not None and so.endswith(".so"), "the PortInfo shim "
+            "builds", str(so))
+    if so is None or not so.endswith(".so"):
+        return
+    key = os.path.join(fab.dir, "mkey")
+    write_key(key, 0xcafe0001)
+    conf = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(conf).read()
+    open(conf, "w").write(text.replace("ib:\n", "ib:\n  mkey-file: \"%s\"\n"
+                                       % key, 1))
+    fab.restart_gateway(preload=so, env={"SHIM_MKEY_PROT": "2"})
+
+    # Protection bits 2: reads work, the M_Key comes back zeroed, so
+    # ours is proven not to be the node's.
+    out, _ = get(IF + ".2.1")
+    R.check(IF + ".2.1" in parse_vars(out.stdout), "at protection level 2 "
+            "reads still work", out.stdout + out.stderr)
+    node = fab.ctl("node", "node07").stdout
+    R.check("mkey: protection bits 2, our M_Key does NOT match" in node,
+            "ctl node shows the M_Key mismatch", node)
+    R.check("node 0x0002c90300bb0700 port 1: protects its M_Key "
+            "(MKeyProtectBits 2) and ours does not match it" in fab.log(),
+            "the mismatch is logged", fab.log()[-600:])
+    R.check("cafe0001" not in fab.log() + node, "the key itself appears "
+            "nowhere")
+
+    # The node goes silent: held as bad-mkey, with the reason.
+    fab.cmd('Error "node07" 100')
+    try:
+        for oid in (IF + ".2.2", SMA + ".1.1.0", SMA + ".1.2.0"):
+            get(oid)
+        st = state()
+        R.check(len(st) == 1 and st[0].startswith("state: bad-mkey"),
+                "a silent node whose M_Key is not ours is held as "
+                "bad-mkey", str(st))
+        R.check("it protects its M_Key and ours is not its key (fix "
+                "ib.mkey-file and reload)" in fab.log(),
+                "the hold names the M_Key as the reason", fab.log()[-600:])
+    finally:
+        fab.cmd('Error "node07" 0')
+
+    # A new M_Key (SIGHUP) ends every verdict and hold at once.
+    write_key(key, 0xcafe0002)
+    fab.reload()
+    node = fab.ctl("node", "node07").stdout
+    R.check("state: ok" in node and "mkey: protection unknown" in node,
+            "a reload with a new M_Key clears the hold and the verdict "
+            "without waiting for the hold-down", node)
+    # Past the 1 s memory of failed reads, well within the 4 s hold the
+    # reload ended:
+    time.sleep(1.2)
+    out, _ = get(SMA + ".1.1.0")
+    R.check(SMA + ".1.1.0" in parse_vars(out.stdout), "and the node is "
+            "read again before its hold-down would have ended",
+            out.stdout + out.stderr)
 
 
 if __name__ == "__main__":

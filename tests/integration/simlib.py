@@ -164,9 +164,10 @@ class Fabric:
         out = self.snmp("snmpget", self.v2(), [oid])
         return parse_vars(out.stdout).get(oid, (None, None))[1]
 
-    def restart_gateway(self, wait=2.5):
+    def restart_gateway(self, wait=2.5, preload=None, env=None):
         """Stop the gateway, start it again on the same fabric, config
-        and state (appended to the pids file so stop() ends it)."""
+        and state (appended to the pids file so stop() ends it).
+        preload: a library loaded before umad2sim; env: more variables."""
         pid = self.pid()
         os.kill(pid, signal.SIGTERM)
         for _ in range(100):
@@ -177,7 +178,10 @@ class Fabric:
                 break
             time.sleep(0.05)
         before = self.log().count("sweep 1 done")
-        env = dict(self.diag_env, SIM_HOST=self.info["gw-host"])
+        env = dict(self.diag_env, SIM_HOST=self.info["gw-host"],
+                   **(env or {}))
+        if preload:
+            env["LD_PRELOAD"] = preload + " " + UMAD2SIM
         log = open(os.path.join(self.dir, "ibsnmpgw.log"), "a")
         p = subprocess.Popen([os.environ.get("IBSNMPGW", os.path.join(
             BUILD, "gateway", "ibsnmpgw")), "-f", "-c",

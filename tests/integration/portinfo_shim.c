@@ -1,0 +1,41 @@
+/* Test-only fault injection for health.py: ibsim 0.10 neither checks
+ * M_Keys nor keeps PortInfo:MKeyProtectBits, so this LD_PRELOAD shim
+ * (loaded before libumad2sim) edits the PortInfo answers the gateway
+ * reads to say what a protected SMA says to a requester with the wrong
+ * key (IBA 14.2.4.1): MKeyProtectBits = $SHIM_MKEY_PROT, M_Key zeroed.
+ * Everything else passes through unchanged. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+ssize_t
+read(int fd, void *buf, size_t count)
+{
+	static ssize_t (*next)(int, void *, size_t);
+	const char *prot = getenv("SHIM_MKEY_PROT");
+	ssize_t n;
+	uint8_t *mad;
+
+	if (next == NULL)
+		next = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT,
+		    "read");
+	n = next(fd, buf, count);
+	if (prot == NULL || n < umad_size() + 128)
+		return n;
+	mad = (uint8_t *)buf + umad_size();
+	/* SubnGetResp(PortInfo), LID-routed or directed route */
+	if ((mad[1] == 0x01 || mad[1] == 0x81) && mad[3] == 0x81 &&
+	    mad[16] == 0x00 && mad[17] == 0x15) {
+		uint8_t *data = mad + 64;
+		uint32_t bits = (uint32_t)atoi(prot);
+
+		mad_set_field64(data, 0, IB_PORT_MKEY_F, 0);
+		mad_set_field(data, 0, IB_PORT_MKEY_PROT_BITS_F, bits);
+	}
+	return n;
+}

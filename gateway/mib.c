@@ -187,6 +187,18 @@ gw_node(struct gw_eval *e)
 	return e->n;
 }
 
+static void
+make_key(struct cache_key *k, const struct gw_eval *e, uint8_t mclass,
+    uint16_t attr, uint32_t mod, uint8_t port)
+{
+	memset(k, 0, sizeof(*k));
+	k->node = e->n->idx;
+	k->attr = attr;
+	k->mclass = mclass;
+	k->port = port;
+	k->mod = mod;
+}
+
 static const uint8_t *
 attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
     uint8_t port, enum cache_class cls, int *err)
@@ -196,12 +208,7 @@ attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
 	size_t len;
 	int rc;
 
-	memset(&k, 0, sizeof(k));
-	k.node = e->n->idx;
-	k.attr = attr;
-	k.mclass = mclass;
-	k.port = port;
-	k.mod = mod;
+	make_key(&k, e, mclass, attr, mod, port);
 	rc = cache_read(&k, e->since, &d, &len);
 	*err = 0;
 	if (rc == 0)
@@ -237,33 +244,17 @@ gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
 	return gw_attr_class(e, PROXY_CLASS_SMI_DR, attr, mod, port, cls);
 }
 
+/* The attribute was answered lately (NodeInfo for a node; the port's
+ * PortCounters for its PMA). */
 static int
-node_alive(struct gw_eval *e)
+answered(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
+    uint8_t port)
 {
 	struct cache_key k;
 	const uint8_t *d;
 	size_t len;
 
-	memset(&k, 0, sizeof(k));
-	k.node = e->n->idx;
-	k.attr = 0x0011;	/* NodeInfo */
-	k.mclass = PROXY_CLASS_SMI_DR;
-	return cache_read(&k, 0, &d, &len) == 0;
-}
-
-static int
-pma_alive(struct gw_eval *e, uint32_t mod, uint8_t port)
-{
-	struct cache_key k;
-	const uint8_t *d;
-	size_t len;
-
-	memset(&k, 0, sizeof(k));
-	k.node = e->n->idx;
-	k.attr = PERF_ATTR_PORT_COUNTERS;
-	k.mclass = PROXY_CLASS_PERF;
-	k.port = port;
-	k.mod = mod;
+	make_key(&k, e, mclass, attr, mod, port);
 	return cache_read(&k, 0, &d, &len) == 0;
 }
 
@@ -273,12 +264,7 @@ gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
 {
 	struct cache_key k;
 
-	memset(&k, 0, sizeof(k));
-	k.node = e->n->idx;
-	k.attr = attr;
-	k.mclass = PROXY_CLASS_SMI_DR;
-	k.port = port;
-	k.mod = mod;
+	make_key(&k, e, PROXY_CLASS_SMI_DR, attr, mod, port);
 	cache_prefetch(&k, cls);
 }
 
@@ -317,7 +303,8 @@ gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
 	 * implement it either (some SMAs and PMAs, and ibsim, drop what
 	 * they do not know instead of answering "unsupported"). */
 	if (err == -ETIMEDOUT && (mclass == PROXY_CLASS_PERF ?
-	    pma_alive(e, mod, port) : node_alive(e)))
+	    answered(e, mclass, PERF_ATTR_PORT_COUNTERS, mod, port) :
+	    answered(e, PROXY_CLASS_SMI_DR, 0x0011, 0, 0)))
 		err = -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {
 		/* Remembered, so later walks do not ask again. */

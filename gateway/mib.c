@@ -301,9 +301,11 @@ gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
 	d = attr_read(e, mclass, attr, mod, port, cls, &err);
 	/* A node that answers those but never this attribute does not
 	 * implement it either (some SMAs and PMAs, and ibsim, drop what
-	 * they do not know instead of answering "unsupported"). */
+	 * they do not know instead of answering "unsupported"). For a PMA
+	 * the fetch layer decides: after the timeout it reads PortCounters
+	 * again, and this evaluation waits for that above. */
 	if (err == -ETIMEDOUT && (mclass == PROXY_CLASS_PERF ?
-	    answered(e, mclass, PERF_ATTR_PORT_COUNTERS, mod, port) :
+	    (e->n->unsupported & flag) != 0 :
 	    answered(e, PROXY_CLASS_SMI_DR, 0x0011, 0, 0)))
 		err = -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {

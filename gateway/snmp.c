@@ -43,6 +43,12 @@ static netsnmp_session	*snmp_sessions[GW_MAX_LISTENERS];
 static char		*snmp_specs[GW_MAX_LISTENERS];	/* normalised */
 static int		 snmp_nsessions;
 static int		 snmp_nkept;	/* listeners before a reload's new ones */
+/* Removed listeners whose requests are still in progress: closed as
+ * soon as none is (close_listener). */
+static netsnmp_session	*snmp_closing[GW_MAX_LISTENERS];
+static int		 snmp_nclosing;
+
+static int	session_in_use(netsnmp_session *sess);
 static struct htab	 snmp_communities;	/* name -> gw_community */
 static struct htab	 snmp_users;		/* name -> gw_user */
 static struct gw_snmp_stats snmp_st;
@@ -125,6 +131,14 @@ snmp_dispatch(void *arg, struct pollfd *pfd, int n)
 	/* Delegated varbinds completed by MAD answers since the last
 	 * iteration are sent from here, never from inside a handler. */
 	netsnmp_check_outstanding_agent_requests();
+	for (int i = 0; i < snmp_nclosing; i++)
+		if (!session_in_use(snmp_closing[i])) {
+			if (main_session == snmp_closing[i])
+				main_session = snmp_nsessions > 0 ?
+				    snmp_sessions[0] : NULL;
+			snmp_close(snmp_closing[i]);
+			snmp_closing[i--] = snmp_closing[--snmp_nclosing];
+		}
 	snmp_store_if_needed();
 }
 
@@ -575,12 +589,14 @@ close_listener(int i)
 	netsnmp_session *sp = snmp_sessions[i];
 	int n = drain_session(sp);
 
-	if (session_in_use(sp))
-		/* Cannot happen after the drain; if it did, closing would
-		 * leave requests pointing at a freed session. */
-		log_warnx("snmp: %s still has requests in progress; it stays "
-		    "open until restart", snmp_specs[i]);
-	else {
+	if (session_in_use(sp)) {
+		/* Not expected after the drain; closing now would leave
+		 * requests pointing at a freed session. */
+		log_warnx("snmp: %s still has requests in progress; it is "
+		    "closed when they end", snmp_specs[i]);
+		if (snmp_nclosing < GW_MAX_LISTENERS)
+			snmp_closing[snmp_nclosing++] = sp;
+	} else {
 		log_info("snmp: no longer listening on %s%s", snmp_specs[i],
 		    n ? " (its requests waiting on the fabric were answered "
 		    "genErr)" : "");

@@ -22,18 +22,6 @@ struct fetch {
 	int			probe;		/* HEALTH_PROBE of a held node */
 };
 
-/* Attributes every node must answer: their silence is the node's
- * (proxy/health.h). Optional ones may be dropped by a live node. */
-static int
-core_attr(const struct cache_key *k)
-{
-	if (k->mclass == PROXY_CLASS_PERF)
-		return k->attr == PERF_ATTR_CLASS_PORT_INFO ||
-		    k->attr == PERF_ATTR_PORT_COUNTERS;
-	return k->attr == SMP_ATTR_NODE_INFO || k->attr == SMP_ATTR_NODE_DESC ||
-	    k->attr == SMP_ATTR_PORT_INFO || k->attr == SMP_ATTR_SWITCH_INFO;
-}
-
 /* The optional PerfMgt attributes a PMA may lack (IBA 16.1.4): an
  * "unsupported" answer is remembered in the inventory, so neither the
  * poller nor a walk asks again. */
@@ -52,16 +40,72 @@ optional_flag(const struct cache_key *k)
 	return 0;
 }
 
-/* The port's PMA answered the mandatory PortCounters lately. */
+/* Attributes a live node may leave unanswered (optional ones; the
+ * gateway remembers which a node lacks): their silence is not the
+ * node's (proxy/health.h), and they cannot probe a held node. */
 static int
-pma_answers(const struct cache_key *k)
+may_drop(const struct cache_key *k)
+{
+	if (k->mclass == PROXY_CLASS_PERF)
+		return optional_flag(k) != 0;
+	switch (k->attr) {
+	case SMP_ATTR_GUID_INFO: case SMP_ATTR_PKEY_TABLE:
+	case SMP_ATTR_SL2VL_TABLE: case SMP_ATTR_VLARB_TABLE:
+	case SMP_ATTR_RFT: case SMP_ATTR_MFT: case SMP_ATTR_SM_INFO:
+	case SMP_ATTR_VENDOR_DIAG: case SMP_ATTR_LED_INFO:
+		return 1;
+	}
+	return 0;
+}
+
+/* An optional PerfMgt attribute timed out. Some PMAs drop what they do
+ * not implement (ibsim too) rather than answer "unsupported"; but the PMA
+ * may also just have gone away. Read the port's PortCounters (mandatory,
+ * IBA 16.1.3.5) again: if that is answered now, the PMA lacks the
+ * attribute, and the inventory remembers it. */
+struct confirm {
+	uint32_t	node;
+	uint16_t	attr;
+	uint8_t		port;
+	unsigned	flag;
+};
+
+static void
+confirm_cb(void *arg, int status, const uint8_t *data, size_t len)
+{
+	struct confirm *c = arg;
+
+	if (status == 0) {
+		log_info("fetch: node %u port %u: the PMA answers PortCounters "
+		    "but not attribute 0x%04x: taken as unsupported", c->node,
+		    c->port, c->attr);
+		store_node_set_unsupported(c->node, c->flag);
+	}
+	free(c);
+}
+
+static void
+confirm_pma(const struct cache_key *k)
 {
 	struct cache_key pc = *k;
-	const uint8_t *d;
-	size_t len;
+	struct confirm *c = malloc(sizeof(*c));
 
+	if (c == NULL)
+		return;
+	c->node = k->node;
+	c->attr = k->attr;
+	c->port = (uint8_t)k->mod;
+	c->flag = optional_flag(k);
 	pc.attr = PERF_ATTR_PORT_COUNTERS;
-	return cache_read(&pc, 0, &d, &len) == 0;
+	switch (cache_refetch(&pc, CACHE_COUNTERS, confirm_cb, c)) {
+	case 1:
+		return;		/* confirm_cb decides */
+	case 0:
+		confirm_cb(c, 0, NULL, 0);	/* answered at once */
+		return;
+	default:
+		free(c);
+	}
 }
 
 static void
@@ -69,17 +113,13 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct fetch *f = arg;
 
-	if (status == -ETIMEDOUT && optional_flag(&f->key) &&
-	    pma_answers(&f->key)) {
-		/* Some PMAs drop what they do not implement (ibsim too). */
-		log_debug("fetch: node %u port %u: PMA answers PortCounters, "
-		    "never attribute 0x%04x: taken as unsupported",
-		    f->key.node, f->key.mod, f->key.attr);
-		store_node_set_unsupported(f->key.node, optional_flag(&f->key));
-	}
+	/* Before the waiters hear of the timeout, so that they find
+	 * PortCounters being read again and wait for the verdict. */
+	if (status == -ETIMEDOUT && optional_flag(&f->key))
+		confirm_pma(&f->key);
 	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
 		proxy_health_answer(f->key.node);	/* it answered */
-	else if (status == -ETIMEDOUT && core_attr(&f->key))
+	else if (status == -ETIMEDOUT && !may_drop(&f->key))
 		proxy_health_silent(f->key.node, f->probe == HEALTH_PROBE);
 	else
 		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
@@ -155,7 +195,8 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 	f->key = *key;
 	f->probe = probe;
 	a.node_key = n->guid;
-	a.optional = !core_attr(key);
+	/* Its timeout says nothing of the rest of the node's queue. */
+	a.optional = optional_flag(key) != 0;
 	a.mgmt_class = key->mclass;
 	a.method = SMP_METHOD_GET;
 	a.attr_id = key->attr;
@@ -204,8 +245,9 @@ proxy_fetch(const struct cache_key *key, void *arg)
 
 	if (n == NULL)
 		return -1;
-	/* A node on hold costs no MAD (proxy/health.h). */
-	if ((allow = proxy_health_allow(key->node)) == 0)
+	/* A node on hold costs no MAD (proxy/health.h); only an attribute
+	 * every node answers can probe it. */
+	if ((allow = proxy_health_allow(key->node, !may_drop(key))) == 0)
 		return -1;
 	if (fetch_send(n, key, allow) == -1) {
 		proxy_health_unsent(key->node, allow == HEALTH_PROBE);

@@ -10,15 +10,20 @@
 #include "util/ev.h"
 #include "util/log.h"
 
+/* M_Key verdicts are per port (a CA port has its own M_Key; a switch's
+ * is port 0's), bit p for port p; ports past 63 share bit 63. */
+#define PORT_BIT(p)	(1ULL << ((p) < 64 ? (p) : 63))
+
 struct health {
 	uint8_t		state;		/* enum proxy_health_state */
 	uint8_t		probing;	/* the one request let through */
-	uint8_t		mkey_mismatch;
 	uint8_t		mkey_said;	/* the mismatch was logged */
-	int8_t		mkey_prot;	/* -1: never seen */
 	unsigned	fails;
 	uint64_t	hold_ms;
 	uint64_t	until;
+	uint64_t	seen;		/* ports whose PortInfo was read */
+	uint64_t	mismatch;	/* ... showing a key other than ours */
+	uint64_t	prot_lo, prot_hi;	/* MKeyProtectBits, 2 bits */
 };
 
 static struct health	*health;
@@ -47,8 +52,6 @@ get(uint32_t node)
 			return NULL;
 		}
 		memset(h + health_n, 0, (n - health_n) * sizeof(*h));
-		for (size_t i = health_n; i < n; i++)
-			h[i].mkey_prot = -1;
 		health = h;
 		health_n = n;
 	}
@@ -67,13 +70,13 @@ proxy_health_name(enum proxy_health_state s)
 }
 
 int
-proxy_health_allow(uint32_t node)
+proxy_health_allow(uint32_t node, int can_probe)
 {
 	struct health *h = node < health_n ? &health[node] : NULL;
 
 	if (h == NULL || h->state == HEALTH_OK)
 		return 1;
-	if (h->probing || ev_now() < h->until)
+	if (!can_probe || h->probing || ev_now() < h->until)
 		return 0;
 	h->probing = 1;		/* one request probes; the rest wait */
 	return HEALTH_PROBE;
@@ -119,7 +122,7 @@ proxy_health_silent(uint32_t node, int probe)
 	if (h->state == HEALTH_OK && ++h->fails < HEALTH_FAILS)
 		return;
 	/* At protection level 3 an SMA drops what carries a wrong key. */
-	bad_mkey = h->mkey_mismatch || (h->mkey_prot == 3 &&
+	bad_mkey = h->mismatch != 0 || ((h->prot_lo & h->prot_hi) != 0 &&
 	    proxy_mad_mkey_is(0));
 	if (h->state == HEALTH_OK) {
 		h->hold_ms = health_hold_ms;
@@ -139,6 +142,17 @@ proxy_health_silent(uint32_t node, int probe)
 	h->until = now + h->hold_ms;
 }
 
+/* The highest MKeyProtectBits seen on any port, or -1. */
+static int
+max_prot(const struct health *h)
+{
+	if (h->seen == 0)
+		return -1;
+	if (h->prot_hi & h->prot_lo)
+		return 3;
+	return h->prot_hi ? 2 : h->prot_lo ? 1 : 0;
+}
+
 /* IBA 14.2.4.1: with MKeyProtectBits > 0 the SMA returns PortInfo:M_Key
  * only when the requester's key matches (zero otherwise). */
 void
@@ -147,19 +161,19 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 {
 	const struct store_node *n = store_node_at(node);
 	struct health *h = get(node);
+	uint64_t bit = PORT_BIT(port);
 	int mismatch;
 
 	/* On a switch M_Key and MKeyProtectBits are port 0's (IBA
-	 * 14.2.5.6); each CA port has its own, and one mismatch is enough
-	 * for the node's verdict. */
+	 * 14.2.5.6). */
 	if (h == NULL || n == NULL || (n->type == STORE_NODE_SWITCH &&
 	    port != 0))
 		return;
 	mismatch = pi->mkey_prot != 0 && !proxy_mad_mkey_is(pi->mkey);
-	if (n->type == STORE_NODE_SWITCH || pi->mkey_prot > h->mkey_prot)
-		h->mkey_prot = (int8_t)pi->mkey_prot;
-	if (n->type != STORE_NODE_SWITCH && h->mkey_mismatch)
-		mismatch = 1;
+	h->seen |= bit;
+	h->prot_lo = (pi->mkey_prot & 1) ? h->prot_lo | bit : h->prot_lo & ~bit;
+	h->prot_hi = (pi->mkey_prot & 2) ? h->prot_hi | bit : h->prot_hi & ~bit;
+	h->mismatch = mismatch ? h->mismatch | bit : h->mismatch & ~bit;
 	if (mismatch && !h->mkey_said)
 		log_warnx("node 0x%016llx port %u: protects its M_Key "
 		    "(MKeyProtectBits %u) and ours does not match it; %s",
@@ -167,17 +181,17 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 		    pi->mkey_prot == 3 ? "it will drop our SMPs" :
 		    "reads still work, SMPs will be dropped if the SM raises "
 		    "the protection to 3");
-	h->mkey_said |= mismatch;
-	h->mkey_mismatch = (uint8_t)mismatch;
+	else if (!mismatch && h->mkey_said && h->mismatch == 0)
+		log_notice("node 0x%016llx: our M_Key matches it again",
+		    (unsigned long long)guid_of(node));
+	h->mkey_said = h->mismatch != 0;
 }
 
 void
 proxy_health_reset(void)
 {
-	for (size_t i = 0; i < health_n; i++) {
+	for (size_t i = 0; i < health_n; i++)
 		memset(&health[i], 0, sizeof(health[i]));
-		health[i].mkey_prot = -1;
-	}
 }
 
 void
@@ -193,8 +207,8 @@ proxy_health_get(uint32_t node, struct proxy_health_info *hi)
 	hi->fails = h->fails;
 	hi->hold_ms = h->hold_ms;
 	hi->until = h->until;
-	hi->mkey_prot = h->mkey_prot;
-	hi->mkey_mismatch = h->mkey_mismatch;
+	hi->mkey_prot = max_prot(h);
+	hi->mkey_mismatch = h->mismatch != 0;
 }
 
 void

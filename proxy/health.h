@@ -39,8 +39,8 @@ struct proxy_health_info {
 	unsigned		 fails;		/* silent requests in a row */
 	uint64_t		 hold_ms;	/* current hold-down */
 	uint64_t		 until;		/* ev_now() when a probe may go */
-	int			 mkey_prot;	/* last MKeyProtectBits, -1 */
-	int			 mkey_mismatch;	/* our M_Key proven wrong */
+	int			 mkey_prot;	/* highest MKeyProtectBits, -1 */
+	int			 mkey_mismatch;	/* our M_Key proven wrong now */
 };
 
 int	proxy_health_init(int hold_s);
@@ -50,7 +50,7 @@ void	proxy_health_set_hold(int hold_s);	/* 0: never hold */
  * HEALTH_PROBE: yes, and it is the probe of a held node, whose outcome
  * must be reported with probe set. */
 #define HEALTH_PROBE	2
-int	proxy_health_allow(uint32_t node);
+int	proxy_health_allow(uint32_t node, int can_probe);
 /* An allowed fetch ended without telling anything about the node (not
  * sent, shut down, an optional attribute it may drop). */
 void	proxy_health_unsent(uint32_t node, int probe);

@@ -302,6 +302,10 @@ poll_node_now(struct poll_node *pn)
 		/* The key the MIB handlers use too (mib_if.c): one entry. */
 		want(pn, PROXY_CLASS_PERF, PERF_ATTR_CLASS_PORT_INFO, 0, 0,
 		    CACHE_TABLES);
+	/* A switch's port 0 carries its LID, SM and M_Key fields. */
+	if (sw && (p->groups & GW_POLL_PORTINFO))
+		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_PORT_INFO, 0, 0,
+		    CACHE_PORTINFO);
 	for (int port = 1; port <= n->num_ports; port++) {
 		uint8_t rp = sw ? 0 : (uint8_t)port;
 

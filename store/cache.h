@@ -80,6 +80,10 @@ int	 cache_peek(const struct cache_key *key, const uint8_t **data,
 	    size_t *len);
 /* Start a fetch in the background if the entry is missing or stale. */
 void	 cache_prefetch(const struct cache_key *key, enum cache_class cls);
+/* Like cache_lookup, but a fresh entry is read again: what is wanted is
+ * an answer from now on (a fetch under way is joined). */
+int	 cache_refetch(const struct cache_key *key, enum cache_class cls,
+	    cache_waiter_cb cb, void *arg);
 /* Called by the fetch function's completion. */
 void	 cache_complete(const struct cache_key *key, int status,
 	    const uint8_t *data, size_t len);

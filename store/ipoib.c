@@ -21,7 +21,7 @@
 static char		*ipoib_net_dir, *ipoib_arp_file;
 static int		 ipoib_refresh_s;
 static struct ev_timer	 ipoib_timer;
-static struct ipoib_ent	*ipoib_ents;	/* sorted by node, port, addr */
+static struct ipoib_ent	*ipoib_ents;	/* sorted by node, port, idx */
 static size_t		 ipoib_n;
 static unsigned		 ipoib_warned;	/* sources whose failure was said */
 static int		 ipoib_inited;
@@ -225,22 +225,25 @@ old_idx(const struct ipoib_ent *e)
 }
 
 /* Indexes for one port's entries [b, e): kept ones first, then the
- * lowest free for new ones; past MAX_ADDRS an entry gets 0 (dropped). */
+ * lowest free for new ones; past MAX_ADDRS an entry gets 0 (dropped).
+ * With k entries the lowest free index is at most k + 1, so used[]
+ * needs k + 2 places. */
 static void
 assign_port(struct ipoib_ent *b, struct ipoib_ent *e, uint8_t *used)
 {
+	size_t k = (size_t)(e - b);
 	uint32_t next = 1;
 
-	memset(used, 0, MAX_ADDRS + 1);
+	memset(used, 0, k + 2);
 	for (struct ipoib_ent *x = b; x < e; x++)
-		if ((x->idx = old_idx(x)) != 0)
+		if ((x->idx = old_idx(x)) != 0 && x->idx <= k + 1)
 			used[x->idx] = 1;
 	for (struct ipoib_ent *x = b; x < e; x++) {
 		if (x->idx != 0)
 			continue;
-		while (next <= MAX_ADDRS && used[next])
+		while (next <= k + 1 && used[next])
 			next++;
-		if (next > MAX_ADDRS)
+		if (next > k + 1 || next > MAX_ADDRS)
 			break;
 		x->idx = (uint16_t)next;
 		used[next] = 1;
@@ -313,7 +316,7 @@ ipoib_refresh(void)
 			ents[w++] = ents[i];
 	/* Indexes stay with their address across refreshes, so an OID
 	 * keeps naming the same address. */
-	if (w > 0 && (used = malloc(MAX_ADDRS + 1)) == NULL) {
+	if (w > 0 && (used = malloc(w + 2)) == NULL) {
 		log_warn("ipoib: refresh");
 		goto out;
 	}

@@ -25,7 +25,9 @@ read(int fd, void *buf, size_t count)
 		next = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT,
 		    "read");
 	n = next(fd, buf, count);
-	if (prot == NULL || n < umad_size() + 128)
+	/* Only umad2sim's fake umad descriptors (1024 and up). */
+	if (prot == NULL || fd < 1024 || n < 0 ||
+	    (size_t)n < umad_size() + 128)
 		return n;
 	mad = (uint8_t *)buf + umad_size();
 	/* SubnGetResp(PortInfo), LID-routed or directed route */

@@ -103,7 +103,7 @@ test_hold_down(void **state)
 	for (int i = 0; i < HEALTH_FAILS - 1; i++)
 		proxy_health_silent(7, 0);
 	assert_int_equal(state_of(7), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(7), 1);
+	assert_int_equal(proxy_health_allow(7, 1), 1);
 	proxy_health_answer(7);
 	proxy_health_get(7, &hi);
 	assert_int_equal(hi.fails, 0);
@@ -112,22 +112,24 @@ test_hold_down(void **state)
 	for (int i = 0; i < HEALTH_FAILS; i++)
 		proxy_health_silent(7, 0);
 	assert_int_equal(state_of(7), HEALTH_SILENT);
-	assert_int_equal(proxy_health_allow(7), 0);
-	assert_int_equal(proxy_health_allow(8), 1);	/* others unaffected */
+	assert_int_equal(proxy_health_allow(7, 1), 0);
+	assert_int_equal(proxy_health_allow(8, 1), 1);	/* others unaffected */
 	/* Requests sent before the hold that time out now are stale: the
 	 * hold does not grow. */
 	proxy_health_silent(7, 0);
 	proxy_health_get(7, &hi);
 	assert_true(hi.hold_ms == 10000);
 	now_ms += 9999;
-	assert_int_equal(proxy_health_allow(7), 0);
+	assert_int_equal(proxy_health_allow(7, 1), 0);
 	now_ms += 1;
+	/* Only an attribute every node answers may probe. */
+	assert_int_equal(proxy_health_allow(7, 0), 0);
 	/* One probe goes, the next waits for its outcome. */
-	assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
-	assert_int_equal(proxy_health_allow(7), 0);
+	assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7, 1), 0);
 	/* Another request's unsent outcome does not free the probe slot. */
 	proxy_health_unsent(7, 0);
-	assert_int_equal(proxy_health_allow(7), 0);
+	assert_int_equal(proxy_health_allow(7, 1), 0);
 	/* The probe is silent too: the hold-down doubles. */
 	proxy_health_silent(7, 1);
 	proxy_health_get(7, &hi);
@@ -136,20 +138,20 @@ test_hold_down(void **state)
 	/* ... up to the cap. */
 	for (int i = 0; i < 10; i++) {
 		now_ms = hi.until;
-		assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
+		assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
 		proxy_health_silent(7, 1);
 		proxy_health_get(7, &hi);
 	}
 	assert_true(hi.hold_ms == HEALTH_MAX_HOLD_MS);
 	/* A probe that could not be sent does not block the next. */
 	now_ms = hi.until;
-	assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
 	proxy_health_unsent(7, 1);
-	assert_int_equal(proxy_health_allow(7), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
 	/* An answer ends the hold. */
 	proxy_health_answer(7);
 	assert_int_equal(state_of(7), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(7), 1);
+	assert_int_equal(proxy_health_allow(7, 1), 1);
 	/* A hold-down above the usual cap is its own cap. */
 	proxy_health_set_hold(120);
 	for (int i = 0; i < HEALTH_FAILS; i++)
@@ -157,7 +159,7 @@ test_hold_down(void **state)
 	for (int i = 0; i < 3; i++) {
 		proxy_health_get(10, &hi);
 		now_ms = hi.until;
-		assert_int_equal(proxy_health_allow(10), HEALTH_PROBE);
+		assert_int_equal(proxy_health_allow(10, 1), HEALTH_PROBE);
 		proxy_health_silent(10, 1);
 	}
 	proxy_health_get(10, &hi);
@@ -216,22 +218,34 @@ test_mkey_verdict(void **state)
 	for (int i = 0; i < HEALTH_FAILS; i++)
 		proxy_health_silent(sw, 0);
 	assert_int_equal(state_of(sw), HEALTH_BAD_MKEY);
-	assert_int_equal(proxy_health_allow(sw), 0);
+	assert_int_equal(proxy_health_allow(sw, 1), 0);
 	/* A new key clears the verdict and the hold at once. */
 	proxy_mad_set_mkey(0x3333);
 	assert_int_equal(state_of(sw), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(sw), 1);
+	assert_int_equal(proxy_health_allow(sw, 1), 1);
 	proxy_health_get(sw, &hi);
 	assert_int_equal(hi.mkey_mismatch, 0);
 	assert_int_equal(hi.mkey_prot, -1);
 	/* A CA: one port's mismatch is the node's, whatever the other
-	 * port says. */
+	 * port says... */
 	portinfo(&pi, 0, 1);
 	proxy_health_portinfo(ca, 1, &pi);
 	portinfo(&pi, 0x3333, 1);
 	proxy_health_portinfo(ca, 2, &pi);
 	proxy_health_get(ca, &hi);
 	assert_int_equal(hi.mkey_mismatch, 1);
+	/* ... until that port shows our key (the SM was fixed) or drops
+	 * its protection. */
+	portinfo(&pi, 0x3333, 2);
+	proxy_health_portinfo(ca, 1, &pi);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.mkey_mismatch, 0);
+	assert_int_equal(hi.mkey_prot, 2);
+	portinfo(&pi, 0, 0);
+	proxy_health_portinfo(ca, 1, &pi);
+	proxy_health_portinfo(ca, 2, &pi);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.mkey_prot, 0);
 	/* No key of ours and protection level 3 seen: silence is blamed
 	 * on the M_Key. */
 	proxy_mad_set_mkey(0);

@@ -129,15 +129,21 @@ gw_val_oid(struct gw_val *v, const oid *o, size_t n)
 	return 0;
 }
 
+/* Set v and check it against the MIB's range: GW_BAD (genErr) when the
+ * fabric answered a value the object cannot hold. */
 int
-gw_val_range(struct gw_val *v, long lo, long hi)
+gw_val_uint_in(struct gw_val *v, unsigned long ul, unsigned long lo,
+    unsigned long hi)
 {
-	unsigned long u = (unsigned long)v->l;
+	gw_val_uint(v, ul);
+	return ul >= lo && ul <= hi ? 0 : GW_BAD;
+}
 
-	if (v->type == ASN_UNSIGNED || v->type == ASN_COUNTER)
-		return u >= (unsigned long)lo && u <= (unsigned long)hi ? 0 :
-		    GW_BAD;
-	return v->l >= lo && v->l <= hi ? 0 : GW_BAD;
+int
+gw_val_int_in(struct gw_val *v, long l, long lo, long hi)
+{
+	gw_val_int(v, l);
+	return l >= lo && l <= hi ? 0 : GW_BAD;
 }
 
 static void

@@ -101,8 +101,11 @@ int	gw_val_truth(struct gw_val *v, int b);
 int	gw_val_octets(struct gw_val *v, const void *p, size_t len);
 int	gw_val_guid(struct gw_val *v, uint64_t guid);
 int	gw_val_oid(struct gw_val *v, const oid *o, size_t n);
-/* 0 if v is within lo..hi, else GW_BAD. */
-int	gw_val_range(struct gw_val *v, long lo, long hi);
+/* The same, checked against the MIB's range: 0, or GW_BAD outside
+ * lo..hi. */
+int	gw_val_uint_in(struct gw_val *v, unsigned long ul, unsigned long lo,
+	    unsigned long hi);
+int	gw_val_int_in(struct gw_val *v, long l, long lo, long hi);
 
 /* Helpers for row enumeration over a 1..n single index. */
 int	gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo,

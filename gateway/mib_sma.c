@@ -127,26 +127,23 @@ put_be(struct gw_val *v, uint32_t val, size_t len)
 	return gw_val_octets(v, b, len);
 }
 
-NI_GET(node_base_version, gw_val_uint(v, n.base_version) ||
-    gw_val_range(v, 1, 255))
-NI_GET(node_class_version, gw_val_uint(v, n.class_version) ||
-    gw_val_range(v, 1, 255))
+NI_GET(node_base_version, gw_val_uint_in(v, n.base_version, 1, 255))
+NI_GET(node_class_version, gw_val_uint_in(v, n.class_version, 1, 255))
 NI_GET(node_type, gw_val_int(v, n.node_type >= 1 && n.node_type <= 3 ?
     n.node_type : 4))
-NI_GET(node_num_ports, gw_val_uint(v, n.num_ports) || gw_val_range(v, 0, 254))
+NI_GET(node_num_ports, gw_val_uint_in(v, n.num_ports, 0, 254))
 NI_GET(node_sysimage_guid, gw_val_guid(v, n.system_image_guid))
 NI_GET(node_guid, gw_val_guid(v, n.node_guid))
 NI_GET(node_port_guid, gw_val_guid(v, n.port_guid))
-NI_GET(node_partition_cap, gw_val_uint(v, n.partition_cap) ||
-    gw_val_range(v, 1, 65535))
+NI_GET(node_partition_cap, gw_val_uint_in(v, n.partition_cap, 1, 65535))
 NI_GET(node_device_id, put_be(v, n.device_id, 2))
 NI_GET(node_revision, put_be(v, n.revision, 4))
 NI_GET(node_vendor_id, put_be(v, n.vendor_id, 3))
 /* A switch's SMA sits behind port 0; the port a DR SMP happened to enter
  * by depends on the gateway's route, not on the node, so switches read
  * 0 (the "OrZero" of the name), as an agent on the switch itself would. */
-NI_GET(node_local_port, gw_val_uint(v, n.node_type == STORE_NODE_SWITCH ? 0 :
-    n.local_port) || gw_val_range(v, 0, 254))
+NI_GET(node_local_port, gw_val_uint_in(v, n.node_type == STORE_NODE_SWITCH ? 0 :
+    n.local_port, 0, 254))
 
 static const struct gw_col node_cols[] = {
 	{ 1, node_string, "ibSmaNodeString" },
@@ -185,19 +182,14 @@ fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
 	return (expr); \
 }
 
-SI_GET(sw_linear_cap, gw_val_uint(v, s.linear_cap) ||
-    gw_val_range(v, 0, 49151))
-SI_GET(sw_random_cap, gw_val_uint(v, s.random_cap) ||
-    gw_val_range(v, 0, 49151))
-SI_GET(sw_mcast_cap, gw_val_uint(v, s.mcast_cap) || gw_val_range(v, 0, 16383))
-SI_GET(sw_linear_top, gw_val_uint(v, s.linear_top) ||
-    gw_val_range(v, 0, 49151))
-SI_GET(sw_def_port, gw_val_uint(v, s.def_port) || gw_val_range(v, 0, 254))
-SI_GET(sw_def_mcast_pri, gw_val_uint(v, s.def_mcast_pri) ||
-    gw_val_range(v, 0, 254))
-SI_GET(sw_def_mcast_notpri, gw_val_uint(v, s.def_mcast_notpri) ||
-    gw_val_range(v, 0, 254))
-SI_GET(sw_life_time, gw_val_uint(v, s.life_time) || gw_val_range(v, 0, 20))
+SI_GET(sw_linear_cap, gw_val_uint_in(v, s.linear_cap, 0, 49151))
+SI_GET(sw_random_cap, gw_val_uint_in(v, s.random_cap, 0, 49151))
+SI_GET(sw_mcast_cap, gw_val_uint_in(v, s.mcast_cap, 0, 16383))
+SI_GET(sw_linear_top, gw_val_uint_in(v, s.linear_top, 0, 49151))
+SI_GET(sw_def_port, gw_val_uint_in(v, s.def_port, 0, 254))
+SI_GET(sw_def_mcast_pri, gw_val_uint_in(v, s.def_mcast_pri, 0, 254))
+SI_GET(sw_def_mcast_notpri, gw_val_uint_in(v, s.def_mcast_notpri, 0, 254))
+SI_GET(sw_life_time, gw_val_uint_in(v, s.life_time, 0, 20))
 SI_GET(sw_state_change, gw_val_truth(v, s.state_change))
 SI_GET(sw_lids_per_port, gw_val_uint(v, s.lids_per_port))
 SI_GET(sw_part_enf_cap, gw_val_uint(v, s.part_enf_cap))
@@ -264,11 +256,11 @@ be64_octets(struct gw_val *v, uint64_t x)
 }
 
 MP_GET(mp_gid_prefix, be64_octets(v, p.gid_prefix))
-MP_GET(mp_lid, gw_val_uint(v, p.lid) || gw_val_range(v, 0, 49151))
-MP_GET(mp_sm_lid, gw_val_uint(v, p.sm_lid) || gw_val_range(v, 0, 49151))
+MP_GET(mp_lid, gw_val_uint_in(v, p.lid, 0, 49151))
+MP_GET(mp_sm_lid, gw_val_uint_in(v, p.sm_lid, 0, 49151))
 MP_GET(mp_lease, gw_val_uint(v, p.mkey_lease))
 MP_GET(mp_mkey_prot, gw_val_int(v, p.mkey_prot + 1))
-MP_GET(mp_sm_sl, gw_val_uint(v, p.sm_sl) || gw_val_range(v, 0, 15))
+MP_GET(mp_sm_sl, gw_val_uint_in(v, p.sm_sl, 0, 15))
 MP_GET(mp_mkey_viol, gw_val_counter(v, p.mkey_violations))
 MP_GET(mp_pkey_viol, gw_val_counter(v, p.pkey_violations))
 MP_GET(mp_qkey_viol, gw_val_counter(v, p.qkey_violations))
@@ -427,10 +419,8 @@ PI_GET(port_neighbor_mtu, gw_val_int(v, p.neighbor_mtu >= 1 &&
 PI_GET(port_vl_cap, gw_val_int(v, p.vl_cap >= 1 && p.vl_cap <= 5 ?
     p.vl_cap : 6))
 PI_GET(port_vl_high_limit, gw_val_uint(v, p.vl_high_limit))
-PI_GET(port_vlarb_high_cap, gw_val_uint(v, p.vl_arb_high_cap) ||
-    gw_val_range(v, 0, 64))
-PI_GET(port_vlarb_low_cap, gw_val_uint(v, p.vl_arb_low_cap) ||
-    gw_val_range(v, 0, 64))
+PI_GET(port_vlarb_high_cap, gw_val_uint_in(v, p.vl_arb_high_cap, 0, 64))
+PI_GET(port_vlarb_low_cap, gw_val_uint_in(v, p.vl_arb_low_cap, 0, 64))
 PI_GET(port_mtu_cap, gw_val_int(v, p.mtu_cap >= 1 && p.mtu_cap <= 5 ?
     p.mtu_cap : 6))
 PI_GET(port_vl_stall, gw_val_uint(v, p.vl_stall_count))

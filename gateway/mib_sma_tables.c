@@ -394,9 +394,9 @@ fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
 	return (expr); \
 }
 
-VLARB_GET(vlarb_hi_vl, 1, gw_val_uint(v, vl) || gw_val_range(v, 0, 14))
+VLARB_GET(vlarb_hi_vl, 1, gw_val_uint_in(v, vl, 0, 14))
 VLARB_GET(vlarb_hi_weight, 1, gw_val_uint(v, weight))
-VLARB_GET(vlarb_lo_vl, 0, gw_val_uint(v, vl) || gw_val_range(v, 0, 14))
+VLARB_GET(vlarb_lo_vl, 0, gw_val_uint_in(v, vl, 0, 14))
 VLARB_GET(vlarb_lo_weight, 0, gw_val_uint(v, weight))
 
 static const struct gw_col vlarb_hi_cols[] = {
@@ -556,8 +556,8 @@ fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
 	return (expr); \
 }
 
-RFT_GET(rft_lid, gw_val_uint(v, lid + 1u) || gw_val_range(v, 1, 49152))
-RFT_GET(rft_port, gw_val_int(v, port) || gw_val_range(v, 1, 254))
+RFT_GET(rft_lid, gw_val_uint_in(v, lid + 1u, 1, 49152))
+RFT_GET(rft_port, gw_val_int_in(v, port, 1, 254))
 RFT_GET(rft_lmc, gw_val_uint(v, lmc))
 RFT_GET(rft_valid, gw_val_truth(v, valid))
 

@@ -284,8 +284,8 @@ finish_sweep(void)
 
 		if (!dn->desc_ok && old != NULL)
 			memcpy(dn->n.desc, old->desc, sizeof(dn->n.desc));
-		if ((old = store_sweep_node(&dn->n, dn->ports)) != NULL)
-			proxy_health_answer(old->idx);	/* it answered */
+		/* It answered: any hold on it ends. */
+		proxy_health_answer(store_sweep_node(&dn->n, dn->ports)->idx);
 	}
 	if (store_sweep_end(&nodes, &lost) == -1)
 		disc_errors++;

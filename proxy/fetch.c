@@ -183,10 +183,50 @@ route_for(const struct store_node *n, const struct cache_key *key)
 }
 
 static int
+perf_submit(const struct store_node *n, uint8_t port, uint8_t method,
+    uint16_t attr, uint16_t counter_select, int optional, proxy_mad_cb cb,
+    void *arg)
+{
+	struct proxy_mad_args a = { 0 };
+	uint8_t sel[4] = { 0 };
+	uint32_t ps = port, cs = counter_select;
+	uint16_t lid = n->lid;
+
+	if (n->type != STORE_NODE_SWITCH && port >= 1 && port <= n->num_ports &&
+	    n->ports[port].lid)
+		lid = n->ports[port].lid;
+	if (lid == 0 || lid >= 0xc000)
+		return -1;	/* no LID yet: no PerfMgt */
+	a.node_key = n->guid;
+	a.target.lid = lid;
+	a.mgmt_class = PROXY_CLASS_PERF;
+	a.method = method;
+	a.attr_id = attr;
+	a.optional = (uint8_t)optional;
+	if (attr != PERF_ATTR_CLASS_PORT_INFO) {
+		mad_encode_field(sel, IB_PC_PORT_SELECT_F, &ps);
+		mad_encode_field(sel, IB_PC_COUNTER_SELECT_F, &cs);
+		a.data = sel;
+		a.data_len = sizeof(sel);
+	}
+	return proxy_mad_submit(&a, cb, arg);
+}
+
+int
+proxy_perf_send(const struct store_node *n, uint8_t port, uint8_t method,
+    uint16_t attr, uint16_t counter_select, proxy_mad_cb cb, void *arg)
+{
+	if (!proxy_health_allow(n->idx, 0))
+		return -1;
+	return perf_submit(n, port, method, attr, counter_select, 0, cb, arg);
+}
+
+static int
 fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 {
 	struct proxy_mad_args a = { 0 };
 	struct fetch *f;
+	int rc;
 
 	if ((f = malloc(sizeof(*f))) == NULL) {
 		log_warn("fetch");
@@ -194,47 +234,27 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 	}
 	f->key = *key;
 	f->probe = probe;
-	a.node_key = n->guid;
-	/* Its timeout says nothing of the rest of the node's queue. */
-	a.optional = optional_flag(key) != 0;
-	a.mgmt_class = key->mclass;
-	a.method = SMP_METHOD_GET;
-	a.attr_id = key->attr;
-	a.attr_mod = key->mod;
 	if (key->mclass == PROXY_CLASS_SMI_DR) {
+		a.node_key = n->guid;
+		a.mgmt_class = key->mclass;
+		a.method = SMP_METHOD_GET;
+		a.attr_id = key->attr;
+		a.attr_mod = key->mod;
 		a.target.path = *route_for(n, key);
 		f->offs = PROXY_SMP_DATA_OFFS;
 		f->len = PROXY_SMP_DATA_SIZE;
+		rc = proxy_mad_submit(&a, fetch_cb, f);
 	} else {
-		/* PerfMgt is LID-routed to the port's PMA: a switch's on
-		 * port 0, a CA's on the port itself. PortSelect (byte 1 of
-		 * every counter attribute, IBA 16.1.3) names the port. */
-		static uint8_t sel[PROXY_SMP_DATA_SIZE];
-		uint16_t lid = n->lid;
-
-		if (n->type != STORE_NODE_SWITCH && key->port >= 1 &&
-		    key->port <= n->num_ports && n->ports[key->port].lid)
-			lid = n->ports[key->port].lid;
-		if (lid == 0 || lid >= 0xc000) {
-			free(f);
-			return -1;	/* no LID yet: no PerfMgt */
-		}
-		a.target.lid = lid;
-		if (key->attr != PERF_ATTR_CLASS_PORT_INFO) {
-			uint32_t ps = key->mod;
-			memset(sel, 0, sizeof(sel));
-			mad_encode_field(sel, IB_PC_PORT_SELECT_F, &ps);
-			a.data = sel;
-			a.data_len = 4;
-		}
+		/* The optional attributes' timeouts say nothing of the rest
+		 * of the node's queue. */
 		f->offs = PROXY_GS_DATA_OFFS;
 		f->len = PROXY_GS_DATA_SIZE;
+		rc = perf_submit(n, (uint8_t)key->mod, SMP_METHOD_GET,
+		    key->attr, 0, optional_flag(key) != 0, fetch_cb, f);
 	}
-	if (proxy_mad_submit(&a, fetch_cb, f) == -1) {
+	if (rc == -1)
 		free(f);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 int

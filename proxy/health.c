@@ -17,7 +17,6 @@
 struct health {
 	uint8_t		state;		/* enum proxy_health_state */
 	uint8_t		probing;	/* the one request let through */
-	uint8_t		mkey_said;	/* the mismatch was logged */
 	unsigned	fails;
 	uint64_t	hold_ms;
 	uint64_t	until;
@@ -162,7 +161,7 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 	const struct store_node *n = store_node_at(node);
 	struct health *h = get(node);
 	uint64_t bit = PORT_BIT(port);
-	int mismatch;
+	int mismatch, was;
 
 	/* On a switch M_Key and MKeyProtectBits are port 0's (IBA
 	 * 14.2.5.6). */
@@ -170,21 +169,21 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 	    port != 0))
 		return;
 	mismatch = pi->mkey_prot != 0 && !proxy_mad_mkey_is(pi->mkey);
+	was = h->mismatch != 0;
 	h->seen |= bit;
 	h->prot_lo = (pi->mkey_prot & 1) ? h->prot_lo | bit : h->prot_lo & ~bit;
 	h->prot_hi = (pi->mkey_prot & 2) ? h->prot_hi | bit : h->prot_hi & ~bit;
 	h->mismatch = mismatch ? h->mismatch | bit : h->mismatch & ~bit;
-	if (mismatch && !h->mkey_said)
+	if (mismatch && !was)
 		log_warnx("node 0x%016llx port %u: protects its M_Key "
 		    "(MKeyProtectBits %u) and ours does not match it; %s",
 		    (unsigned long long)guid_of(node), port, pi->mkey_prot,
 		    pi->mkey_prot == 3 ? "it will drop our SMPs" :
 		    "reads still work, SMPs will be dropped if the SM raises "
 		    "the protection to 3");
-	else if (!mismatch && h->mkey_said && h->mismatch == 0)
+	else if (was && h->mismatch == 0)
 		log_notice("node 0x%016llx: our M_Key matches it again",
 		    (unsigned long long)guid_of(node));
-	h->mkey_said = h->mismatch != 0;
 }
 
 void

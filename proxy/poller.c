@@ -9,12 +9,12 @@
  * MADs in flight and may set thresholds on counter rates. */
 #include "config.h"
 
-#include <infiniband/mad.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proxy/mad.h"
 #include "proxy/perf.h"
+#include "proxy/fetch.h"
 #include "proxy/poller.h"
 #include "proxy/smp.h"
 #include "store/cache.h"
@@ -59,7 +59,6 @@ static struct poll_node		**poll_nodes;
 static size_t			 poll_n;
 static int			*poll_inflight;	/* per policy, +1: default */
 static int			 poll_ninflight;
-static uint64_t			 poll_rounds;
 /* A full poll on demand (SIGUSR2, benchmarks): its own bookkeeping. */
 static int			 full_outstanding;
 static uint64_t			 full_started, full_sent0;
@@ -71,8 +70,9 @@ policy_of(int idx)
 	return idx < 0 ? &poll_default : &poll_pols[idx];
 }
 
-int
-proxy_poll_policy(uint32_t node)
+/* Index of the first matching policy, -1 for the default. */
+static int
+policy_index(uint32_t node)
 {
 	const struct store_node *n = store_node_at(node);
 
@@ -173,37 +173,19 @@ reset_cb(void *arg, int status, const uint8_t *mad)
  * right after reading them, and the accumulators count on from zero.
  * Off by default: resets disturb other tools. */
 static void
-reset_port(const struct store_node *n, uint32_t node, int port,
-    uint16_t attr)
+reset_port(const struct store_node *n, int port, uint16_t attr)
 {
-	uint16_t mask = counters_reset_mask(node, (uint8_t)port, attr);
-	uint16_t lid = n->type == STORE_NODE_SWITCH ? n->lid :
-	    n->ports[port].lid;
-	struct proxy_mad_args a;
+	uint16_t mask = counters_reset_mask(n->idx, (uint8_t)port, attr);
 	struct poll_reset *r;
-	uint8_t data[PROXY_SMP_DATA_SIZE];
-	uint32_t sel = (uint32_t)port, cs = mask;
 
-	if (mask == 0 || lid == 0 || (r = malloc(sizeof(*r))) == NULL)
+	if (mask == 0 || (r = malloc(sizeof(*r))) == NULL)
 		return;
-	r->node = node;
+	r->node = n->idx;
 	r->port = (uint8_t)port;
 	r->attr = attr;
 	r->mask = mask;
-	/* PortSelect and CounterSelect (IBA 16.1.3.5); the per-VL
-	 * attributes put them at the same place, a bit per VL. */
-	memset(data, 0, sizeof(data));
-	mad_encode_field(data, IB_PC_PORT_SELECT_F, &sel);
-	mad_encode_field(data, IB_PC_COUNTER_SELECT_F, &cs);
-	memset(&a, 0, sizeof(a));
-	a.node_key = n->guid;
-	a.target.lid = lid;
-	a.mgmt_class = PROXY_CLASS_PERF;
-	a.method = 0x02;	/* Set */
-	a.attr_id = attr;
-	a.data = data;
-	a.data_len = sizeof(data);
-	if (proxy_mad_submit(&a, reset_cb, r) == -1)
+	if (proxy_perf_send(n, (uint8_t)port, 0x02 /* Set */, attr, mask,
+	    reset_cb, r) == -1)
 		free(r);
 }
 
@@ -216,11 +198,11 @@ maybe_reset(struct poll_node *pn)
 	if (!p->reset || n == NULL)
 		return;
 	for (int port = 1; port <= n->num_ports; port++) {
-		reset_port(n, pn->node, port, PERF_ATTR_PORT_COUNTERS);
+		reset_port(n, port, PERF_ATTR_PORT_COUNTERS);
 		/* The 16-bit per-VL packet counters fill in seconds. */
 		if (p->groups & GW_POLL_VL_COUNTERS) {
-			reset_port(n, pn->node, port, PERF_ATTR_VL_OP_PACKETS);
-			reset_port(n, pn->node, port, PERF_ATTR_VL_OP_DATA);
+			reset_port(n, port, PERF_ATTR_VL_OP_PACKETS);
+			reset_port(n, port, PERF_ATTR_VL_OP_DATA);
 		}
 	}
 }
@@ -309,12 +291,12 @@ poll_node_now(struct poll_node *pn)
 	for (int port = 1; port <= n->num_ports; port++) {
 		uint8_t rp = sw ? 0 : (uint8_t)port;
 
-		/* A CA port without a LID has no PMA to ask. */
-		if (!sw && n->ports[port].lid == 0)
-			continue;
 		if (p->groups & GW_POLL_PORTINFO)
 			want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_PORT_INFO, port,
 			    rp, CACHE_PORTINFO);
+		/* A CA port without a LID has no PMA to ask. */
+		if (!sw && n->ports[port].lid == 0)
+			continue;
 		if (p->groups & GW_POLL_COUNTERS) {
 			want(pn, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS,
 			    port, rp, CACHE_COUNTERS);
@@ -376,7 +358,6 @@ node_timer(void *arg)
 		ev_timer_add(&pn->timer, 50 + (pn->node % 50));
 		return;
 	}
-	poll_rounds++;
 	poll_node_now(pn);
 	ev_timer_add(&pn->timer, (uint64_t)p->interval * 1000);
 }
@@ -399,7 +380,7 @@ assign(void)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct poll_node *pn = poll_nodes[i];
-		int pol = proxy_poll_policy(i);
+		int pol = policy_index(i);
 		const struct gw_policy *p = policy_of(pol);
 
 		if (pn == NULL) {
@@ -497,8 +478,3 @@ proxy_poll_all_now(void)
 	return 0;
 }
 
-uint64_t
-proxy_poll_rounds(void)
-{
-	return poll_rounds;
-}

@@ -13,10 +13,8 @@ void		 proxy_poll_finalise(void);
 int		 proxy_poll_set_policies(const struct gw_policy *pols, int n);
 /* After a sweep: new nodes get a policy and a timer. */
 void		 proxy_poll_inventory_changed(void);
-/* Index of the first matching policy, -1 for the default. */
-int		 proxy_poll_policy(uint32_t node);
+/* The name of the node's policy ("default" when none matches). */
 const char	*proxy_poll_policy_name(uint32_t node);
-uint64_t	 proxy_poll_rounds(void);
 /* Poll every reachable node now (flushing the cache first) and log
  * "poll done: N nodes, M MADs in T ms" when all answered. */
 int		 proxy_poll_all_now(void);

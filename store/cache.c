@@ -198,13 +198,10 @@ cache_read(const struct cache_key *key, uint64_t since, const uint8_t **data,
     size_t *len)
 {
 	struct cache_entry *e = entry_get(key, 0);
-	int usable;
 
-	if (e == NULL || e->state == CACHE_EMPTY)
+	if (e == NULL || e->state == CACHE_EMPTY || e->state == CACHE_PENDING)
 		return 1;
-	usable = entry_fresh(e, ev_now()) ||
-	    (e->state != CACHE_PENDING && e->completed >= since && since);
-	if (!usable || e->state == CACHE_PENDING)
+	if (!entry_fresh(e, ev_now()) && !(since && e->completed >= since))
 		return 1;
 	if (e->state == CACHE_FAILED)
 		return e->error;

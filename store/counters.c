@@ -4,7 +4,6 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include "store/counters.h"
 #include "store/store.h"
@@ -17,15 +16,6 @@ static int64_t		 ctr_start_ms;
 static struct ev_timer	 ctr_timer;
 
 #define FLUSH_MS	10000
-
-static int64_t
-wall_ms(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
 
 unsigned
 ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width)
@@ -118,13 +108,12 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		return;
 	perf_attr_ctrs(attr, &first, &n);
 	for (int i = first; i < first + n; i++) {
-		struct ctr_acc was = p->c[i];
+		uint64_t last = p->c[i].last;
 		unsigned e = ctr_update(&p->c[i], vals[i], perf_ctrs[i].width);
 
-		/* Only a change needs saving: an idle port costs no write. */
-		if (was.total != p->c[i].total || was.last != p->c[i].last ||
-		    was.saturated != p->c[i].saturated ||
-		    was.valid != p->c[i].valid)
+		/* Only a change needs saving: an idle port costs no write
+		 * (every change moves the reading or is an event). */
+		if (e || p->c[i].last != last)
 			p->dirty = 1;
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
 			struct store_node *sn = store_node_at(node);
@@ -136,12 +125,11 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		}
 		/* A counter seen for the first time on a port that has
 		 * others is no discontinuity of the interface. */
-		if (p->have[i] || !(e & CTR_EV_FIRST))
+		if (!(e & CTR_EV_FIRST))
 			ev |= e;
-		p->have[i] = 1;
 	}
 	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
-		p->disc_ms = wall_ms();
+		p->disc_ms = (int64_t)ev_now();
 }
 
 void
@@ -152,7 +140,7 @@ counters_port_state(uint32_t node, uint8_t port, uint8_t state)
 	if (p == NULL || p->state == state)
 		return;
 	if (p->state != 0) {
-		p->change_ms = wall_ms();
+		p->change_ms = (int64_t)ev_now();
 		/* A port that went down may come back from a reboot with
 		 * fresh counters: distrust differences across it. */
 		p->disc_ms = p->change_ms;
@@ -160,22 +148,15 @@ counters_port_state(uint32_t node, uint8_t port, uint8_t state)
 	p->state = state;
 }
 
-/* CounterSelect bit of each PortCounters counter (Table 227), in
- * perf_ctr order; PortXmitWait has none. */
-static const int8_t ctr_select_bit[CTR_XMIT_WAIT + 1] = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -1,
-};
-
-/* The counter that CounterSelect bit b of attr names, or -1. */
+/* The counter that CounterSelect bit b of attr names, or -1: the
+ * PortCounters counters are in Table 227's bit order (PortXmitWait,
+ * the 17th, has no bit), the per-VL ones a bit per VL. */
 static int
 select_ctr(uint16_t attr, int b)
 {
 	switch (attr) {
 	case PERF_ATTR_PORT_COUNTERS:
-		for (int i = 0; i <= CTR_XMIT_WAIT; i++)
-			if (ctr_select_bit[i] == b)
-				return i;
-		return -1;
+		return b < CTR_XMIT_WAIT ? b : -1;
 	case PERF_ATTR_VL_OP_PACKETS:
 		return CTR_VL_OP_PKTS0 + b;
 	case PERF_ATTR_VL_OP_DATA:
@@ -260,7 +241,6 @@ load(void)
 		p->c[i].last = (uint64_t)sqlite3_column_int64(st, 4);
 		p->c[i].saturated = sqlite3_column_int(st, 5) != 0;
 		p->c[i].valid = 1;
-		p->have[i] = 1;
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -365,7 +345,7 @@ counters_init(void)
 {
 	htab_init(&ctr_ports);
 	/* A restart is a discontinuity: sysUpTime starts again. */
-	ctr_start_ms = wall_ms();
+	ctr_start_ms = (int64_t)ev_now();
 	ev_timer_init(&ctr_timer, flush_timer, NULL);
 	ev_timer_add(&ctr_timer, FLUSH_MS);
 	return load();

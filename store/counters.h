@@ -31,10 +31,9 @@ struct ctr_acc {
 struct ctr_port {
 	uint32_t	node;
 	uint8_t		port;
-	uint8_t		have[CTR_MAX];	/* counter was ever read */
 	struct ctr_acc	c[CTR_MAX];
-	int64_t		disc_ms;	/* wall ms of the last discontinuity */
-	int64_t		change_ms;	/* wall ms of the last state change */
+	int64_t		disc_ms;	/* ev_now() of the last discontinuity */
+	int64_t		change_ms;	/* ev_now() of the last state change */
 	uint8_t		state;		/* last PortState seen, 0: none */
 	int		dirty;
 };
@@ -53,8 +52,8 @@ void	 counters_feed(uint32_t node, uint8_t port, uint16_t attr,
 /* A PortInfo answer: state changes feed ifLastChange. */
 void	 counters_port_state(uint32_t node, uint8_t port, uint8_t state);
 const struct ctr_port *counters_port(uint32_t node, uint8_t port);
-/* TimeTicks since the gateway started for a wall-clock ms time. */
-uint32_t counters_ticks(int64_t wall_ms);
+/* TimeTicks since the gateway started for an ev_now() time. */
+uint32_t counters_ticks(int64_t ms);
 /* Counters of attr (PortCounters, PortVLOpPackets, PortVLOpData) of a
  * port past 3/4 of their range, as that attribute's CounterSelect mask
  * (IBA 16.1.3.5 Table 227; bit n is VLn for the per-VL ones), for

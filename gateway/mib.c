@@ -20,6 +20,7 @@
 #include "gateway/mib_if.h"
 #include "proxy/mad.h"
 #include "proxy/perf.h"
+#include "proxy/smp.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -146,8 +147,8 @@ gw_val_int_in(struct gw_val *v, long l, long lo, long hi)
 	return l >= lo && l <= hi ? 0 : GW_BAD;
 }
 
-static void
-set_value(netsnmp_request_info *r, const struct gw_val *v)
+void
+gw_val_set(netsnmp_request_info *r, const struct gw_val *v)
 {
 	if (v->type == ASN_OCTET_STR || v->type == ASN_OBJECT_ID)
 		snmp_set_var_typed_value(r->requestvb, v->type, v->buf, v->len);
@@ -161,8 +162,9 @@ set_value(netsnmp_request_info *r, const struct gw_val *v)
 
 /* Rows */
 
-int
-gw_row_cmp(const struct gw_row *a, const struct gw_row *b, int n)
+/* Index tuples in OID order. */
+static int
+row_cmp(const struct gw_row *a, const struct gw_row *b, int n)
 {
 	for (int k = 0; k < n; k++)
 		if (a->i[k] != b->i[k])
@@ -250,20 +252,6 @@ gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
 	return gw_attr_class(e, PROXY_CLASS_SMI_DR, attr, mod, port, cls);
 }
 
-/* The attribute was answered lately (NodeInfo for a node; the port's
- * PortCounters for its PMA). */
-static int
-answered(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
-    uint8_t port)
-{
-	struct cache_key k;
-	const uint8_t *d;
-	size_t len;
-
-	make_key(&k, e, mclass, attr, mod, port);
-	return cache_read(&k, 0, &d, &len) == 0;
-}
-
 void
 gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
     enum cache_class cls)
@@ -302,7 +290,8 @@ gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
 		if (gw_attr_class(e, mclass, PERF_ATTR_PORT_COUNTERS, mod, port,
 		    CACHE_COUNTERS) == NULL)
 			return NULL;
-	} else if (gw_attr(e, 0x0011, 0, 0, CACHE_NODEINFO) == NULL)
+	} else if (gw_attr(e, SMP_ATTR_NODE_INFO, 0, 0, CACHE_NODEINFO) ==
+	    NULL)
 		return NULL;
 	d = attr_read(e, mclass, attr, mod, port, cls, &err);
 	/* A node that answers those but never this attribute does not
@@ -310,9 +299,7 @@ gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
 	 * they do not know instead of answering "unsupported"). For a PMA
 	 * the fetch layer decides: after the timeout it reads PortCounters
 	 * again, and this evaluation waits for that above. */
-	if (err == -ETIMEDOUT && (mclass == PROXY_CLASS_PERF ?
-	    (e->n->unsupported & flag) != 0 :
-	    answered(e, PROXY_CLASS_SMI_DR, 0x0011, 0, 0)))
+	if (err == -ETIMEDOUT && mclass != PROXY_CLASS_PERF)
 		err = -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {
 		/* Remembered, so later walks do not ask again. */
@@ -383,7 +370,7 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 			return NEED;
 		if (rc == GW_BAD)
 			goto generr;
-		if (rc == 0 || gw_row_cmp(&row, &found, t->nindex) != 0)
+		if (rc == 0 || row_cmp(&row, &found, t->nindex) != 0)
 			goto nosuch;
 	}
 	memset(&v, 0, sizeof(v));
@@ -396,7 +383,7 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 		log_bad(e, col, &row);
 		goto generr;
 	}
-	set_value(r, &v);
+	gw_val_set(r, &v);
 	j->answered = 1;
 	return DONE;
 nosuch:
@@ -509,7 +496,7 @@ again:
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			return DONE;
 		}
-		set_value(r, &v);
+		gw_val_set(r, &v);
 		j->answered = 1;
 		return DONE;
 	}

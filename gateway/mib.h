@@ -97,6 +97,8 @@ int	gw_val_int(struct gw_val *v, long l);
 int	gw_val_uint(struct gw_val *v, unsigned long ul);	/* Unsigned32 */
 int	gw_val_counter(struct gw_val *v, unsigned long ul);
 int	gw_val_counter64(struct gw_val *v, uint64_t x);
+/* Put v into the request's varbind. */
+void	gw_val_set(netsnmp_request_info *r, const struct gw_val *v);
 int	gw_val_truth(struct gw_val *v, int b);
 int	gw_val_octets(struct gw_val *v, const void *p, size_t len);
 int	gw_val_guid(struct gw_val *v, uint64_t guid);
@@ -110,8 +112,6 @@ int	gw_val_int_in(struct gw_val *v, long l, long lo, long hi);
 /* Helpers for row enumeration over a 1..n single index. */
 int	gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo,
 	    uint32_t hi, struct gw_row *out);
-/* First tuple >= lb among rows generated in order by gen(). */
-int	gw_row_cmp(const struct gw_row *a, const struct gw_row *b, int n);
 
 /* Modules. */
 int	gw_mib_sma_init(void);

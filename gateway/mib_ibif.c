@@ -28,29 +28,25 @@ static int
 stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v,
     int ctr)
 {
-	const struct store_node *n = gw_node(e);
 	uint32_t port = row->i[0];
-	uint8_t rp = n->type == STORE_NODE_SWITCH ? 0 : (uint8_t)port;
 	uint16_t attr = perf_ctrs[ctr].attr;
 	const struct ctr_port *p;
 	int unsup;
 
 	/* The details attributes are optional in the IBA. */
 	if (attr == PERF_ATTR_PORT_COUNTERS) {
-		if (gw_attr_class(e, PROXY_CLASS_PERF, attr, port, rp,
-		    CACHE_COUNTERS) == NULL)
+		if (if_perf_attr(e, attr, port) == NULL)
 			return GW_NEED;
-	} else if (gw_attr_opt_class(e, PROXY_CLASS_PERF, attr, port, rp,
-	    CACHE_COUNTERS, attr == PERF_ATTR_RCV_ERROR_DETAILS ?
-	    STORE_UNSUP_RCV_DETAILS : STORE_UNSUP_XMIT_DETAILS,
-	    &unsup) == NULL) {
+	} else if (if_perf_attr_opt(e, attr, port,
+	    attr == PERF_ATTR_RCV_ERROR_DETAILS ? STORE_UNSUP_RCV_DETAILS :
+	    STORE_UNSUP_XMIT_DETAILS, &unsup) == NULL) {
 		if (!unsup)
 			return GW_NEED;
 		return gw_val_counter(v, 0);	/* never moves */
 	}
-	p = counters_port(n->idx, (uint8_t)port);
-	return gw_val_counter(v, p ? (unsigned long)(p->c[ctr].total &
-	    0xffffffffULL) : 0);
+	p = counters_port(gw_node(e)->idx, (uint8_t)port);
+	/* Counter32: the accumulated count modulo 2^32. */
+	return gw_val_counter(v, p ? (unsigned long)p->c[ctr].total : 0);
 }
 
 #define STAT(fn, ctr) \
@@ -132,8 +128,7 @@ vl_port(struct gw_eval *e, uint32_t port, int *nvl)
 		return rc;
 	if (!sw && (pi.state != 4 || pi.lid == 0))	/* 4: Active */
 		return 0;
-	if (gw_attr_opt_class(e, PROXY_CLASS_PERF, PERF_ATTR_VL_OP_PACKETS,
-	    port, sw ? 0 : (uint8_t)port, CACHE_COUNTERS,
+	if (if_perf_attr_opt(e, PERF_ATTR_VL_OP_PACKETS, port,
 	    STORE_UNSUP_VL_OP_PKTS, &unsup) == NULL)
 		return unsup ? 0 : GW_NEED;
 	*nvl = (int)data_vls(pi.oper_vls);
@@ -180,17 +175,14 @@ vl_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 static int
 vl_total(struct gw_eval *e, uint32_t port, int ctr, uint64_t *total)
 {
-	const struct store_node *n = gw_node(e);
 	uint16_t attr = perf_ctrs[ctr].attr;
 	const struct ctr_port *p;
 	int unsup;
 
-	if (gw_attr_opt_class(e, PROXY_CLASS_PERF, attr, port,
-	    n->type == STORE_NODE_SWITCH ? 0 : (uint8_t)port, CACHE_COUNTERS,
-	    attr == PERF_ATTR_VL_OP_PACKETS ? STORE_UNSUP_VL_OP_PKTS :
-	    STORE_UNSUP_VL_OP_DATA, &unsup) == NULL)
+	if (if_perf_attr_opt(e, attr, port, attr == PERF_ATTR_VL_OP_PACKETS ?
+	    STORE_UNSUP_VL_OP_PKTS : STORE_UNSUP_VL_OP_DATA, &unsup) == NULL)
 		return unsup ? 1 : GW_NEED;
-	p = counters_port(n->idx, (uint8_t)port);
+	p = counters_port(gw_node(e)->idx, (uint8_t)port);
 	*total = p ? p->c[ctr].total : 0;
 	return 0;
 }

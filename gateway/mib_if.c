@@ -19,15 +19,21 @@
 #include "store/counters.h"
 
 
-/* PerfMgt attributes of a port, fresh within their TTL. */
-static const uint8_t *
-perf_attr(struct gw_eval *e, uint16_t attr, uint32_t port)
+const uint8_t *
+if_perf_attr(struct gw_eval *e, uint16_t attr, uint32_t port)
 {
-	const struct store_node *n = gw_node(e);
-
 	return gw_attr_class(e, PROXY_CLASS_PERF, attr, port,
-	    n->type == STORE_NODE_SWITCH ? 0 : (uint8_t)port,
+	    sma_route_port(gw_node(e), port),
 	    attr == PERF_ATTR_CLASS_PORT_INFO ? CACHE_TABLES : CACHE_COUNTERS);
+}
+
+const uint8_t *
+if_perf_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t port,
+    unsigned flag, int *unsupported)
+{
+	return gw_attr_opt_class(e, PROXY_CLASS_PERF, attr, port,
+	    sma_route_port(gw_node(e), port), CACHE_COUNTERS, flag,
+	    unsupported);
 }
 
 int
@@ -41,19 +47,17 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 
 	/* ClassPortInfo says whether PortCountersExtended exists (IBA
 	 * 16.1.2); PortFlowCtlCounters is optional. */
-	if ((cpi = perf_attr(e, PERF_ATTR_CLASS_PORT_INFO, 0)) == NULL)
+	if ((cpi = if_perf_attr(e, PERF_ATTR_CLASS_PORT_INFO, 0)) == NULL)
 		return GW_NEED;
 	cap = perf_cpi_capmask(cpi, PROXY_GS_DATA_SIZE);
 	ext = (cap & (PERF_CAP_EXT_WIDTH | PERF_CAP_EXT_WIDTH_NOIETF)) != 0;
 	ietf = (cap & PERF_CAP_EXT_WIDTH) != 0;
-	if (perf_attr(e, PERF_ATTR_PORT_COUNTERS, port) == NULL)
+	if (if_perf_attr(e, PERF_ATTR_PORT_COUNTERS, port) == NULL)
 		return GW_NEED;
-	if (ext && perf_attr(e, PERF_ATTR_PORT_COUNTERS_EXT, port) == NULL)
+	if (ext && if_perf_attr(e, PERF_ATTR_PORT_COUNTERS_EXT, port) == NULL)
 		return GW_NEED;
-	flow = gw_attr_opt_class(e, PROXY_CLASS_PERF,
-	    PERF_ATTR_FLOW_CTL_COUNTERS, port, n->type == STORE_NODE_SWITCH ?
-	    0 : (uint8_t)port, CACHE_COUNTERS, STORE_UNSUP_FLOWCTL,
-	    &unsup) != NULL;
+	flow = if_perf_attr_opt(e, PERF_ATTR_FLOW_CTL_COUNTERS, port,
+	    STORE_UNSUP_FLOWCTL, &unsup) != NULL;
 	if (!flow && !unsup)
 		return GW_NEED;
 	if ((p = counters_port(n->idx, (uint8_t)port)) == NULL)
@@ -85,7 +89,6 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 	c->out_discards = T(CTR_XMIT_DISCARDS) + T(CTR_XMIT_CONSTRAINT);
 #undef T
 	c->disc_ticks = counters_ticks(p->disc_ms);
-	c->port = p;
 	return 0;
 }
 
@@ -244,7 +247,7 @@ set_counter(struct gw_val *v, uint64_t x, int type)
 	if (type == ASN_COUNTER64)
 		return gw_val_counter64(v, x);
 	/* Counter32 wraps modulo 2^32, as managers expect. */
-	return gw_val_counter(v, (unsigned long)(x & 0xffffffffULL));
+	return gw_val_counter(v, (unsigned long)x);
 }
 
 IF_CTR(if_in_octets, in_octets, ASN_COUNTER)

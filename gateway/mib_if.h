@@ -20,8 +20,13 @@ struct if_counts {
 	uint64_t		 hc_in_ucast, hc_in_mcast, hc_out_ucast,
 				 hc_out_mcast;
 	uint32_t		 disc_ticks;
-	const struct ctr_port	*port;
 };
+
+/* A PerfMgt attribute of a port's PMA (a switch's on port 0), fresh
+ * within its TTL: gw_attr_class / gw_attr_opt_class for PerfMgt. */
+const uint8_t	*if_perf_attr(struct gw_eval *e, uint16_t attr, uint32_t port);
+const uint8_t	*if_perf_attr_opt(struct gw_eval *e, uint16_t attr,
+		    uint32_t port, unsigned flag, int *unsupported);
 
 /* Fresh counters of a port: 0, or GW_NEED while they are read. */
 int	if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c);

@@ -822,8 +822,7 @@ vdiag_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	int unsup;
 
 	/* Probe support once, on the management port. */
-	if (vdiag_block(e, ib_port(sma_is_switch(gw_node(e)) ? MGMT_PORT :
-	    sma_mgmt_port(gw_node(e))), 0, &unsup) == NULL)
+	if (vdiag_block(e, sma_mgmt_port(gw_node(e)), 0, &unsup) == NULL)
 		return unsup ? 0 : GW_NEED;
 	return port_rows(e, lb, incl, next_port_or_mgmt, any_port, out);
 }

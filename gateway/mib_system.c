@@ -117,9 +117,7 @@ gwstat(struct gw_val *v, int arg)
 		gw_val_uint(v, x > 0xffffffffULL ? 0xffffffffUL : (unsigned long)x);
 		return;
 	}
-	v->type = ASN_COUNTER64;
-	v->c64.high = x >> 32;
-	v->c64.low = x & 0xffffffff;
+	gw_val_counter64(v, x);
 }
 
 #define SYS(n)	{ 1, 3, 6, 1, 2, 1, 1, n, 0 }, 9
@@ -180,8 +178,8 @@ static const struct sys_obj sys_objs[] = {
 #define NSTATS	16
 
 /* The stats objects' OIDs depend on the configured base: built at
- * start-up after the fixed ones (they sort after 1.3.6.1.6 anyway only
- * when the base does; sys_find() does not rely on order). */
+ * start-up, in OID order as sys_handler's GETNEXT loop needs, and
+ * registered as a group of their own under the base. */
 static struct sys_obj stat_objs[NSTATS];
 
 static void
@@ -191,14 +189,7 @@ answer(netsnmp_request_info *r, const struct sys_obj *o)
 
 	memset(&v, 0, sizeof(v));
 	o->fn(&v, o->arg);
-	if (v.type == ASN_OCTET_STR || v.type == ASN_OBJECT_ID)
-		snmp_set_var_typed_value(r->requestvb, v.type, v.buf, v.len);
-	else if (v.type == ASN_COUNTER64)
-		snmp_set_var_typed_value(r->requestvb, v.type, &v.c64,
-		    sizeof(v.c64));
-	else
-		snmp_set_var_typed_value(r->requestvb, v.type, &v.l,
-		    sizeof(v.l));
+	gw_val_set(r, &v);
 }
 
 struct sys_group {

@@ -176,6 +176,9 @@ static void parse_sources(struct cctx *x, yaml_node_t *v,
 /* snmp.listen: "udp:ADDR:PORT" or "udp6:[ADDR]:PORT". Returns a
  * normalised form in norm for duplicate detection. */
 static char *xstrdup(const char *s);
+static void community_free(struct gw_community *cm);
+static void user_free(struct gw_user *u);
+static void free_secret(char *s);
 
 static int
 check_listener(const char *s, char *norm, size_t nlen, const char **why)
@@ -241,16 +244,13 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 {
 	struct gw_conf *c = x->c;
 	char norm[INET6_ADDRSTRLEN + 16];
-	char (*seen)[sizeof(norm)];
 	yaml_node_item_t *it;
 	int n;
 
 	if (want_type(x, v, YAML_SEQUENCE_NODE, "listen") == -1)
 		return;
 	n = v->data.sequence.items.top - v->data.sequence.items.start;
-	c->listen = calloc(n ? n : 1, sizeof(*c->listen));
-	seen = calloc(n ? n : 1, sizeof(*seen));
-	if (c->listen == NULL || seen == NULL)
+	if ((c->listen = calloc(n ? n : 1, sizeof(*c->listen))) == NULL)
 		fatal("conf");
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	    it++) {
@@ -267,7 +267,7 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 			continue;
 		}
 		for (int i = 0; i < c->nlisten; i++)
-			if (strcmp(seen[i], norm) == 0) {
+			if (strcmp(c->listen[i].norm, norm) == 0) {
 				cerr(x, e, "duplicate listener '%s' (first at "
 				    "line %d)", spec, c->listen[i].line);
 				dup = 1;
@@ -281,12 +281,10 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 			free(spec);
 			continue;
 		}
-		memcpy(seen[c->nlisten], norm, sizeof(norm));
 		c->listen[c->nlisten].norm = xstrdup(norm);
 		c->listen[c->nlisten].spec = spec;
 		c->listen[c->nlisten++].line = e->start_mark.line + 1;
 	}
-	free(seen);
 }
 
 static int
@@ -349,8 +347,7 @@ parse_communities(struct cctx *x, yaml_node_t *v)
 		if (cm.name == NULL) {
 			if (e->type == YAML_MAPPING_NODE)
 				cerr(x, e, "community needs a 'name'");
-			free(cm.sources);
-			selector_free(&cm.nodes);
+			community_free(&cm);
 			continue;
 		}
 		for (int i = 0; i < c->ncommunities; i++)
@@ -361,9 +358,7 @@ parse_communities(struct cctx *x, yaml_node_t *v)
 				dup = 1;
 			}
 		if (dup) {
-			free(cm.name);
-			free(cm.sources);
-			selector_free(&cm.nodes);
+			community_free(&cm);
 			continue;
 		}
 		c->communities[c->ncommunities++] = cm;
@@ -439,7 +434,7 @@ user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		if (get_str(x, v, key, dst, 256) == 0 && strlen(*dst) < 8) {
 			/* RFC 3414 A.1: at least 8 octets. */
 			cerr(x, v, "'%s' must be at least 8 characters", key);
-			free(*dst);
+			free_secret(*dst);
 			*dst = NULL;
 		}
 	} else if (strcmp(key, "nodes") == 0)
@@ -486,10 +481,7 @@ parse_users(struct cctx *x, yaml_node_t *v)
 				bad = 1;
 			}
 		if (bad) {
-			free(u.name);
-			free(u.auth_pass);
-			free(u.priv_pass);
-			selector_free(&u.nodes);
+			user_free(&u);
 			continue;
 		}
 		c->users[c->nusers++] = u;
@@ -1060,17 +1052,16 @@ selector_free(struct gw_selector *s)
 int
 gw_selector_match(const struct gw_selector *p, const struct store_node *n)
 {
-	const char *name = n->alias ? n->alias : n->desc;
-
+	/* Names: the alias, if any, and the NodeDescription. */
 	if (!p->set)
 		return 1;
 	if (p->type && p->type != n->type)
 		return 0;
-	if (p->glob && fnmatch(p->glob, name, 0) != 0 &&
+	if (p->glob && !(n->alias && fnmatch(p->glob, n->alias, 0) == 0) &&
 	    fnmatch(p->glob, n->desc, 0) != 0)
 		return 0;
-	if (p->regex && regexec(p->regex, name, 0, NULL, 0) != 0 &&
-	    regexec(p->regex, n->desc, 0, NULL, 0) != 0)
+	if (p->regex && !(n->alias && regexec(p->regex, n->alias, 0, NULL,
+	    0) == 0) && regexec(p->regex, n->desc, 0, NULL, 0) != 0)
 		return 0;
 	if (p->nguids) {
 		int i;
@@ -1183,6 +1174,24 @@ free_secret(char *s)
 	free(s);
 }
 
+static void
+community_free(struct gw_community *cm)
+{
+	free(cm->name);
+	free(cm->sources);
+	selector_free(&cm->nodes);
+}
+
+/* Passphrases are cleared, wherever a user is dropped. */
+static void
+user_free(struct gw_user *u)
+{
+	free(u->name);
+	free_secret(u->auth_pass);
+	free_secret(u->priv_pass);
+	selector_free(&u->nodes);
+}
+
 void
 gw_conf_free(struct gw_conf *c)
 {
@@ -1193,18 +1202,11 @@ gw_conf_free(struct gw_conf *c)
 		free(c->listen[i].norm);
 	}
 	free(c->listen);
-	for (int i = 0; i < c->ncommunities; i++) {
-		free(c->communities[i].name);
-		free(c->communities[i].sources);
-		selector_free(&c->communities[i].nodes);
-	}
+	for (int i = 0; i < c->ncommunities; i++)
+		community_free(&c->communities[i]);
 	free(c->communities);
-	for (int i = 0; i < c->nusers; i++) {
-		free(c->users[i].name);
-		free_secret(c->users[i].auth_pass);
-		free_secret(c->users[i].priv_pass);
-		selector_free(&c->users[i].nodes);
-	}
+	for (int i = 0; i < c->nusers; i++)
+		user_free(&c->users[i]);
 	free(c->users);
 	free(c->sys_contact);
 	free(c->sys_location);

@@ -34,40 +34,52 @@ static int sig_pipe[2] = { -1, -1 };
 static struct gw_conf *gw_running;	/* the configuration in force */
 static const char *gw_conf_path;
 
+/* Lines a parser wrote to a memory stream, to the log. */
+static void
+log_lines(char *buf)
+{
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		log_warnx("%s", l);
+}
+
 /* The M_Key file (IBA 14.2.4), read at start and on every reload: its
- * errors go to the log and the key itself nowhere. */
+ * errors go to the log and the key itself nowhere. 0 when there is no
+ * file. */
 static int
-load_mkey(const struct gw_conf *c)
+read_mkey(const struct gw_conf *c, uint64_t *mkey)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *err;
-	uint64_t mkey = 0;
-	int rc = 0;
+	int rc;
 
-	if (c->mkey_file == NULL) {
-		proxy_mad_set_mkey(0);
+	*mkey = 0;
+	if (c->mkey_file == NULL)
 		return 0;
-	}
 	if ((err = open_memstream(&buf, &len)) == NULL) {
 		log_warn("mkey");
 		return -1;
 	}
-	rc = gw_conf_read_mkey(c->mkey_file, &mkey, err);
+	rc = gw_conf_read_mkey(c->mkey_file, mkey, err);
 	fclose(err);
 	if (rc == -1)
-		log_warnx("%s", buf);
-	else {
-		proxy_mad_set_mkey(mkey);
-		explicit_bzero(&mkey, sizeof(mkey));
-		log_info("mad: SMPs carry the M_Key from %s", c->mkey_file);
-	}
+		log_lines(buf);
 	free(buf);
 	return rc;
 }
 
+static void
+apply_mkey(const struct gw_conf *c, uint64_t *mkey)
+{
+	proxy_mad_set_mkey(*mkey);
+	explicit_bzero(mkey, sizeof(*mkey));
+	if (c->mkey_file)
+		log_info("mad: SMPs carry the M_Key from %s", c->mkey_file);
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
- * and its errors are logged as file:line. */
+ * and its errors are logged as file:line. Whatever can fail comes
+ * first; new listeners open before anything else is applied. */
 static void
 reload(void)
 {
@@ -75,6 +87,7 @@ reload(void)
 	size_t len = 0;
 	FILE *err = open_memstream(&buf, &len);
 	struct gw_conf *c;
+	uint64_t mkey;
 
 	if (err == NULL) {
 		log_warn("reload");
@@ -83,34 +96,29 @@ reload(void)
 	c = gw_conf_load(gw_conf_path, err);
 	fclose(err);
 	if (c == NULL) {
-		for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
-			log_warnx("%s", l);
+		log_lines(buf);
 		log_warnx("reload: %s has errors; the running configuration "
 		    "stays", gw_conf_path);
 		free(buf);
 		return;
 	}
 	free(buf);
-	/* Whatever can fail comes first, so a failure keeps the old file;
-	 * new listeners open before anything else is applied. */
-	if (gw_snmp_listeners_prepare(c) == -1) {
-		log_warnx("reload: %s not applied; the running configuration "
-		    "stays", gw_conf_path);
-		gw_conf_free(c);
-		return;
-	}
-	if (load_mkey(c) == -1 ||
+	if (gw_snmp_listeners_prepare(c) == -1)
+		goto fail;
+	if (read_mkey(c, &mkey) == -1 ||
 	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
 		gw_snmp_listeners_abort();
-		log_warnx("reload: %s not applied; the running configuration "
-		    "stays", gw_conf_path);
-		gw_conf_free(c);
-		return;
+		goto fail;
 	}
 	gw_snmp_listeners_commit(c);
-	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
-		log_warnx("reload: node-name-map %s not loaded; the aliases "
-		    "in force stay", c->node_name_map);
+	apply_mkey(c, &mkey);
+	if (c->node_name_map) {
+		if (store_load_name_map(c->node_name_map) == -1)
+			log_warnx("reload: node-name-map %s not loaded; the "
+			    "aliases in force stay", c->node_name_map);
+		else
+			proxy_poll_inventory_changed();	/* name selectors */
+	}
 	gw_snmp_set_access(c);
 	gw_snmp_reload_users(gw_running, c);
 	proxy_mad_set_rate(c->mad_rate);
@@ -122,6 +130,11 @@ reload(void)
 	gw_running = c;
 	log_info("reload: %s: %d polling policies", gw_conf_path,
 	    c->npolicies);
+	return;
+fail:
+	log_warnx("reload: %s not applied; the running configuration stays",
+	    gw_conf_path);
+	gw_conf_free(c);
 }
 
 static int	 cap_fd = -1;	/* captured stderr (log_capture_stderr) */
@@ -200,7 +213,7 @@ signal_cb(int fd, short revents, void *arg)
 }
 
 static int
-signals_init(const struct gw_conf *c)
+signals_init(void)
 {
 	struct sigaction sa;
 
@@ -221,7 +234,7 @@ signals_init(const struct gw_conf *c)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, (void *)c);
+	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, NULL);
 }
 
 int
@@ -229,6 +242,7 @@ main(int argc, char **argv)
 {
 	const char *path = DEFAULT_CONF;
 	int foreground = 0, check = 0, debug = 0, ch, rc = 1, devnull;
+	uint64_t mkey;
 	struct gw_conf *c;
 
 	/* Started with fd 0, 1 or 2 closed, the next open() (syslog's
@@ -308,12 +322,13 @@ main(int argc, char **argv)
 	    c->mad_max_inflight_node) == -1)
 		goto out_cache;
 	proxy_mad_set_rate(c->mad_rate);
-	if (load_mkey(c) == -1)
+	if (read_mkey(c, &mkey) == -1)
 		goto out_cache;
+	apply_mkey(c, &mkey);
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
 	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;
-	if (signals_init(c) == -1 ||
+	if (signals_init() == -1 ||
 	    proxy_poll_init(c->policies, c->npolicies) == -1 ||
 	    proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;

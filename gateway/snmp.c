@@ -49,6 +49,7 @@ static netsnmp_session	*snmp_closing[GW_MAX_LISTENERS];
 static int		 snmp_nclosing;
 
 static int	session_in_use(netsnmp_session *sess);
+static void	close_session(netsnmp_session *sp);
 static struct htab	 snmp_communities;	/* name -> gw_community */
 static struct htab	 snmp_users;		/* name -> gw_user */
 static struct gw_snmp_stats snmp_st;
@@ -133,10 +134,7 @@ snmp_dispatch(void *arg, struct pollfd *pfd, int n)
 	netsnmp_check_outstanding_agent_requests();
 	for (int i = 0; i < snmp_nclosing; i++)
 		if (!session_in_use(snmp_closing[i])) {
-			if (main_session == snmp_closing[i])
-				main_session = snmp_nsessions > 0 ?
-				    snmp_sessions[0] : NULL;
-			snmp_close(snmp_closing[i]);
+			close_session(snmp_closing[i]);
 			snmp_closing[i--] = snmp_closing[--snmp_nclosing];
 		}
 	snmp_store_if_needed();
@@ -587,31 +585,37 @@ static void
 close_listener(int i)
 {
 	netsnmp_session *sp = snmp_sessions[i];
-	int n = drain_session(sp);
+	int n = drain_session(sp), in_use = session_in_use(sp);
 
-	if (session_in_use(sp)) {
+	if (in_use) {
 		/* Not expected after the drain; closing now would leave
 		 * requests pointing at a freed session. */
 		log_warnx("snmp: %s still has requests in progress; it is "
 		    "closed when they end", snmp_specs[i]);
 		if (snmp_nclosing < GW_MAX_LISTENERS)
 			snmp_closing[snmp_nclosing++] = sp;
-	} else {
+	} else
 		log_info("snmp: no longer listening on %s%s", snmp_specs[i],
 		    n ? " (its requests waiting on the fabric were answered "
 		    "genErr)" : "");
-		if (main_session == sp)
-			main_session = NULL;
-		snmp_close(sp);
-	}
 	free(snmp_specs[i]);
 	for (; i + 1 < snmp_nsessions; i++) {
 		snmp_sessions[i] = snmp_sessions[i + 1];
 		snmp_specs[i] = snmp_specs[i + 1];
 	}
 	snmp_nsessions--;
-	if (main_session == NULL && snmp_nsessions > 0)
-		main_session = snmp_sessions[0];
+	if (!in_use)
+		close_session(sp);
+}
+
+/* Close a listener session; main_session (the agent's default) moves to
+ * one that stays. */
+static void
+close_session(netsnmp_session *sp)
+{
+	if (main_session == sp)
+		main_session = snmp_nsessions > 0 ? snmp_sessions[0] : NULL;
+	snmp_close(sp);
 }
 
 static int

@@ -89,12 +89,9 @@ def smp(args):
 
 
 def expected_node(name, guid):
-    ni = parse_diag(smp(["-G", "nodeinfo", "0x%016x" % (guid + 1)])) \
-        if name.startswith("node") else \
-        parse_diag(smp(["-G", "nodeinfo", "0x%016x" % guid]))
-    nd = smp(["-G", "nodedesc", "0x%016x" % (guid + 1 if
-                                             name.startswith("node")
-                                             else guid)])
+    port = simlib.port_addr(name, 1, {name: guid})
+    ni = parse_diag(smp(["-G", "nodeinfo", port]))
+    nd = smp(["-G", "nodedesc", port])
     desc = nd.split("Node Description:", 1)[1].lstrip(".").strip()
     return ni, desc
 

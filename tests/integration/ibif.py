@@ -61,11 +61,7 @@ def walk(node, oid=VLT, timeout=5):
 
 
 def addr(node, port):
-    """A port GUID for -G: a switch's node GUID, a CA's node GUID + port
-    (tests/sim/gen-topology)."""
-    g = NAMES[node]
-    return "0x%016x" % (g if node.startswith(("leaf", "spine")) else
-                        g + port)
+    return simlib.port_addr(node, port, NAMES)
 
 
 def want_rows(node, ports):
@@ -123,8 +119,10 @@ def main():
                              VLT + ".6.1.1")
     R.equal(inpk, int(pk.get("PortVLOpPackets2", -1)),
             "ibIfVLInPkts (port 1, VL2) equals perfquery --vloppackets")
-    R.equal(inoct, int(pd.get("PortVLOpData2", -1)) * 4 + inpk * 4,
-            "ibIfVLInOctets is PortVLOpData * 4 + packets * 4 (draft 3.4)")
+    R.equal(inoct, int(pd.get("PortVLOpData2", -1)) * 4 +
+            int(pk.get("PortVLOpPackets2", -1)) * 4,
+            "ibIfVLInOctets is PortVLOpData * 4 + PortVLOpPackets * 4 "
+            "(draft 3.4), both from perfquery")
     R.equal(inpk0, 7, "VL0 is kept apart from VL2")
 
     # The vl-counters policy reads port 2, which no SNMP request asked

@@ -260,7 +260,6 @@ def check_listener_reload():
                            endpoint=new)), "leaf01",
             "after the refused reload the running listener still answers")
     open(path, "w").write(text)
-    fab.endpoint = new
 
 
 if __name__ == "__main__":

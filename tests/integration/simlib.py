@@ -124,11 +124,13 @@ class Fabric:
 
     def sweep(self, timeout=30):
         """Force a discovery sweep (SIGUSR1) and wait until it is done."""
-        before = self.log().count(" done: ")
+        def done():
+            return len(re.findall(r"sweep \d+ done: ", self.log()))
+        before = done()
         os.kill(self.pid(), signal.SIGUSR1)
         end = time.time() + timeout
         while time.time() < end:
-            if self.log().count(" done: ") > before:
+            if done() > before:
                 return
             time.sleep(0.05)
         raise RuntimeError("sweep did not finish")
@@ -282,6 +284,14 @@ def read_name_map(path=NAMEMAP):
             if m:
                 names[m.group(2)] = int(m.group(1), 16)
     return names
+
+
+def port_addr(name, port=1, names=None):
+    """The -G address smpquery and perfquery take for a port of the
+    bundled fabric (tests/sim/gen-topology): a switch's node GUID, a CA's
+    (named nodeNN) node GUID + port."""
+    guid = (names or read_name_map())[name]
+    return "0x%016x" % (guid + port if name.startswith("node") else guid)
 
 
 def run(main, fab, report):

@@ -47,10 +47,7 @@ def is_switch(name):
 
 
 def addr(name, port=None):
-    g = names[name]
-    if is_switch(name):
-        return "0x%016x" % g
-    return "0x%016x" % (g + (port or 1))
+    return simlib.port_addr(name, port or 1, names)
 
 
 def walk(name, sub, sec=None):

@@ -120,6 +120,33 @@ else
 	skipped "lintian" "not installed"
 fi
 
+# The RPM (rpmbuild --nodeps: the BuildRequires use Fedora names): it
+# builds, and carries the same files, the configuration as %config.
+if command -v rpmbuild >/dev/null; then
+	rpm=$(bash "$top_srcdir/packaging/build-rpm.sh" "$tmp/rpm" \
+	    2> "$tmp/rpm.log" | tail -n 1)
+	[ -n "$rpm" ] && [ -f "$rpm" ]
+	ok $? "build-rpm.sh builds the RPM (${rpm##*/})" \
+	    "$(tail -n 25 "$tmp/rpm.log")"
+	missing=""
+	for f in /usr/sbin/ibsnmpgw /usr/lib/systemd/system/ibsnmpgw.service \
+	    /usr/lib/sysusers.d/ibsnmpgw.conf \
+	    /usr/lib/udev/rules.d/90-ibsnmpgw-umad.rules \
+	    /usr/share/snmp/mibs/IB-TC-MIB /usr/share/snmp/mibs/IB-SMA-MIB \
+	    /usr/share/snmp/mibs/IB-IF-MIB /usr/share/snmp/mibs/IBSNMPGW-MIB \
+	    /usr/share/man/man8/ibsnmpgw.8 /usr/share/man/man5/ibsnmpgw.yaml.5 \
+	    /var/lib/ibsnmpgw; do
+		rpm -qlp "$rpm" 2>/dev/null | grep -qx -- "$f" ||
+		    missing="$missing $f"
+	done
+	[ -z "$missing" ] &&
+	    [ "$(rpm -qcp "$rpm" 2>/dev/null)" = /etc/ibsnmpgw/ibsnmpgw.yaml ]
+	ok $? "the RPM has the binary, unit, udev rule, MIBs, man pages and state directory, and ibsnmpgw.yaml as its config file" \
+	    "missing:$missing; config: $(rpm -qcp "$rpm" 2>&1)"
+else
+	skipped "RPM build" "rpmbuild not installed"
+fi
+
 # What the package contains, and which of those paths exist before it is
 # installed (shared directories such as /usr/share/snmp/mibs).
 dpkg-deb --fsys-tarfile "$deb" | tar -tf - | sed 's#^\./#/#; s#/$##' |

@@ -305,6 +305,7 @@ test_encode_dr(void **state)
 	    0x1122334455667788ULL);
 	proxy_mad_set_mkey(0);
 	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
 	/* InitialPath at offset 128: hop[0] then the ports. */
 	assert_int_equal(mad[128 + 1], 1);
 	assert_int_equal(mad[128 + 2], 36);

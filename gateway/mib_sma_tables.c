@@ -451,20 +451,25 @@ lft_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 {
 	struct smp_switchinfo si;
 	uint64_t lid;
-	uint8_t port;
 	int rc;
 
 	if ((rc = sma_switchinfo(e, &si)) != 0)
 		return rc;
 	lid = lb->i[0] == 0 ? 0 : (uint64_t)lb->i[0] - 1 + (incl ? 0 : 1);
-	for (; lid <= si.linear_top; lid++) {
-		if ((rc = lft_port(e, (uint32_t)lid, &port)) != 0)
-			return rc;
-		if (port != 0) {
-			memset(out, 0, sizeof(*out));
-			out->i[0] = (uint32_t)lid + 1;
-			return 1;
-		}
+	/* One block read per 64 LIDs. */
+	while (lid <= si.linear_top) {
+		const uint8_t *d = gw_attr(e, SMP_ATTR_LFT, (uint32_t)(lid / 64),
+		    0, CACHE_FDB);
+
+		if (d == NULL)
+			return GW_NEED;
+		do {
+			if (smp_lft_port(d, lid % 64) != 0) {
+				memset(out, 0, sizeof(*out));
+				out->i[0] = (uint32_t)lid + 1;
+				return 1;
+			}
+		} while (++lid <= si.linear_top && lid % 64 != 0);
 	}
 	return 0;
 }
@@ -593,18 +598,15 @@ mft_positions(const struct store_node *n)
 static uint32_t mft_entries(const struct smp_switchinfo *si);
 
 static int
-mft_mask(struct gw_eval *e, uint32_t m, uint8_t list[32], int *empty)
+mft_mask(struct gw_eval *e, const struct smp_switchinfo *si, uint32_t m,
+    uint8_t list[32], int *empty)
 {
 	const struct store_node *n = gw_node(e);
-	struct smp_switchinfo si;
-	int npos = mft_positions(n), need = 0, rc;
-	uint32_t last_blk;
+	int npos = mft_positions(n), need = 0;
+	uint32_t last_blk = (mft_entries(si) + 31) / 32;
 
 	memset(list, 0, 32);
 	*empty = 1;
-	if ((rc = sma_switchinfo(e, &si)) != 0)
-		return rc;
-	last_blk = (mft_entries(&si) + 31) / 32;
 	for (int pos = 0; pos < npos; pos++) {
 		const uint8_t *d = gw_attr(e, SMP_ATTR_MFT,
 		    (uint32_t)pos << 28 | m / 32, 0, CACHE_FDB);
@@ -657,7 +659,7 @@ mft_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	m = lb->i[0] <= 0xc000 ? 0 : (uint64_t)lb->i[0] - 0xc001 +
 	    (incl ? 0 : 1);
 	for (; m < count; m++) {
-		if ((rc = mft_mask(e, (uint32_t)m, list, &empty)) != 0)
+		if ((rc = mft_mask(e, &si, (uint32_t)m, list, &empty)) != 0)
 			return rc;
 		if (!empty) {
 			memset(out, 0, sizeof(*out));
@@ -671,10 +673,12 @@ mft_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 static int
 mft_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
+	struct smp_switchinfo si;
 	uint8_t list[32];
-	int empty, rc = mft_mask(e, row->i[0] - 0xc001, list, &empty);
+	int empty, rc;
 
-	if (rc != 0)
+	if ((rc = sma_switchinfo(e, &si)) != 0 ||
+	    (rc = mft_mask(e, &si, row->i[0] - 0xc001, list, &empty)) != 0)
 		return rc;
 	return gw_val_octets(v, list, sizeof(list));
 }

@@ -40,7 +40,7 @@ lock=/tmp/ibsnmpgw-install-test.lock
 exec 8>>"$lock" || skip "cannot open $lock"
 flock -w 900 8 || skip "another install test holds $lock"
 
-if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -qv "not-installed"; then
+if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -v "not-installed" >/dev/null; then
 	skip "package $PKG is already installed or not purged; not touching it"
 fi
 for p in /etc/ibsnmpgw "$STATE"; do
@@ -78,7 +78,7 @@ cleanup() {
 	fi
 	# Only a package this run installed, and only if still there.
 	if [ "$installed" = 1 ] && dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null |
-		grep -qv "not-installed"; then
+		grep -v "not-installed" >/dev/null; then
 		echo "# cleanup: purging $PKG"
 		DEBIAN_FRONTEND=noninteractive dpkg --purge "$PKG" >/dev/null 2>&1 ||
 			echo "# cleanup: dpkg --purge $PKG failed"
@@ -128,6 +128,9 @@ if command -v rpmbuild >/dev/null; then
 	[ -n "$rpm" ] && [ -f "$rpm" ]
 	ok $? "build-rpm.sh builds the RPM (${rpm##*/})" \
 	    "$(tail -n 25 "$tmp/rpm.log")"
+	# Listed once into a file: `rpm -qlp | grep -q` under pipefail fails
+	# whenever grep stops reading before rpm has written every line.
+	rpm -qlp "$rpm" > "$tmp/rpm.files" 2>/dev/null
 	missing=""
 	for f in /usr/sbin/ibsnmpgw /usr/lib/systemd/system/ibsnmpgw.service \
 	    /usr/lib/sysusers.d/ibsnmpgw.conf \
@@ -136,7 +139,7 @@ if command -v rpmbuild >/dev/null; then
 	    /usr/share/snmp/mibs/IB-IF-MIB /usr/share/snmp/mibs/IBSNMPGW-MIB \
 	    /usr/share/man/man8/ibsnmpgw.8 /usr/share/man/man5/ibsnmpgw.yaml.5 \
 	    /var/lib/ibsnmpgw; do
-		rpm -qlp "$rpm" 2>/dev/null | grep -qx -- "$f" ||
+		grep -qx -- "$f" "$tmp/rpm.files" ||
 		    missing="$missing $f"
 	done
 	[ -z "$missing" ] &&
@@ -176,7 +179,7 @@ ok $? "dpkg -i installs the package ($st)" "$out"
 dpkg -L "$PKG" | sort > "$tmp/dpkg-L"
 
 # 3. what is in place ----------------------------------------------------
-[ -x "$GW" ] && "$GW" -V | grep -q "^ibsnmpgw [0-9]"
+[ -x "$GW" ] && "$GW" -V | grep "^ibsnmpgw [0-9]" >/dev/null
 ok $? "$GW is installed and runs ($("$GW" -V 2>&1))"
 
 missing=""
@@ -193,14 +196,14 @@ done
 [ -z "$missing" ]
 ok $? "configuration, unit, sysusers, tmpfiles, udev rule, man pages and MIBs are installed" "missing:$missing"
 
-dpkg-query -W -f='${Conffiles}\n' "$PKG" | grep -q "^ $CONF "
+dpkg-query -W -f='${Conffiles}\n' "$PKG" | grep "^ $CONF " >/dev/null
 ok $? "$CONF is a conffile"
 
 perm=$(stat -c '%a %U %G' "$CONF" 2>&1)
 [ "$perm" = "640 root ibsnmpgw" ]
 ok $? "$CONF is mode 640 root:ibsnmpgw ($perm)"
 
-getent passwd ibsnmpgw >/dev/null && id -nG ibsnmpgw | tr ' ' '\n' | grep -qx ibsnmpgw-umad
+getent passwd ibsnmpgw >/dev/null && id -nG ibsnmpgw | tr ' ' '\n' | grep -x ibsnmpgw-umad >/dev/null
 ok $? "system user ibsnmpgw exists and is in group ibsnmpgw-umad ($(id ibsnmpgw 2>&1))"
 
 perm=$(stat -c '%a %U %G' "$STATE" 2>&1)

@@ -5,7 +5,7 @@
  *                    route and polling policy
  *   node NAME        one node and its ports
  *   sweep            start a discovery sweep
- *   flush [NAME]     drop cached attributes (of one node)
+ *   flush [NAME]     drop cached attributes and what the node lacks
  *   stats            MAD engine, cache, SNMP and sweep statistics
  *
  * The socket is created mode 0660 so only the service user, its group
@@ -89,6 +89,7 @@ static void
 cmd_node(FILE *f, const char *name)
 {
 	const struct store_node *n = store_node_resolve(name, strlen(name));
+	char lacks[256];
 
 	if (n == NULL) {
 		fprintf(f, "error: no node named '%s'\n", name);
@@ -100,6 +101,8 @@ cmd_node(FILE *f, const char *name)
 	    n->num_ports, n->vendor_id, n->device_id, n->revision,
 	    (long long)n->first_seen, (long long)n->last_seen);
 	health_lines(f, n);
+	fprintf(f, "lacks: %s\n", store_unsupported_names(n->unsupported,
+	    lacks, sizeof(lacks)));
 	for (int p = 0; p <= n->num_ports; p++) {
 		const struct store_port *pt = &n->ports[p];
 		char route[4 * STORE_PATH_MAX + 4] = "-";
@@ -171,6 +174,8 @@ handle(FILE *f, char *line)
 	else if (strcmp(cmd, "flush") == 0) {
 		if (arg == NULL) {
 			cache_flush(UINT32_MAX);
+			for (size_t i = 0; i < store_node_count(); i++)
+				store_node_clear_unsupported((uint32_t)i);
 			fprintf(f, "cache flushed\n");
 		} else {
 			const struct store_node *n = store_node_resolve(arg,
@@ -179,6 +184,7 @@ handle(FILE *f, char *line)
 				fprintf(f, "error: no node named '%s'\n", arg);
 			else {
 				cache_flush(n->idx);
+				store_node_clear_unsupported(n->idx);
 				fprintf(f, "cache of %s flushed\n", arg);
 			}
 		}

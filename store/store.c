@@ -618,11 +618,25 @@ store_load_name_map(const char *path)
 	return count;
 }
 
+static void
+save_unsupported(const struct store_node *n)
+{
+	sqlite3_stmt *st;
+
+	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
+	    "unsupported = ? WHERE guid = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(st, 1, (int)n->unsupported);
+	sqlite3_bind_int64(st, 2, (int64_t)n->guid);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		log_warnx("store: %s", sqlite3_errmsg(store_db));
+	sqlite3_finalize(st);
+}
+
 void
 store_node_set_unsupported(uint32_t idx, unsigned flag)
 {
 	struct store_node *n = store_node_at(idx);
-	sqlite3_stmt *st;
 
 	if (n == NULL || (n->unsupported & flag))
 		return;
@@ -630,14 +644,61 @@ store_node_set_unsupported(uint32_t idx, unsigned flag)
 	log_info("node 0x%016llx (%s) does not support optional attribute "
 	    "set 0x%x; not asked again", (unsigned long long)n->guid, n->desc,
 	    flag);
-	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
-	    "unsupported = ? WHERE guid = ?", -1, &st, NULL) != SQLITE_OK)
+	save_unsupported(n);
+}
+
+/* Forget what the node was found to lack (ctl flush): the next read asks
+ * again, for a PMA or SMA that was reconfigured without a new revision. */
+void
+store_node_clear_unsupported(uint32_t idx)
+{
+	struct store_node *n = store_node_at(idx);
+
+	if (n == NULL || n->unsupported == 0)
 		return;
-	sqlite3_bind_int(st, 1, n->unsupported);
-	sqlite3_bind_int64(st, 2, (int64_t)n->guid);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		log_warnx("store: %s", sqlite3_errmsg(store_db));
-	sqlite3_finalize(st);
+	n->unsupported = 0;
+	save_unsupported(n);
+}
+
+static const struct {
+	unsigned	 flag;
+	const char	*name;
+} unsup_names[] = {
+	{ STORE_UNSUP_VENDOR_DIAG, "VendorDiag" },
+	{ STORE_UNSUP_LED_INFO, "LedInfo" },
+	{ STORE_UNSUP_SM_INFO, "SMInfo" },
+	{ STORE_UNSUP_RFT, "RandomForwardingTable" },
+	{ STORE_UNSUP_MFT, "MulticastForwardingTable" },
+	{ STORE_UNSUP_GUID_INFO, "GUIDInfo" },
+	{ STORE_UNSUP_SL2VL, "SLtoVLMappingTable" },
+	{ STORE_UNSUP_VLARB, "VLArbitrationTable" },
+	{ STORE_UNSUP_PKEY, "P_KeyTable" },
+	{ STORE_UNSUP_FLOWCTL, "PortFlowCtlCounters" },
+	{ STORE_UNSUP_RCV_DETAILS, "PortRcvErrorDetails" },
+	{ STORE_UNSUP_XMIT_DETAILS, "PortXmitDiscardDetails" },
+	{ STORE_UNSUP_VL_OP_PKTS, "PortVLOpPackets" },
+	{ STORE_UNSUP_VL_OP_DATA, "PortVLOpData" },
+};
+
+/* The attribute names of a STORE_UNSUP_* set, comma-separated ("-" for
+ * none), into buf. */
+const char *
+store_unsupported_names(unsigned set, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < sizeof(unsup_names) / sizeof(unsup_names[0]);
+	    i++) {
+		int w;
+
+		if (!(set & unsup_names[i].flag) || off >= len)
+			continue;
+		w = snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+		    unsup_names[i].name);
+		off = w < 0 ? len : off + (size_t)w;
+	}
+	return buf;
 }
 
 /* Sweeps */

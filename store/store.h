@@ -115,6 +115,8 @@ void	 store_path_format(const struct store_path *p, char *buf, size_t len);
 
 /* Remember that a node does not support an optional attribute. */
 void	 store_node_set_unsupported(uint32_t idx, unsigned flag);
+void	 store_node_clear_unsupported(uint32_t idx);
+const char *store_unsupported_names(unsigned set, char *buf, size_t len);
 
 /* Sweeps. A sweep reports every node it saw; store_sweep_end()
  * marks the rest unreachable and writes everything in one transaction. */

@@ -195,8 +195,24 @@ def main():
         R.check(unsup.strip().isdigit() and int(unsup) & 0x1000,
                 "node06 is remembered as lacking PortVLOpPackets (%r)" %
                 unsup)
+        shown = fab.ctl("node", "node06").stdout
+        R.check(re.search(r"^lacks: .*PortVLOpPackets", shown, re.M),
+                "ctl node node06 says it lacks PortVLOpPackets", shown)
     finally:
         fab.cmd('Error "node06"[1] 0')
+    # The PMA answers again (say, reconfigured): ctl flush forgets the
+    # verdict, and the rows come back.
+    out, got = walk("node06")
+    R.equal(got, {}, "... and the table stays empty while that is remembered")
+    fab.ctl("flush", "node06")
+    unsup = fab.sql("SELECT unsupported FROM nodes WHERE guid = %d" %
+                    NAMES["node06"])
+    R.check(unsup.strip() == "0", "ctl flush node06 forgets it (%r)" % unsup)
+    R.check(re.search(r"^lacks: -$", fab.ctl("node", "node06").stdout, re.M),
+            "... and ctl node shows nothing lacking")
+    out, got = walk("node06", VLT + ".6")
+    R.equal(len(got), len(want_rows("node06", [1, 2])),
+            "node06 has its VL rows again after the flush")
 
 
 def ipoib_addr(qpn, node, port):

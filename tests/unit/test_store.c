@@ -165,6 +165,37 @@ test_migration_keeps_data(void **state)
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(store_node_by_guid(4660)->unsupported,
 	    STORE_UNSUP_LED_INFO);
+	/* ctl flush forgets it, in memory and on disk. */
+	store_node_clear_unsupported(store_node_by_guid(4660)->idx);
+	assert_int_equal(store_node_by_guid(4660)->unsupported, 0);
+	store_finalise();
+	assert_int_equal(sql_int(dbpath, "SELECT unsupported FROM nodes"), 0);
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_node_by_guid(4660)->unsupported, 0);
+}
+
+static void
+test_unsupported_names(void **state)
+{
+	char buf[256], tiny[12];
+
+	(void)state;
+	assert_string_equal(store_unsupported_names(0, buf, sizeof(buf)), "-");
+	assert_string_equal(store_unsupported_names(STORE_UNSUP_LED_INFO |
+	    STORE_UNSUP_VL_OP_DATA, buf, sizeof(buf)), "LedInfo,PortVLOpData");
+	/* Every flag has a name: the whole set names 14 attributes. */
+	store_unsupported_names(0x3fff, buf, sizeof(buf));
+	assert_null(strstr(buf, ",,"));
+	{
+		int commas = 0;
+
+		for (const char *c = buf; *c; c++)
+			commas += *c == ',';
+		assert_int_equal(commas, 13);
+	}
+	/* Truncated, never overrun. */
+	store_unsupported_names(0x3fff, tiny, sizeof(tiny));
+	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 
 static void
@@ -277,6 +308,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
 		    setup, teardown),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_unsupported_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

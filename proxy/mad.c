@@ -331,10 +331,19 @@ static void
 handle_answer(uint8_t *umad, int len)
 {
 	uint8_t *mad = umad_get_mad(umad);
-	uint32_t tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
-	struct mad_req *r = mad_slots[tid & (SLOT_COUNT - 1)];
+	uint32_t tid;
+	struct mad_req *r;
 	int st;
 
+	if (len < (int)umad_size() + 24) {
+		/* Not even a common MAD header (IBA 13.4.3): no TID. */
+		log_warnx("mad: %d-octet answer dropped",
+		    len - (int)umad_size());
+		mad_st.malformed++;
+		return;
+	}
+	tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
+	r = mad_slots[tid & (SLOT_COUNT - 1)];
 	if (r == NULL || r->tid != tid) {
 		log_debug("mad: answer with unknown TID 0x%08x dropped", tid);
 		return;
@@ -347,7 +356,9 @@ handle_answer(uint8_t *umad, int len)
 		mad_timeout_cb(NULL);
 		return;
 	}
-	if (len < (int)(umad_size() + 24) ||
+	/* SMPs and PerfMgt MADs are always 256 octets (IBA 13.4.2); the
+	 * decoders read up to the last one, so a short answer is malformed. */
+	if (len < (int)(umad_size() + PROXY_MAD_SIZE) ||
 	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    mad[1] != r->attr_check[0] ||
 	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {

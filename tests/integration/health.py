@@ -11,9 +11,11 @@ PortInfo answers the gateway reads say what a protected SMA says to a
 requester with the wrong key: protection bits 2, M_Key zeroed. The
 gateway must name the mismatch, hold the node as "bad-mkey" once it also
 goes silent, and drop every verdict and hold when a reload brings a new
-M_Key."""
+M_Key. The same shim cuts P_KeyTable answers short: each is counted as
+malformed and fails its request, and the gateway keeps serving."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,7 @@ IF = ".1.3.6.1.2.1.2.2.1"
 # Objects of node07 that each need their own attribute read (PortInfo of
 # port 1 and 2, NodeDescription).
 COLD = [IF + ".2.1", IF + ".2.2", SMA + ".1.1.0"]
+PKEY = SMA + ".6.1"                  # ibSmaPKeyTable
 
 
 def get(oid, node="node07"):
@@ -175,6 +178,36 @@ def check_mkey():
     R.check(SMA + ".1.1.0" in parse_vars(out.stdout), "and the node is "
             "read again before its hold-down would have ended",
             out.stdout + out.stderr)
+    check_short(so)
+
+
+def check_short(so):
+    """Answers shorter than a MAD (IBA 13.4.2: 256 octets): malformed,
+    the request fails at once, nothing else is disturbed."""
+    fab.restart_gateway(preload=so, env={"SHIM_SHORT_ATTR": "0x0016",
+                                         "SHIM_SHORT_LEN": "100"})
+    before = malformed()
+    t0 = time.time()
+    out = fab.snmp("snmpbulkwalk", fab.v2("node08"), [PKEY], timeout=10)
+    took = time.time() - t0
+    R.check("genError" in out.stderr and not any(
+        k.startswith(PKEY + ".") for k in parse_vars(out.stdout)),
+        "a cut-short P_KeyTable answer is genErr, no made-up row",
+        out.stdout + out.stderr)
+    R.check(took < 5, "... at once, not after timeouts (%.1f s)" % took)
+    R.check(malformed() > before, "... and is counted as malformed "
+            "(%d, was %d)" % (malformed(), before))
+    out, _ = get(SMA + ".1.1.0", "node08")
+    R.check(SMA + ".1.1.0" in parse_vars(out.stdout), "the node's other "
+            "attributes are still read", out.stdout + out.stderr)
+    R.equal(state("node08"), ["state: ok"], "and the node is not held: "
+            "it answered")
+    R.check("malformed answer for TID" in fab.log(), "the log says so")
+
+
+def malformed():
+    m = re.search(r"malformed (\d+)", fab.ctl("stats").stdout)
+    return int(m.group(1)) if m else -1
 
 
 if __name__ == "__main__":

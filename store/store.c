@@ -718,20 +718,22 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	char *alias;
 	uint32_t idx;
 
-	if (n != NULL && n->num_ports != seen->num_ports) {
-		/* A changed port count (replaced hardware): rebuild ports. */
-		struct store_port *p = calloc(seen->num_ports + 1, sizeof(*p));
-		if (p == NULL)
-			fatal("store: ports");
-		unindex_lids(n);
-		free(n->ports);
-		n->ports = p;
-	}
 	if (n == NULL) {
 		n = node_new(seen->guid, seen->num_ports);
 		n->first_seen = now;
-	} else
+	} else {
 		unindex_lids(n);
+		if (n->num_ports != seen->num_ports) {
+			/* A changed port count (replaced hardware). */
+			struct store_port *p = calloc(seen->num_ports + 1,
+			    sizeof(*p));
+
+			if (p == NULL)
+				fatal("store: ports");
+			free(n->ports);
+			n->ports = p;
+		}
+	}
 	idx = n->idx;
 	alias = n->alias;
 	{

@@ -65,28 +65,36 @@ sql_int(const char *path, const char *q)
 	return v;
 }
 
+/* A CA of nports ports seen by a sweep, port lp active at lid. */
 static void
-sweep_one(uint64_t guid, const char *desc, int lid)
+sweep_ports(uint64_t guid, const char *desc, int nports, int lp, int lid)
 {
 	struct store_node n;
-	struct store_port p[3];
+	struct store_port p[9];
 
+	assert_true(nports >= 1 && nports < 9 && lp >= 1 && lp <= nports);
 	memset(&n, 0, sizeof(n));
 	memset(p, 0, sizeof(p));
 	n.guid = guid;
 	n.type = STORE_NODE_CA;
-	n.num_ports = 2;
+	n.num_ports = (uint8_t)nports;
 	snprintf(n.desc, sizeof(n.desc), "%s", desc);
 	store_path_parse("0,1,5", &n.route);
-	for (int i = 0; i < 3; i++) {
-		p[i].num = i;
+	for (int i = 0; i <= nports; i++) {
+		p[i].num = (uint8_t)i;
 		p[i].route.hop[0] = 0xff;
 	}
-	p[1].valid = 1;
-	p[1].lid = lid;
-	p[1].state = 4;
-	store_path_parse("0,1,5", &p[1].route);
+	p[lp].valid = 1;
+	p[lp].lid = (uint16_t)lid;
+	p[lp].state = 4;
+	store_path_parse("0,1,5", &p[lp].route);
 	store_sweep_node(&n, p);
+}
+
+static void
+sweep_one(uint64_t guid, const char *desc, int lid)
+{
+	sweep_ports(guid, desc, 2, 1, lid);
 }
 
 static void
@@ -273,6 +281,42 @@ test_persist_and_unreachable(void **state)
 	    "guid = 8192"), 0);
 }
 
+/* A node whose port count changes (replaced hardware, or a NodeInfo
+ * answer that says so): the old ports' LIDs are dropped, nothing is read
+ * past the new port array (ASan builds catch that), and the new count is
+ * what is saved. */
+static void
+test_port_count_changes(void **state)
+{
+	unsigned nodes, lost;
+	struct store_node *n;
+
+	(void)state;
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep_ports(0x3000, "wide", 8, 8, 80);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	n = store_node_by_guid(0x3000);
+	assert_ptr_equal(store_node_by_lid(80), n);
+	store_sweep_begin();
+	sweep_ports(0x3000, "narrow", 1, 1, 10);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	n = store_node_by_guid(0x3000);
+	assert_int_equal(n->num_ports, 1);
+	assert_null(store_node_by_lid(80));
+	assert_ptr_equal(store_node_by_lid(10), n);
+	store_sweep_begin();
+	sweep_ports(0x3000, "wide again", 8, 8, 81);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_null(store_node_by_lid(10));
+	store_finalise();
+	assert_int_equal(store_init(dbpath), 0);
+	n = store_node_by_guid(0x3000);
+	assert_int_equal(n->num_ports, 8);
+	assert_int_equal(n->ports[8].lid, 81);
+	assert_ptr_equal(store_node_by_lid(81), n);
+}
+
 static void
 test_path(void **state)
 {
@@ -307,6 +351,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_count_changes, setup,
+		    teardown),
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_unsupported_names),
 	};

@@ -116,15 +116,59 @@ smp_decode_portinfo(const uint8_t *d, size_t len, struct smp_portinfo *pi)
 	return 0;
 }
 
+/* The length of the well-formed UTF-8 character at s (RFC 3629 section
+ * 4: no overlong forms, no surrogates, at most U+10FFFF) that is not a
+ * control character; 0 when there is none. */
+static size_t
+utf8_len(const uint8_t *s, size_t avail)
+{
+	uint32_t c;
+	size_t k;
+
+	if (s[0] < 0x80)
+		return s[0] < 0x20 || s[0] == 0x7f ? 0 : 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (k > avail)
+		return 0;
+	for (size_t j = 1; j < k; j++) {
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[j] & 0x3f);
+	}
+	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (k == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0x80 && c <= 0x9f))	/* C1 controls */
+		return 0;
+	return k;
+}
+
 int
 smp_decode_nodedesc(const uint8_t *d, size_t len, char *out, size_t outlen)
 {
-	size_t n = len < 64 ? len : 64, i;
+	size_t n = len < 64 ? len : 64, i = 0, k;
 
 	if (outlen == 0)
 		return -1;
-	for (i = 0; i < n && i + 1 < outlen && d[i] != '\0'; i++)
-		out[i] = (d[i] < 0x20 || d[i] == 0x7f) ? '?' : (char)d[i];
+	/* IBA 14.2.5.2: UTF-8, NUL-padded. The string ends up in
+	 * SnmpAdminString objects (RFC 3411: UTF-8) and in log lines, so
+	 * control characters and bytes that are not well-formed UTF-8 each
+	 * become '?'. */
+	while (i < n && d[i] != '\0' && i + 1 < outlen) {
+		k = utf8_len(d + i, n - i);
+		if (k == 0 || i + k + 1 > outlen) {
+			out[i++] = '?';
+			continue;
+		}
+		memcpy(out + i, d + i, k);
+		i += k;
+	}
 	out[i] = '\0';
 	return 0;
 }

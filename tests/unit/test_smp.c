@@ -162,6 +162,32 @@ test_nodedesc(void **state)
 	assert_int_equal(strlen(out), 64);
 	smp_decode_nodedesc(d, 3, out, sizeof(out));
 	assert_string_equal(out, "aaa");
+	/* UTF-8 passes; broken UTF-8 does not (RFC 3629 section 4). */
+	memset(d, 0, sizeof(d));
+	memcpy(d, "sw\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14);
+	smp_decode_nodedesc(d, sizeof(d), out, sizeof(out));
+	assert_string_equal(out, "sw\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	memset(d, 0, sizeof(d));
+	/* stray continuation, overlong '/', surrogate, > U+10FFFF, C1,
+	 * 0xff, a lead byte cut short by the end */
+	{
+		static const char bad[] = "\x80|\xc0\xaf|\xed\xa0\x80|"
+		    "\xf4\x90\x80\x80|\xc2\x85|\xff|\xe2\x82";
+
+		memcpy(d, bad, sizeof(bad) - 1);
+	}
+	smp_decode_nodedesc(d, sizeof(d), out, sizeof(out));
+	assert_string_equal(out, "?|??|???|????|??|?|??");
+	/* A character cut by the 64-octet field end. */
+	memset(d, 'a', sizeof(d));
+	memcpy(d + 62, "\xe2\x82", 2);
+	smp_decode_nodedesc(d, sizeof(d), out, sizeof(out));
+	assert_int_equal(strlen(out), 64);
+	assert_string_equal(out + 62, "??");
+	/* And one that does not fit the caller's buffer. */
+	memcpy(d, "ab\xe2\x82\xac", 5);
+	smp_decode_nodedesc(d, sizeof(d), out, 5);
+	assert_string_equal(out, "ab??");
 }
 
 static void

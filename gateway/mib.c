@@ -40,6 +40,8 @@ struct gw_eval {
 	struct cache_key	 key;
 	enum cache_class	 cls;
 	int			 failed;	/* negative errno */
+	int			 have_last;	/* last: the attribute */
+	struct cache_key	 last;		/* a getter read last */
 };
 
 struct gw_job {
@@ -219,8 +221,11 @@ attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
 	make_key(&k, e, mclass, attr, mod, port);
 	rc = cache_read(&k, e->since, &d, &len);
 	*err = 0;
-	if (rc == 0)
+	if (rc == 0) {
+		e->last = k;
+		e->have_last = 1;
 		return len >= PROXY_SMP_DATA_SIZE ? d : NULL;
+	}
 	if (rc < 0) {
 		*err = rc;
 		return NULL;
@@ -323,13 +328,23 @@ find_col(const struct gw_table *t, oid subid, size_t *ci)
 	return NULL;
 }
 
+/* A value outside the MIB's range: genErr now, and the attribute it came
+ * from (the one read last) is failed for the error TTL rather than kept
+ * for its own, so a garbled answer is asked again soon. */
 static void
-log_bad(struct gw_eval *e, const struct gw_col *col, const struct gw_row *row)
+log_bad(struct gw_eval *e, const char *what, const struct gw_row *row)
 {
-	log_warnx("node 0x%016llx (%s): %s.%u.%u.%u: the node's answer is "
-	    "outside the MIB's range; answered genErr",
-	    (unsigned long long)e->n->guid, e->n->desc, col->name, row->i[0],
-	    row->i[1], row->i[2]);
+	char inst[3 * 11 + 1] = "";
+	int off = 0;
+
+	for (int k = 0; k < e->t->nindex && k < 3; k++)
+		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
+		    row->i[k]);
+	log_warnx("node 0x%016llx (%s): %s%s: the node's answer is outside "
+	    "the MIB's range; answered genErr", (unsigned long long)e->n->guid,
+	    e->n->desc, what, inst);
+	if (e->have_last)
+		cache_reject(&e->last, -ERANGE);
 }
 
 static int
@@ -365,22 +380,26 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 				goto nosuch;
 			row.i[k] = (uint32_t)name[bl + 1 + k];
 		}
+		e->have_last = 0;
 		rc = t->row_next(e, &row, 1, &found);
 		if (rc == GW_NEED)
 			return NEED;
-		if (rc == GW_BAD)
+		if (rc == GW_BAD) {
+			log_bad(e, t->name, &row);
 			goto generr;
+		}
 		if (rc == 0 || row_cmp(&row, &found, t->nindex) != 0)
 			goto nosuch;
 	}
 	memset(&v, 0, sizeof(v));
+	e->have_last = 0;
 	rc = col->get(e, &row, &v);
 	if (rc == GW_NEED)
 		return NEED;
 	if (rc == GW_ABSENT)
 		goto nosuch;
 	if (rc == GW_BAD) {
-		log_bad(e, col, &row);
+		log_bad(e, col->name, &row);
 		goto generr;
 	}
 	gw_val_set(r, &v);
@@ -457,10 +476,12 @@ eval_getnext(struct gw_job *j, netsnmp_agent_request_info *ri,
 again:
 		memset(&row, 0, sizeof(row));
 		if (t->nindex > 0) {
+			e->have_last = 0;
 			rc = t->row_next(e, &lb, incl, &row);
 			if (rc == GW_NEED)
 				return NEED;
 			if (rc == GW_BAD) {
+				log_bad(e, t->name, &lb);
 				netsnmp_set_request_error(ri, r,
 				    SNMP_ERR_GENERR);
 				return DONE;
@@ -472,6 +493,7 @@ again:
 			}
 		}
 		memset(&v, 0, sizeof(v));
+		e->have_last = 0;
 		rc = col->get(e, &row, &v);
 		if (rc == GW_NEED)
 			return NEED;
@@ -492,7 +514,7 @@ again:
 		snmp_set_var_objid(r->requestvb, name,
 		    bl + 1 + (t->nindex ? t->nindex : 1));
 		if (rc == GW_BAD) {
-			log_bad(e, col, &row);
+			log_bad(e, col->name, &row);
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			return DONE;
 		}

@@ -269,6 +269,19 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 	}
 }
 
+void
+cache_reject(const struct cache_key *key, int status)
+{
+	struct cache_entry *e = entry_get(key, 0);
+
+	if (e == NULL || e->state != CACHE_VALID)
+		return;
+	cache_st.failures++;
+	e->state = CACHE_FAILED;
+	e->error = status;
+	e->expires = ev_now() + (uint64_t)cache_ttl[CACHE_ERROR] * 1000;
+}
+
 struct flush_ctx {
 	uint32_t		 node;
 	struct cache_entry	**v;

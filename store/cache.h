@@ -88,6 +88,10 @@ int	 cache_refetch(const struct cache_key *key, enum cache_class cls,
 void	 cache_complete(const struct cache_key *key, int status,
 	    const uint8_t *data, size_t len);
 /* Forget everything about one node (UINT32_MAX: all nodes). */
+/* A valid entry whose contents the caller found unusable (a value
+ * outside the MIB's range): failed with status for the error TTL, so it
+ * is read again after that instead of answering genErr for its TTL. */
+void	 cache_reject(const struct cache_key *key, int status);
 void	 cache_flush(uint32_t node);
 void	 cache_get_stats(struct cache_stats *st);
 

@@ -96,6 +96,47 @@ test_miss_then_hit(void **state)
 	assert_int_equal(cache_peek(&K, &d, &len), 0);
 }
 
+/* An answer the MIB layer found unusable: failed for the error TTL (5 s
+ * here), then read again, not kept for the PortInfo TTL (30 s). */
+static void
+test_reject(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 9 };
+
+	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	cache_reject(&K, -ERANGE);
+	assert_int_equal(cache_read(&K, 0, &d, &len), -ERANGE);
+	assert_int_equal(cache_peek(&K, &d, &len), -1);
+	now_ms += 4999;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), -ERANGE);
+	assert_int_equal(fetches, 1);
+	now_ms += 1;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), 1);
+	assert_int_equal(fetches, 2);
+	/* Only a valid entry can be rejected: a pending one stays pending
+	 * and its waiter is answered by the fetch. */
+	cache_reject(&K, -ERANGE);
+	payload[0] = 10;
+	cache_complete(&K, 0, payload, sizeof(payload));
+	assert_int_equal(w.status, 0);
+	assert_int_equal(w.first, 10);
+	assert_int_equal(cache_read(&K, 0, &d, &len), 0);
+	/* An unknown key is ignored. */
+	{
+		struct cache_key other = K;
+
+		other.port = 99;
+		cache_reject(&other, -ERANGE);
+		assert_int_equal(cache_read(&other, 0, &d, &len), 1);
+	}
+}
+
 static void
 test_expiry(void **state)
 {
@@ -246,6 +287,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_miss_then_hit, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coalescing, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_negative, setup, teardown),

@@ -23,8 +23,13 @@ struct dnode {
 };
 
 /* One outstanding SMP. */
+#define DISC_GARBLED_RETRIES	2
+
 struct dreq {
 	uint16_t		 attr;
+	uint32_t		 mod;
+	uint64_t		 key;		/* proxy_mad node key */
+	uint8_t			 garbled;	/* answers not decoded */
 	uint8_t			 port;		/* PortInfo modifier */
 	struct store_path	 path;
 	uint64_t		 from_guid;	/* NodeInfo probes: link origin */
@@ -67,6 +72,8 @@ send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
 	}
 	*r = *proto;
 	r->attr = attr;
+	r->mod = mod;
+	r->key = key;
 	r->path = *path;
 	memset(&a, 0, sizeof(a));
 	a.node_key = key;
@@ -164,7 +171,8 @@ link_ports(uint64_t a_guid, uint8_t a_port, struct dnode *b, uint8_t b_port)
 	b->ports[b_port].remote_port = a_port;
 }
 
-static void
+/* got_*: -1 when the answer does not decode (dreq_cb asks again). */
+static int
 got_nodeinfo(struct dreq *r, const uint8_t *data)
 {
 	struct smp_nodeinfo ni;
@@ -174,19 +182,18 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 	if (smp_decode_nodeinfo(data, PROXY_SMP_DATA_SIZE, &ni) == -1) {
 		char p[256];
 		store_path_format(&r->path, p, sizeof(p));
-		log_warnx("discover: garbage NodeInfo at route %s; ignored", p);
-		disc_errors++;
-		return;
+		log_warnx("discover: garbage NodeInfo at route %s", p);
+		return -1;
 	}
 	if ((dn = htab_get_u64(&disc_nodes, ni.node_guid)) == NULL) {
 		if ((dn = dnode_add(&ni, &r->path)) == NULL)
-			return;
+			return 0;
 		is_new = 1;
 	} else if (dn->n.num_ports != ni.num_ports) {
 		log_warnx("discover: node 0x%016llx reports %u ports, "
-		    "earlier %u; ignored", (unsigned long long)ni.node_guid,
+		    "earlier %u", (unsigned long long)ni.node_guid,
 		    ni.num_ports, dn->n.num_ports);
-		return;
+		return -1;
 	}
 	if (r->from_guid)
 		link_ports(r->from_guid, r->from_port, dn, ni.local_port);
@@ -201,7 +208,7 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 		}
 	}
 	if (!is_new)
-		return;
+		return 0;
 	{
 		struct dreq proto = { 0 };
 		proto.dn = dn;
@@ -213,9 +220,10 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 		for (int p = 0; p <= ni.num_ports; p++)
 			query_port(dn, p, &r->path);
 	}
+	return 0;
 }
 
-static void
+static int
 got_portinfo(struct dreq *r, const uint8_t *data)
 {
 	struct dnode *dn = r->dn;
@@ -226,8 +234,7 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	if (smp_decode_portinfo(data, PROXY_SMP_DATA_SIZE, &pi) == -1) {
 		log_warnx("discover: garbage PortInfo from 0x%016llx port %u",
 		    (unsigned long long)dn->n.guid, r->port);
-		disc_errors++;
-		return;
+		return -1;
 	}
 	pt->valid = 1;
 	pt->lid = pi.lid;
@@ -241,24 +248,25 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 		pt->route = dn->n.route;
 		if (r->port == 0) {
 			dn->n.lid = pi.lid;
-			return;
+			return 0;
 		}
 		/* Switch port 0 carries the LID; data ports copy it. */
 	}
 
 	/* Expand through switches, and out of our own CA (route "0"). */
 	if (dn->n.type != STORE_NODE_SWITCH && r->path.cnt != 0)
-		return;
+		return 0;
 	if (r->port == 0 || pi.phys_state != 5 /* LinkUp */ || pi.state < 2)
-		return;
+		return 0;
 	if (r->path.cnt > 0 && r->port == dn->entry_port &&
 	    dn->n.type == STORE_NODE_SWITCH)
-		return;		/* the way we came in */
+		return 0;		/* the way we came in */
 	if (r->path.cnt + 1 >= STORE_PATH_MAX)
-		return;
+		return 0;
 	next = r->path;
 	next.hop[++next.cnt] = r->port;
 	probe(&next, dn->n.guid, r->port);
+	return 0;
 }
 
 static void
@@ -322,9 +330,11 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 	disc_outstanding--;
 	if (status == 0) {
 		const uint8_t *data = mad + PROXY_SMP_DATA_OFFS;
+		int rc = 0;
+
 		switch (r->attr) {
 		case SMP_ATTR_NODE_INFO:
-			got_nodeinfo(r, data);
+			rc = got_nodeinfo(r, data);
 			break;
 		case SMP_ATTR_NODE_DESC:
 			r->dn->desc_ok = smp_decode_nodedesc(data,
@@ -332,9 +342,19 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 			    sizeof(r->dn->n.desc)) == 0;
 			break;
 		case SMP_ATTR_PORT_INFO:
-			got_portinfo(r, data);
+			rc = got_portinfo(r, data);
 			break;
 		}
+		/* An answer that does not make sense was most likely
+		 * garbled: ask again, a few times, before the sweep goes
+		 * on without that node or port. */
+		if (rc == -1 && ++r->garbled <= DISC_GARBLED_RETRIES &&
+		    send_smp(r->attr, r->mod, &r->path, r->key, r) == 0) {
+			free(r);
+			return;
+		}
+		if (rc == -1)
+			disc_errors++;
 	} else if (status != -ECANCELED) {
 		char p[256];
 		store_path_format(&r->path, p, sizeof(p));

@@ -231,6 +231,22 @@ node_fail_queue(struct mad_node *n, int status)
 	}
 }
 
+/* After inflight_remove(): send r again if it has tries left (0), else
+ * -1. The resend goes through the head of the node's queue, so it takes
+ * a rate token like any MAD, and a new TID, so a late answer to the old
+ * one is not taken for it. */
+static int
+req_retry(struct mad_req *r)
+{
+	if (--r->tries <= 0)
+		return -1;
+	TAILQ_INSERT_HEAD(&r->node->queue, r, link);
+	mad_queued_n++;
+	node_make_ready(r->node);
+	mad_st.retries++;
+	return 0;
+}
+
 static void
 mad_timeout_cb(void *arg)
 {
@@ -241,17 +257,8 @@ mad_timeout_cb(void *arg)
 		struct mad_node *n = r->node;
 
 		inflight_remove(r);
-		if (--r->tries > 0) {
-			/* Retry through the head of the node's queue: the
-			 * resend takes a rate token like any MAD, and a new
-			 * TID so a late answer to the old one is not taken
-			 * for it. */
-			TAILQ_INSERT_HEAD(&n->queue, r, link);
-			mad_queued_n++;
-			node_make_ready(n);
-			mad_st.retries++;
+		if (req_retry(r) == 0)
 			continue;
-		}
 		int optional = r->optional;
 
 		req_finish(r, -ETIMEDOUT, NULL);
@@ -362,10 +369,13 @@ handle_answer(uint8_t *umad, int len)
 	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    mad[1] != r->attr_check[0] ||
 	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {
+		/* Garbled on the way, most likely: asked again like a lost
+		 * answer, within the same retry count. */
 		log_warnx("mad: malformed answer for TID 0x%08x", tid);
 		mad_st.malformed++;
 		inflight_remove(r);
-		req_finish(r, -EPROTO, NULL);
+		if (req_retry(r) == -1)
+			req_finish(r, -EPROTO, NULL);
 		mad_dispatch();
 		return;
 	}

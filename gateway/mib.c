@@ -584,6 +584,10 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 				    (unsigned long long)j->e.n->guid,
 				    j->e.t->name, j->passes, (unsigned long long)
 				    (ev_now() - j->e.since));
+			else
+				log_debug("node 0x%016llx: %s: %s",
+				    (unsigned long long)j->e.n->guid,
+				    j->e.t->name, strerror(-j->e.failed));
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			break;
 		}

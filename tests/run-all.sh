@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite on a fresh Debian 12 machine: installs what it
 # needs, builds out of tree, and runs `make check` (unit tests, MIB checks,
-# integration tests on the simulated fabric) and `make distcheck`.
+# integration tests on the simulated fabric), the same tests on a
+# sanitizer build (tests/sanitize.sh) and `make distcheck`.
 set -e
 cd "$(dirname "$0")/.."
 . tests/deps.sh
@@ -13,6 +14,10 @@ make -j2 >/dev/null
 status=0
 make -j2 check || status=$?
 [ $status = 0 ] || { cat test-suite.log; exit $status; }
+# The same tests (all but the package install) on an ASan and UBSan build:
+# memory errors that do not crash a normal build. Reports go to files;
+# any report fails the run.
+sh ../tests/sanitize.sh
 # distcheck: the tarball builds and passes the same tests out of tree.
 make distcheck > distcheck.log 2>&1 || { tail -n 60 distcheck.log; exit 1; }
 grep -E "^# (TOTAL|PASS|FAIL):" distcheck.log | sed 's/^/distcheck /'

@@ -1,20 +1,82 @@
-/* Test-only fault injection for health.py: ibsim 0.10 neither checks
- * M_Keys nor keeps PortInfo:MKeyProtectBits, so this LD_PRELOAD shim
- * (loaded before libumad2sim) edits the PortInfo answers the gateway
- * reads to say what a protected SMA says to a requester with the wrong
- * key (IBA 14.2.4.1): MKeyProtectBits = $SHIM_MKEY_PROT, M_Key zeroed.
- * With $SHIM_SHORT_ATTR (an attribute ID), answers carrying that
- * attribute are cut to $SHIM_SHORT_LEN octets of MAD, as a broken
- * agent or HCA driver might deliver them.
+/* Test-only fault injection: an LD_PRELOAD shim, loaded before
+ * libumad2sim, that edits the MADs the gateway reads.
+ *
+ * - $SHIM_MKEY_PROT: ibsim 0.10 neither checks M_Keys nor keeps
+ *   PortInfo:MKeyProtectBits, so PortInfo answers are made to say what a
+ *   protected SMA says to a requester with the wrong key (IBA 14.2.4.1):
+ *   MKeyProtectBits = $SHIM_MKEY_PROT, M_Key zeroed (health.py).
+ * - $SHIM_SHORT_ATTR (an attribute ID): answers carrying that attribute
+ *   are cut to $SHIM_SHORT_LEN octets of MAD, as a broken agent or HCA
+ *   driver might deliver them (health.py).
+ * - $SHIM_FUZZ (percent) and $SHIM_FUZZ_SEED: that share of the SMP and
+ *   PerfMgt answers is corrupted at random (data octets, all-zero or
+ *   all-ones payloads, status, method, hop fields, length), the TID
+ *   kept so that the answer reaches its request (chaos.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
+
+static unsigned	fuzz_state;
+
+static unsigned
+fuzz_rand(void)
+{
+	/* xorshift32: the same sequence for the same seed */
+	fuzz_state ^= fuzz_state << 13;
+	fuzz_state ^= fuzz_state >> 17;
+	fuzz_state ^= fuzz_state << 5;
+	return fuzz_state;
+}
+
+static ssize_t
+fuzz(uint8_t *mad, ssize_t n)
+{
+	static int rate = -1;
+	uint8_t *data = mad + 64;
+
+	if (rate < 0) {
+		const char *s = getenv("SHIM_FUZZ_SEED");
+
+		rate = atoi(getenv("SHIM_FUZZ"));
+		fuzz_state = s ? (unsigned)strtoul(s, NULL, 0) : 1;
+		if (fuzz_state == 0)
+			fuzz_state = 1;
+	}
+	if (mad[1] != 0x01 && mad[1] != 0x81 && mad[1] != 0x04)
+		return n;
+	if ((int)(fuzz_rand() % 100) >= rate)
+		return n;
+	switch (fuzz_rand() % 8) {
+	case 0:		/* a few random payload octets */
+	case 1:
+	case 2:
+		for (unsigned i = fuzz_rand() % 8 + 1; i > 0; i--)
+			data[fuzz_rand() % 192] = (uint8_t)fuzz_rand();
+		break;
+	case 3:		/* everything all ones: counts, ports, LIDs */
+		memset(data, 0xff, 192);
+		break;
+	case 4:		/* all zero */
+		memset(data, 0, 192);
+		break;
+	case 5:		/* status, or the D bit and hop fields */
+		mad[4 + fuzz_rand() % 4] = (uint8_t)fuzz_rand();
+		break;
+	case 6:		/* method: a GetResp that is not one */
+		mad[3] = (uint8_t)fuzz_rand();
+		break;
+	default:	/* truncated anywhere */
+		return (ssize_t)umad_size() + (ssize_t)(fuzz_rand() % 256);
+	}
+	return n;
+}
 
 ssize_t
 read(int fd, void *buf, size_t count)
@@ -39,6 +101,8 @@ read(int fd, void *buf, size_t count)
 
 		return (ssize_t)umad_size() + (len ? atoi(len) : 100);
 	}
+	if (getenv("SHIM_FUZZ") != NULL)
+		return fuzz(mad, n);
 	if (prot == NULL)
 		return n;
 	/* SubnGetResp(PortInfo), LID-routed or directed route */

@@ -6,7 +6,7 @@ send no MAD; once it answers again a probe after the hold-down brings it
 back.
 
 M_Key: ibsim 0.10 neither checks M_Keys nor keeps MKeyProtectBits, so a
-small LD_PRELOAD shim (portinfo_shim.c, loaded before umad2sim) makes the
+small LD_PRELOAD shim (fault_shim.c, loaded before umad2sim) makes the
 PortInfo answers the gateway reads say what a protected SMA says to a
 requester with the wrong key: protection bits 2, M_Key zeroed. The
 gateway must name the mismatch, hold the node as "bad-mkey" once it also
@@ -16,8 +16,6 @@ malformed and fails its request, and the gateway keeps serving."""
 
 import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 
@@ -102,19 +100,6 @@ def main():
     check_mkey()
 
 
-def build_shim():
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return None
-    so = os.path.join(fab.dir, "portinfo_shim.so")
-    out = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", so,
-                          os.path.join(os.path.dirname(os.path.abspath(
-                              __file__)), "portinfo_shim.c"),
-                          "-libmad", "-libumad", "-ldl"],
-                         capture_output=True, text=True, timeout=120)
-    return so if out.returncode == 0 else out.stderr
-
-
 def write_key(path, key):
     with open(path, "w") as f:
         f.write("0x%016x\n" % key)
@@ -122,8 +107,8 @@ def write_key(path, key):
 
 
 def check_mkey():
-    so = build_shim()
-    R.check(so is not None and so.endswith(".so"), "the PortInfo shim "
+    so = simlib.build_shim(fab)
+    R.check(so is not None and so.endswith(".so"), "the fault shim "
             "builds", str(so))
     if so is None or not so.endswith(".so"):
         return

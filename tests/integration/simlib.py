@@ -205,7 +205,8 @@ class Fabric:
         return out.stdout.strip()
 
     def log(self):
-        with open(os.path.join(self.dir, "ibsnmpgw.log")) as f:
+        with open(os.path.join(self.dir, "ibsnmpgw.log"),
+                  errors="replace") as f:
             return f.read()
 
     # SNMP -------------------------------------------------------------
@@ -233,6 +234,21 @@ class Fabric:
         out = subprocess.run(args, capture_output=True, text=True,
                              timeout=30, env=self.diag_env, cwd=self.dir)
         return out
+
+
+def build_shim(fab):
+    """Compile fault_shim.c into the fabric's directory: the .so path, or
+    the compiler's complaint (None without a compiler)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    so = os.path.join(fab.dir, "fault_shim.so")
+    out = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", so,
+                          os.path.join(os.path.dirname(os.path.abspath(
+                              __file__)), "fault_shim.c"),
+                          "-libmad", "-libumad", "-ldl"],
+                         capture_output=True, text=True, timeout=120)
+    return so if out.returncode == 0 else out.stderr
 
 
 def diff(got, want, limit=12):

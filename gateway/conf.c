@@ -90,6 +90,26 @@ get_str(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
 	return 0;
 }
 
+/* A file or directory name: a string, not empty (an empty YAML value,
+ * "path:" alone, would otherwise name the current directory). */
+static int
+get_path(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
+    size_t maxlen)
+{
+	char *s = NULL;
+
+	if (get_str(x, n, key, &s, maxlen) == -1)
+		return -1;
+	if (*s == '\0') {
+		cerr(x, n, "'%s' must not be empty", key);
+		free(s);
+		return -1;
+	}
+	free(*out);
+	*out = s;
+	return 0;
+}
+
 static int
 get_int(struct cctx *x, const yaml_node_t *n, const char *key, int *out,
     long lo, long hi)
@@ -550,9 +570,9 @@ ib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	else if (strcmp(key, "port") == 0)
 		get_int(x, v, key, &c->ib_port, 0, 254);
 	else if (strcmp(key, "node-name-map") == 0)
-		get_str(x, v, key, &c->node_name_map, PATH_MAX);
+		get_path(x, v, key, &c->node_name_map, PATH_MAX);
 	else if (strcmp(key, "mkey-file") == 0)
-		get_str(x, v, key, &c->mkey_file, PATH_MAX);
+		get_path(x, v, key, &c->mkey_file, PATH_MAX);
 	else
 		unknown(x, k, key, "ib");
 }
@@ -564,11 +584,11 @@ store_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_conf *c = x->c;
 
 	if (strcmp(key, "path") == 0)
-		get_str(x, v, key, &c->store_path, PATH_MAX);
+		get_path(x, v, key, &c->store_path, PATH_MAX);
 	else if (strcmp(key, "state-dir") == 0)
-		get_str(x, v, key, &c->state_dir, PATH_MAX);
+		get_path(x, v, key, &c->state_dir, PATH_MAX);
 	else if (strcmp(key, "control-socket") == 0)
-		get_str(x, v, key, &c->control_socket, 100);
+		get_path(x, v, key, &c->control_socket, 100);
 	else
 		unknown(x, k, key, "store");
 }
@@ -650,9 +670,9 @@ ipoib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_conf *c = x->c;
 
 	if (strcmp(key, "net-dir") == 0)
-		get_str(x, v, key, &c->ipoib_net_dir, PATH_MAX);
+		get_path(x, v, key, &c->ipoib_net_dir, PATH_MAX);
 	else if (strcmp(key, "arp-file") == 0)
-		get_str(x, v, key, &c->ipoib_arp_file, PATH_MAX);
+		get_path(x, v, key, &c->ipoib_arp_file, PATH_MAX);
 	else if (strcmp(key, "refresh") == 0)
 		get_int(x, v, key, &c->ipoib_refresh, 0, 86400);
 	else
@@ -1002,14 +1022,17 @@ gw_conf_load(const char *path, FILE *err)
 	if (x.c->store_path == NULL)
 		x.c->store_path = xstrdup("/var/lib/ibsnmpgw/inventory.db");
 	if (x.c->state_dir == NULL) {
-		char *s = xstrdup(x.c->store_path), *slash = strrchr(s, '/');
+		/* The store's directory: "." for a bare name, "/" for the
+		 * root, else everything before the last '/'. */
+		const char *p = x.c->store_path, *slash = strrchr(p, '/');
+
 		if (slash == NULL)
-			strcpy(s, ".");
-		else if (slash == s)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		x.c->state_dir = s;
+			x.c->state_dir = xstrdup(".");
+		else if (slash == p)
+			x.c->state_dir = xstrdup("/");
+		else if ((x.c->state_dir = strndup(p, (size_t)(slash - p))) ==
+		    NULL)
+			fatal("conf");
 	}
 	if (x.c->control_socket == NULL) {
 		size_t len = strlen(x.c->state_dir) + 16;

@@ -269,6 +269,9 @@ LOG_FN(log_info, LOG_INFO)
 LOG_FN(log_notice, LOG_NOTICE)
 LOG_FN(log_warnx, LOG_WARNING)
 
+static void log_errno(int pri, const char *fmt, va_list ap)
+    LOG_PRINTF(2, 0);
+
 static void
 log_errno(int pri, const char *fmt, va_list ap)
 {

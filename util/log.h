@@ -28,7 +28,7 @@ int log_capture_stderr(void);
 int log_drain_stderr(void);
 void log_release_stderr(void);
 
-void log_vmsg(int pri, const char *fmt, va_list ap);
+void log_vmsg(int pri, const char *fmt, va_list ap) LOG_PRINTF(2, 0);
 void log_msg(int pri, const char *fmt, ...) LOG_PRINTF(2, 3);
 void log_debug(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_info(const char *fmt, ...) LOG_PRINTF(1, 2);

@@ -239,6 +239,52 @@ test_empty_and_missing(void **state)
 	    "open"));
 }
 
+/* Found by tests/fuzz: "path:" with nothing after it. Every file and
+ * directory name must be non-empty; the state directory derived from the
+ * store path is right for a bare name, the root and a nested path. */
+static void
+test_paths(void **state)
+{
+	static const char *head =
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n";
+	static const struct {
+		const char *yaml, *err, *state_dir;
+	} t[] = {
+		{ "store:\n  path: # nothing\n", ":5: 'path' must not be empty",
+		    NULL },
+		{ "store:\n  path: \"\"\n", ":5: 'path' must not be empty",
+		    NULL },
+		{ "store:\n  state-dir: \"\"\n",
+		    ":5: 'state-dir' must not be empty", NULL },
+		{ "ib:\n  node-name-map: \"\"\n",
+		    ":5: 'node-name-map' must not be empty", NULL },
+		{ "ipoib:\n  arp-file: \"\"\n",
+		    ":5: 'arp-file' must not be empty", NULL },
+		{ "store:\n  path: inv.db\n", NULL, "." },
+		{ "store:\n  path: /inv.db\n", NULL, "/" },
+		{ "store:\n  path: /a/b/inv.db\n", NULL, "/a/b" },
+	};
+	char text[512], err[1024];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct gw_conf *c;
+
+		snprintf(text, sizeof(text), "%s%s", head, t[i].yaml);
+		err[0] = '\0';
+		c = load(text, err, sizeof(err));
+		if (t[i].err != NULL) {
+			assert_null(c);
+			assert_non_null(strstr(err, t[i].err));
+		} else {
+			assert_non_null(c);
+			assert_string_equal(c->state_dir, t[i].state_dir);
+			gw_conf_free(c);
+		}
+	}
+}
+
 static void
 test_empty_section(void **state)
 {
@@ -380,6 +426,7 @@ main(void)
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_empty_and_missing),
 		cmocka_unit_test(test_empty_section),
+		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_polling),
 		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),

@@ -82,12 +82,15 @@ send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
 	a.method = SMP_METHOD_GET;
 	a.attr_id = attr;
 	a.attr_mod = mod;
+	/* Counted before the submit: a send that fails at once calls
+	 * dreq_cb from inside it. */
+	disc_outstanding++;
 	if (proxy_mad_submit(&a, dreq_cb, r) == -1) {
+		disc_outstanding--;
 		free(r);
 		disc_errors++;
 		return -1;
 	}
-	disc_outstanding++;
 	disc_smps++;
 	return 0;
 }
@@ -327,7 +330,9 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct dreq *r = arg;
 
-	disc_outstanding--;
+	/* This request stays counted until its answer is processed, so a
+	 * send that fails at once inside that processing (its dreq_cb runs
+	 * nested) cannot end the sweep under us. */
 	if (status == 0) {
 		const uint8_t *data = mad + PROXY_SMP_DATA_OFFS;
 		int rc = 0;
@@ -348,13 +353,10 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 		/* An answer that does not make sense was most likely
 		 * garbled: ask again, a few times, before the sweep goes
 		 * on without that node or port. */
-		if (rc == -1 && ++r->garbled <= DISC_GARBLED_RETRIES &&
-		    send_smp(r->attr, r->mod, &r->path, r->key, r) == 0) {
-			free(r);
-			return;
-		}
-		if (rc == -1)
+		if (rc == -1 && ++r->garbled > DISC_GARBLED_RETRIES)
 			disc_errors++;
+		else if (rc == -1)	/* counts its own failure */
+			(void)send_smp(r->attr, r->mod, &r->path, r->key, r);
 	} else if (status != -ECANCELED) {
 		char p[256];
 		store_path_format(&r->path, p, sizeof(p));
@@ -363,7 +365,7 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 		disc_errors++;
 	}
 	free(r);
-	if (disc_outstanding == 0 && disc_running && status != -ECANCELED)
+	if (--disc_outstanding == 0 && disc_running && status != -ECANCELED)
 		finish_sweep();
 }
 

@@ -41,6 +41,7 @@ struct mad_req {
 	int			 agent;
 	int			 tries;		/* sends left */
 	int			 optional;	/* proxy_mad_args.optional */
+	int			 garbled;	/* a malformed answer came */
 	uint64_t		 deadline;
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
 	uint8_t			 umad[];	/* umad_size() + MAD */
@@ -259,6 +260,13 @@ mad_timeout_cb(void *arg)
 		inflight_remove(r);
 		if (req_retry(r) == 0)
 			continue;
+		/* A node that answered, if garbled, is not silent: neither a
+		 * timeout (health.c, the "never answers this attribute"
+		 * test) nor a reason to fail its queue. */
+		if (r->garbled) {
+			req_finish(r, -EPROTO, NULL);
+			continue;
+		}
 		int optional = r->optional;
 
 		req_finish(r, -ETIMEDOUT, NULL);
@@ -373,6 +381,7 @@ handle_answer(uint8_t *umad, int len)
 		 * answer, within the same retry count. */
 		log_warnx("mad: malformed answer for TID 0x%08x", tid);
 		mad_st.malformed++;
+		r->garbled = 1;
 		inflight_remove(r);
 		if (req_retry(r) == -1)
 			req_finish(r, -EPROTO, NULL);

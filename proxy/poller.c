@@ -31,6 +31,7 @@ struct poll_node {
 	int			 outstanding;
 	/* Threshold bookkeeping: totals at the last check. */
 	uint64_t		*last_totals;	/* ports x thresholds */
+	int			 last_ports;	/* num_ports it was sized for */
 	uint64_t		 last_ms;
 };
 
@@ -117,11 +118,18 @@ check_thresholds(struct poll_node *pn)
 
 	if (p->nthresholds == 0 || n == NULL)
 		return;
+	/* Sized per port: a node whose port count changed (a sweep saw
+	 * new hardware behind the GUID) starts its rates afresh. */
+	if (pn->last_totals != NULL && pn->last_ports != n->num_ports) {
+		free(pn->last_totals);
+		pn->last_totals = NULL;
+	}
 	if (pn->last_totals == NULL) {
 		pn->last_totals = calloc((size_t)(n->num_ports + 1) *
 		    p->nthresholds, sizeof(uint64_t));
 		if (pn->last_totals == NULL)
 			return;
+		pn->last_ports = n->num_ports;
 		pn->last_ms = 0;
 	}
 	minutes = pn->last_ms ? (now - pn->last_ms) / 60000.0 : 0;

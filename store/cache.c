@@ -24,6 +24,7 @@ struct cache_entry {
 	uint64_t		 expires;	/* ms, monotonic */
 	uint64_t		 completed;	/* ms, last completion */
 	struct cache_waiter	*waiters, **wtail;
+	uint64_t		 rejected;	/* hash of rejected data, 0: none */
 	size_t			 len;
 	uint8_t			 data[CACHE_DATA_MAX];
 };
@@ -269,13 +270,31 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 	}
 }
 
+/* FNV-1a, never 0 (0 means "nothing rejected"). */
+static uint64_t
+data_hash(const uint8_t *d, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ d[i]) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
 void
 cache_reject(const struct cache_key *key, int status)
 {
 	struct cache_entry *e = entry_get(key, 0);
+	uint64_t h;
 
 	if (e == NULL || e->state != CACHE_VALID)
 		return;
+	/* Read again and the same: that is what the node says, not a
+	 * garbled answer. It stays for its TTL; only the objects that
+	 * cannot show it answer genErr. */
+	if ((h = data_hash(e->data, e->len)) == e->rejected)
+		return;
+	e->rejected = h;
 	cache_st.failures++;
 	e->state = CACHE_FAILED;
 	e->error = status;

@@ -90,7 +90,9 @@ void	 cache_complete(const struct cache_key *key, int status,
 /* Forget everything about one node (UINT32_MAX: all nodes). */
 /* A valid entry whose contents the caller found unusable (a value
  * outside the MIB's range): failed with status for the error TTL, so it
- * is read again after that instead of answering genErr for its TTL. */
+ * is read again after that instead of answering genErr for its TTL.
+ * If the new read brings the same contents, a second reject leaves them
+ * (the node means it; other objects built on the entry still work). */
 void	 cache_reject(const struct cache_key *key, int status);
 void	 cache_flush(uint32_t node);
 void	 cache_get_stats(struct cache_stats *st);

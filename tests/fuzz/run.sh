@@ -2,8 +2,9 @@
 # run.sh [SECONDS]: build the libFuzzer targets with clang (ASan, UBSan)
 # in _fuzz/ under the source tree and run each for SECONDS (default 60)
 # from the seed corpus in tests/fuzz/corpus/<target>. Not part of `make
-# check` (it runs for as long as it is told); a crash leaves the input
-# as _fuzz/crash-* and fails the script.
+# check` (it runs for as long as it is told); a crash, leak, timeout or
+# out-of-memory leaves the input as _fuzz/crash-* (leak-*, ...) and fails
+# the script, as does any other failure of a fuzzer.
 #   apt-get install clang libclang-rt-14-dev
 set -e
 secs=${1:-60}
@@ -20,17 +21,24 @@ fi
 make -j2 libibsnmpgw.a >/dev/null
 libs=$(make -s print-gw-libs)
 status=0
+rm -f crash-* leak-* timeout-* oom-*
 for t in conf name; do
 	clang -g -O1 $san -fsanitize=fuzzer -I"$top" -I. \
 	    $(pkg-config --cflags yaml-0.1 sqlite3) \
 	    -o "fuzz_$t" "$top/tests/fuzz/fuzz_$t.c" libibsnmpgw.a $libs
 	mkdir -p "corpus_$t"
 	echo "fuzz_$t: ${secs}s"
+	rc=0
 	ASAN_OPTIONS=detect_leaks=1 ./"fuzz_$t" -max_total_time="$secs" \
 	    -max_len=4096 -timeout=5 -print_final_stats=1 \
-	    "corpus_$t" "$top/tests/fuzz/corpus/$t" 2>&1 |
-	    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)" ||
-	    true
-	ls crash-* leak-* timeout-* 2>/dev/null && status=1
+	    "corpus_$t" "$top/tests/fuzz/corpus/$t" > "fuzz_$t.log" 2>&1 ||
+	    rc=$?
+	grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|Test unit written)" \
+	    "fuzz_$t.log" || true
+	if [ $rc != 0 ]; then
+		echo "fuzz_$t: exit status $rc (see _fuzz/fuzz_$t.log)"
+		status=1
+	fi
+	ls crash-* leak-* timeout-* oom-* 2>/dev/null && status=1
 done
 exit $status

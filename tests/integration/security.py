@@ -369,8 +369,10 @@ def check_garbage():
         answer = sock.recv(65535)
     except socket.timeout:
         answer = b""
-    R.check(b"leaf01" in answer, "a hand-built v2c GET is answered",
-            repr(answer[:80]))
+    # The value, right after its OID (the community echoes "leaf01" too).
+    R.check(ber_oid(NODE_STRING) + ber(0x04, b"leaf01") in answer,
+            "a hand-built v2c GET is answered with the node's name",
+            repr(answer[:120]))
     pid = fab.pid()
     before_rss, before_err = rss_kb(pid), \
         int(fab.counter(".1.3.6.1.2.1.11.6.0") or 0)

@@ -122,11 +122,22 @@ test_reject(void **state)
 	/* Only a valid entry can be rejected: a pending one stays pending
 	 * and its waiter is answered by the fetch. */
 	cache_reject(&K, -ERANGE);
-	payload[0] = 10;
 	cache_complete(&K, 0, payload, sizeof(payload));
 	assert_int_equal(w.status, 0);
-	assert_int_equal(w.first, 10);
+	assert_int_equal(w.first, 9);
 	assert_int_equal(cache_read(&K, 0, &d, &len), 0);
+	/* The same contents again: the node means it. The entry stays. */
+	cache_reject(&K, -ERANGE);
+	assert_int_equal(cache_read(&K, 0, &d, &len), 0);
+	assert_int_equal(d[0], 9);
+	/* New contents can be rejected again. */
+	now_ms += 30000;
+	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	    &w), 1);
+	payload[0] = 10;
+	cache_complete(&K, 0, payload, sizeof(payload));
+	cache_reject(&K, -ERANGE);
+	assert_int_equal(cache_read(&K, 0, &d, &len), -ERANGE);
 	/* An unknown key is ignored. */
 	{
 		struct cache_key other = K;

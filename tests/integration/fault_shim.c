@@ -7,7 +7,8 @@
  *   MKeyProtectBits = $SHIM_MKEY_PROT, M_Key zeroed (health.py).
  * - $SHIM_SHORT_ATTR (an attribute ID): answers carrying that attribute
  *   are cut to $SHIM_SHORT_LEN octets of MAD, as a broken agent or HCA
- *   driver might deliver them (health.py).
+ *   driver might deliver them (health.py). With $SHIM_SHORT_DROP, only
+ *   the first is cut short and every later one is lost.
  * - $SHIM_FUZZ (percent) and $SHIM_FUZZ_SEED: that share of the SMP and
  *   PerfMgt answers is corrupted at random (data octets, all-zero or
  *   all-ones payloads, status, method, hop fields, length), the TID
@@ -15,6 +16,7 @@
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +99,15 @@ read(int fd, void *buf, size_t count)
 	mad = (uint8_t *)buf + umad_size();
 	if (short_attr != NULL &&
 	    (mad[16] << 8 | mad[17]) == (int)strtol(short_attr, NULL, 0)) {
+		static int seen;
 		const char *len = getenv("SHIM_SHORT_LEN");
 
+		/* $SHIM_SHORT_DROP: only the first is cut short, the later
+		 * ones are lost (a garbled answer, then silence). */
+		if (getenv("SHIM_SHORT_DROP") != NULL && seen++) {
+			errno = EAGAIN;
+			return -1;
+		}
 		return (ssize_t)umad_size() + (len ? atoi(len) : 100);
 	}
 	if (getenv("SHIM_FUZZ") != NULL)

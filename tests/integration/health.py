@@ -191,6 +191,25 @@ def check_short(so):
     R.check("malformed answer for TID" in fab.log()[mark:],
             "the log says so")
 
+    # A garbled answer, then silence for the retries: the node did
+    # answer, so the request fails as garbled, not as a timeout (which
+    # would count toward a hold and fail the node's other requests).
+    fab.restart_gateway(preload=so, env={"SHIM_SHORT_ATTR": "0x0016",
+                                         "SHIM_SHORT_DROP": "1"})
+    stats = fab.ctl("stats").stdout
+    t0 = int(re.search(r"timeouts (\d+)", stats).group(1))
+    m0 = malformed()
+    out, _ = get(PKEY + ".1.3.1.0", "node08")
+    stats = fab.ctl("stats").stdout
+    t1 = int(re.search(r"timeouts (\d+)", stats).group(1))
+    R.check("genError" in out.stdout + out.stderr and malformed() == m0 + 1
+            and t1 == t0, "garbled, then lost: genErr, one malformed "
+            "answer, no timeout counted (timeouts %d -> %d)" % (t0, t1),
+            out.stdout + out.stderr)
+    out, _ = get(SMA + ".1.1.0", "node08")
+    R.check(SMA + ".1.1.0" in parse_vars(out.stdout), "... and the node's "
+            "other attributes are still read", out.stdout + out.stderr)
+
 
 def malformed():
     m = re.search(r"malformed (\d+)", fab.ctl("stats").stdout)

@@ -189,6 +189,20 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 		return -1;
 	}
 	if ((dn = htab_get_u64(&disc_nodes, ni.node_guid)) == NULL) {
+		const struct store_node *old = store_node_by_guid(ni.node_guid);
+
+		/* The first answer of a sweep sets the node's port count for
+		 * the rest of it: one that differs from the inventory's is
+		 * read again before it is believed (new hardware says it
+		 * twice, a garbled answer does not). */
+		if (old != NULL && old->num_ports != ni.num_ports &&
+		    r->garbled == 0) {
+			log_info("discover: node 0x%016llx reports %u ports, "
+			    "%u before; asking again",
+			    (unsigned long long)ni.node_guid, ni.num_ports,
+			    old->num_ports);
+			return -1;
+		}
 		if ((dn = dnode_add(&ni, &r->path)) == NULL)
 			return 0;
 		is_new = 1;

@@ -25,12 +25,10 @@ struct fetch {
 /* The optional PerfMgt attributes a PMA may lack (IBA 16.1.4): an
  * "unsupported" answer is remembered in the inventory, so neither the
  * poller nor a walk asks again. */
-static unsigned
-optional_flag(const struct cache_key *k)
+unsigned
+proxy_perf_unsup_flag(uint16_t attr)
 {
-	if (k->mclass != PROXY_CLASS_PERF)
-		return 0;
-	switch (k->attr) {
+	switch (attr) {
 	case PERF_ATTR_RCV_ERROR_DETAILS:	return STORE_UNSUP_RCV_DETAILS;
 	case PERF_ATTR_XMIT_DISCARD_DETAILS:	return STORE_UNSUP_XMIT_DETAILS;
 	case PERF_ATTR_FLOW_CTL_COUNTERS:	return STORE_UNSUP_FLOWCTL;
@@ -38,6 +36,13 @@ optional_flag(const struct cache_key *k)
 	case PERF_ATTR_VL_OP_DATA:		return STORE_UNSUP_VL_OP_DATA;
 	}
 	return 0;
+}
+
+static unsigned
+optional_flag(const struct cache_key *k)
+{
+	return k->mclass == PROXY_CLASS_PERF ? proxy_perf_unsup_flag(k->attr) :
+	    0;
 }
 
 /* Attributes a live node may leave unanswered (optional ones; the

@@ -271,6 +271,21 @@ want(struct poll_node *pn, uint8_t mclass, uint16_t attr, uint32_t mod,
 		free(w);	/* fresh (or failing): nothing to send */
 }
 
+/* The PerfMgt attributes read per port, by policy group; a node is not
+ * asked for an optional one it lacks. */
+static const struct {
+	unsigned	 group;
+	uint16_t	 attr;
+} poll_perf[] = {
+	{ GW_POLL_COUNTERS, PERF_ATTR_PORT_COUNTERS },
+	{ GW_POLL_COUNTERS, PERF_ATTR_PORT_COUNTERS_EXT },
+	{ GW_POLL_COUNTERS, PERF_ATTR_FLOW_CTL_COUNTERS },
+	{ GW_POLL_ERROR_DETAILS, PERF_ATTR_RCV_ERROR_DETAILS },
+	{ GW_POLL_ERROR_DETAILS, PERF_ATTR_XMIT_DISCARD_DETAILS },
+	{ GW_POLL_VL_COUNTERS, PERF_ATTR_VL_OP_PACKETS },
+	{ GW_POLL_VL_COUNTERS, PERF_ATTR_VL_OP_DATA },
+};
+
 static void
 poll_node_now(struct poll_node *pn)
 {
@@ -305,36 +320,13 @@ poll_node_now(struct poll_node *pn)
 		/* A CA port without a LID has no PMA to ask. */
 		if (!sw && n->ports[port].lid == 0)
 			continue;
-		if (p->groups & GW_POLL_COUNTERS) {
-			want(pn, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS,
-			    port, rp, CACHE_COUNTERS);
-			want(pn, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS_EXT,
-			    port, rp, CACHE_COUNTERS);
-			if (!(n->unsupported & STORE_UNSUP_FLOWCTL))
-				want(pn, PROXY_CLASS_PERF,
-				    PERF_ATTR_FLOW_CTL_COUNTERS, port, rp,
-				    CACHE_COUNTERS);
-		}
-		if (p->groups & GW_POLL_ERROR_DETAILS) {
-			if (!(n->unsupported & STORE_UNSUP_RCV_DETAILS))
-				want(pn, PROXY_CLASS_PERF,
-				    PERF_ATTR_RCV_ERROR_DETAILS, port, rp,
-				    CACHE_COUNTERS);
-			if (!(n->unsupported & STORE_UNSUP_XMIT_DETAILS))
-				want(pn, PROXY_CLASS_PERF,
-				    PERF_ATTR_XMIT_DISCARD_DETAILS, port, rp,
-				    CACHE_COUNTERS);
-		}
-		if (p->groups & GW_POLL_VL_COUNTERS) {
-			if (!(n->unsupported & STORE_UNSUP_VL_OP_PKTS))
-				want(pn, PROXY_CLASS_PERF,
-				    PERF_ATTR_VL_OP_PACKETS, port, rp,
-				    CACHE_COUNTERS);
-			if (!(n->unsupported & STORE_UNSUP_VL_OP_DATA))
-				want(pn, PROXY_CLASS_PERF,
-				    PERF_ATTR_VL_OP_DATA, port, rp,
-				    CACHE_COUNTERS);
-		}
+		for (size_t i = 0; i < sizeof(poll_perf) / sizeof(poll_perf[0]);
+		    i++)
+			if ((p->groups & poll_perf[i].group) &&
+			    !(n->unsupported &
+			    proxy_perf_unsup_flag(poll_perf[i].attr)))
+				want(pn, PROXY_CLASS_PERF, poll_perf[i].attr,
+				    port, rp, CACHE_COUNTERS);
 	}
 	if ((p->groups & GW_POLL_FORWARDING) && sw) {
 		const uint8_t *d;

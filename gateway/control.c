@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "gateway/control.h"
+#include "gateway/mib.h"
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
@@ -89,6 +90,7 @@ static void
 cmd_node(FILE *f, const char *name)
 {
 	const struct store_node *n = store_node_resolve(name, strlen(name));
+	const struct gw_degraded *dg;
 	char lacks[256];
 
 	if (n == NULL) {
@@ -103,6 +105,10 @@ cmd_node(FILE *f, const char *name)
 	health_lines(f, n);
 	fprintf(f, "lacks: %s\n", store_unsupported_names(n->unsupported,
 	    lacks, sizeof(lacks)));
+	dg = gw_degraded_get(n->idx);
+	fprintf(f, "degraded answers: stale %llu zero %llu skipped %llu\n",
+	    (unsigned long long)dg->stale, (unsigned long long)dg->zero,
+	    (unsigned long long)dg->skipped);
 	for (int p = 0; p <= n->num_ports; p++) {
 		const struct store_port *pt = &n->ports[p];
 		char route[4 * STORE_PATH_MAX + 4] = "-";

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,26 @@ attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
 	return NULL;
 }
 
+void
+gw_fail(struct gw_eval *e, int err)
+{
+	if (err && !e->failed)
+		e->failed = err;
+}
+
+int
+gw_err_refused(int err)
+{
+	return err == -EINVAL || err == -EOPNOTSUPP;
+}
+
+const uint8_t *
+gw_attr_try(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
+    uint8_t port, enum cache_class cls, int *err)
+{
+	return attr_read(e, mclass, attr, mod, port, cls, err);
+}
+
 const uint8_t *
 gw_attr_class(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
     uint8_t port, enum cache_class cls)
@@ -245,9 +266,36 @@ gw_attr_class(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
 	int err;
 	const uint8_t *d = attr_read(e, mclass, attr, mod, port, cls, &err);
 
-	if (err && !e->failed)
-		e->failed = err;
+	gw_fail(e, err);
 	return d;
+}
+
+/* Degraded answers per node, by inventory index. */
+static struct gw_degraded *mib_degraded;
+static size_t mib_ndegraded;
+
+void
+gw_degraded_add(uint32_t node, size_t field)
+{
+	if (node >= mib_ndegraded) {
+		size_t n = node + 1 > 2 * mib_ndegraded ? node + 1 :
+		    2 * mib_ndegraded;
+		struct gw_degraded *d = realloc(mib_degraded, n * sizeof(*d));
+		if (d == NULL)
+			return;		/* a statistic: not worth failing */
+		memset(d + mib_ndegraded, 0, (n - mib_ndegraded) * sizeof(*d));
+		mib_degraded = d;
+		mib_ndegraded = n;
+	}
+	(*(uint64_t *)((char *)&mib_degraded[node] + field))++;
+}
+
+const struct gw_degraded *
+gw_degraded_get(uint32_t node)
+{
+	static const struct gw_degraded none;
+
+	return node < mib_ndegraded ? &mib_degraded[node] : &none;
 }
 
 const uint8_t *
@@ -310,8 +358,8 @@ gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
 		/* Remembered, so later walks do not ask again. */
 		store_node_set_unsupported(e->n->idx, flag);
 		*unsupported = 1;
-	} else if (err && !e->failed)
-		e->failed = err;
+	} else
+		gw_fail(e, err);
 	return d;
 }
 
@@ -332,7 +380,8 @@ find_col(const struct gw_table *t, oid subid, size_t *ci)
  * from (the one read last) is failed for the error TTL rather than kept
  * for its own, so a garbled answer is asked again soon. */
 static void
-log_bad(struct gw_eval *e, const char *what, const struct gw_row *row)
+log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
+    const char *answer)
 {
 	char inst[3 * 11 + 1] = "";
 	int off = 0;
@@ -341,10 +390,24 @@ log_bad(struct gw_eval *e, const char *what, const struct gw_row *row)
 		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
 		    row->i[k]);
 	log_warnx("node 0x%016llx (%s): %s%s: the node's answer is outside "
-	    "the MIB's range; answered genErr", (unsigned long long)e->n->guid,
-	    e->n->desc, what, inst);
+	    "the MIB's range; %s", (unsigned long long)e->n->guid,
+	    e->n->desc, what, inst, answer);
 	if (e->have_last)
 		cache_reject(&e->last, -ERANGE);
+}
+
+/* The node refused this instance alone (gw_err_refused): it is left
+ * out, so that one port a PMA cannot count never ends a walk of the
+ * node (docs/errors.md). Counted per node. */
+static int
+refused(struct gw_eval *e)
+{
+	if (!gw_err_refused(e->failed))
+		return 0;
+	gw_degraded_add(e->n->idx, offsetof(struct gw_degraded, skipped));
+	e->failed = 0;
+	e->need = 0;
+	return 1;
 }
 
 static int
@@ -385,7 +448,7 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 		if (rc == GW_NEED)
 			return NEED;
 		if (rc == GW_BAD) {
-			log_bad(e, t->name, &row);
+			log_bad(e, t->name, &row, "answered genErr");
 			goto generr;
 		}
 		if (rc == 0 || row_cmp(&row, &found, t->nindex) != 0)
@@ -394,12 +457,14 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 	memset(&v, 0, sizeof(v));
 	e->have_last = 0;
 	rc = col->get(e, &row, &v);
+	if (rc == GW_NEED && refused(e))
+		goto nosuch;
 	if (rc == GW_NEED)
 		return NEED;
 	if (rc == GW_ABSENT)
 		goto nosuch;
 	if (rc == GW_BAD) {
-		log_bad(e, col->name, &row);
+		log_bad(e, col->name, &row, "answered genErr");
 		goto generr;
 	}
 	gw_val_set(r, &v);
@@ -481,7 +546,7 @@ again:
 			if (rc == GW_NEED)
 				return NEED;
 			if (rc == GW_BAD) {
-				log_bad(e, t->name, &lb);
+				log_bad(e, t->name, &lb, "answered genErr");
 				netsnmp_set_request_error(ri, r,
 				    SNMP_ERR_GENERR);
 				return DONE;
@@ -495,12 +560,24 @@ again:
 		memset(&v, 0, sizeof(v));
 		e->have_last = 0;
 		rc = col->get(e, &row, &v);
+		if (rc == GW_NEED && refused(e))
+			rc = GW_ABSENT;
 		if (rc == GW_NEED)
 			return NEED;
 		if (rc == GW_ABSENT) {
 			/* No instance in this row: the column's next row. */
 			if (t->nindex == 0)
 				continue;
+			lb = row;
+			incl = 0;
+			goto again;
+		}
+		if (rc == GW_BAD && t->nindex > 0) {
+			/* A value the MIB cannot hold in one row: that row
+			 * is left out of the walk, the rest goes on. */
+			log_bad(e, col->name, &row, "left out of the walk");
+			gw_degraded_add(e->n->idx,
+			    offsetof(struct gw_degraded, skipped));
 			lb = row;
 			incl = 0;
 			goto again;
@@ -514,7 +591,7 @@ again:
 		snmp_set_var_objid(r->requestvb, name,
 		    bl + 1 + (t->nindex ? t->nindex : 1));
 		if (rc == GW_BAD) {
-			log_bad(e, col->name, &row);
+			log_bad(e, col->name, &row, "answered genErr");
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			return DONE;
 		}

@@ -56,6 +56,36 @@ const uint8_t	*gw_attr_opt_class(struct gw_eval *e, uint8_t mclass,
 		    uint16_t attr, uint32_t mod, uint8_t port,
 		    enum cache_class cls, unsigned flag, int *unsupported);
 
+/* Like gw_attr_class, but a failure is put in *err (a negative errno)
+ * instead of failing the evaluation, for getters that have an answer
+ * of their own when one port cannot be read. NULL with *err 0: being
+ * fetched. */
+const uint8_t	*gw_attr_try(struct gw_eval *e, uint8_t mclass,
+		    uint16_t attr, uint32_t mod, uint8_t port,
+		    enum cache_class cls, int *err);
+/* Fail the evaluation with err (negative errno): genErr, or, when the
+ * node refused only this instance (gw_err_refused), noSuchInstance for
+ * GET and the next instance for GETNEXT. */
+void		 gw_fail(struct gw_eval *e, int err);
+/* Whether a failure is this instance's alone: the node answered with a
+ * MAD status refusing the attribute or its modifier (IBA 13.4.7 Table
+ * 119), as a PMA does for a port it cannot count. Silence, garbage and
+ * holds are the node's. */
+int		 gw_err_refused(int err);
+
+/* Answers given instead of a value the fabric would not give, per node
+ * (docs/errors.md, `ctl node`). */
+struct gw_degraded {
+	uint64_t	stale;		/* counters as last read */
+	uint64_t	zero;		/* counters of a port never readable */
+	uint64_t	skipped;	/* instances left out (GETNEXT) or
+					 * noSuchInstance (GET) */
+};
+const struct gw_degraded *gw_degraded_get(uint32_t node);
+/* Count one, e.g. gw_degraded_add(idx, offsetof(struct gw_degraded,
+ * stale)). */
+void	gw_degraded_add(uint32_t node, size_t field);
+
 /* Start fetching an attribute now, for read-ahead. */
 void		 gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod,
 		    uint8_t port, enum cache_class cls);

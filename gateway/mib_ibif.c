@@ -15,6 +15,7 @@
 #include "gateway/mib.h"
 #include "gateway/mib_if.h"
 #include "gateway/mib_sma.h"
+#include "proxy/fetch.h"
 #include "proxy/mad.h"
 #include "proxy/perf.h"
 #include "proxy/smp.h"
@@ -31,22 +32,22 @@ stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v,
 	uint32_t port = row->i[0];
 	uint16_t attr = perf_ctrs[ctr].attr;
 	const struct ctr_port *p;
-	int unsup;
+	int rc, unsup;
 
+	/* PortCounters first: a port the PMA cannot count answers what
+	 * was read before, or zeros (if_port_ctrs). */
+	if ((rc = if_port_ctrs(e, port, 0, &p)) == GW_NEED)
+		return GW_NEED;
 	/* The details attributes are optional in the IBA. */
-	if (attr == PERF_ATTR_PORT_COUNTERS) {
-		if (if_perf_attr(e, attr, port) == NULL)
-			return GW_NEED;
-	} else if (if_perf_attr_opt(e, attr, port,
-	    attr == PERF_ATTR_RCV_ERROR_DETAILS ? STORE_UNSUP_RCV_DETAILS :
-	    STORE_UNSUP_XMIT_DETAILS, &unsup) == NULL) {
+	if (rc == 0 && attr != PERF_ATTR_PORT_COUNTERS &&
+	    if_perf_attr_opt(e, attr, port, proxy_perf_unsup_flag(attr),
+	    &unsup) == NULL) {
 		if (!unsup)
 			return GW_NEED;
 		return gw_val_counter(v, 0);	/* never moves */
 	}
-	p = counters_port(gw_node(e)->idx, (uint8_t)port);
 	/* Counter32: the accumulated count modulo 2^32. */
-	return gw_val_counter(v, p ? (unsigned long)p->c[ctr].total : 0);
+	return gw_val_counter(v, (unsigned long)p->c[ctr].total);
 }
 
 #define STAT(fn, ctr) \

@@ -7,6 +7,7 @@
  * their TTL cause a fresh PerfMgt read. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,14 +37,62 @@ if_perf_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t port,
 	    unsupported);
 }
 
+/* A port whose PortCounters cannot be read now (err): its counters as
+ * last read, zeros if the PMA refused it and it never was read, else
+ * the node's failure (docs/errors.md). Returns 0 or GW_NEED. */
+static int
+port_unreadable(struct gw_eval *e, uint32_t port, int err,
+    const struct ctr_port **pp)
+{
+	const struct store_node *n = gw_node(e);
+	const struct ctr_port *p = counters_port(n->idx, (uint8_t)port);
+
+	if (counters_port_read(p)) {
+		gw_degraded_add(n->idx, offsetof(struct gw_degraded, stale));
+		*pp = p;
+		return 0;
+	}
+	if (gw_err_refused(err) &&
+	    (p = counters_placeholder(n->idx, (uint8_t)port)) != NULL) {
+		gw_degraded_add(n->idx, offsetof(struct gw_degraded, zero));
+		*pp = p;
+		return 0;
+	}
+	gw_fail(e, err);
+	return GW_NEED;
+}
+
+int
+if_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
+    const struct ctr_port **pp)
+{
+	const struct store_node *n = gw_node(e);
+	uint8_t rp = sma_route_port(n, port);
+	int err;
+
+	*pp = NULL;
+	if (gw_attr_try(e, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS, port, rp,
+	    CACHE_COUNTERS, &err) == NULL && !err)
+		return GW_NEED;
+	if (!err && ext && gw_attr_try(e, PROXY_CLASS_PERF,
+	    PERF_ATTR_PORT_COUNTERS_EXT, port, rp, CACHE_COUNTERS, &err) ==
+	    NULL && !err)
+		return GW_NEED;
+	if (err)
+		return port_unreadable(e, port, err, pp) == 0 ? IF_STALE :
+		    GW_NEED;
+	if ((*pp = counters_port(n->idx, (uint8_t)port)) == NULL)
+		return GW_NEED;
+	return 0;
+}
+
 int
 if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 {
-	const struct store_node *n = gw_node(e);
 	const struct ctr_port *p;
 	const uint8_t *cpi;
 	uint32_t cap;
-	int ext, ietf, flow, unsup;
+	int ext, ietf, flow, unsup, rc;
 
 	/* ClassPortInfo says whether PortCountersExtended exists (IBA
 	 * 16.1.2); PortFlowCtlCounters is optional. */
@@ -52,16 +101,19 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 	cap = perf_cpi_capmask(cpi, PROXY_GS_DATA_SIZE);
 	ext = (cap & (PERF_CAP_EXT_WIDTH | PERF_CAP_EXT_WIDTH_NOIETF)) != 0;
 	ietf = (cap & PERF_CAP_EXT_WIDTH) != 0;
-	if (if_perf_attr(e, PERF_ATTR_PORT_COUNTERS, port) == NULL)
+	if ((rc = if_port_ctrs(e, port, ext, &p)) == GW_NEED)
 		return GW_NEED;
-	if (ext && if_perf_attr(e, PERF_ATTR_PORT_COUNTERS_EXT, port) == NULL)
-		return GW_NEED;
-	flow = if_perf_attr_opt(e, PERF_ATTR_FLOW_CTL_COUNTERS, port,
-	    STORE_UNSUP_FLOWCTL, &unsup) != NULL;
-	if (!flow && !unsup)
-		return GW_NEED;
-	if ((p = counters_port(n->idx, (uint8_t)port)) == NULL)
-		return GW_NEED;
+	if (rc == IF_STALE) {
+		/* Only what was read before counts. */
+		ext = ext && p->c[CTR_EXT_XMIT_DATA].valid;
+		ietf = ietf && ext;
+		flow = p->c[CTR_XMIT_FLOW_PKTS].valid;
+	} else {
+		flow = if_perf_attr_opt(e, PERF_ATTR_FLOW_CTL_COUNTERS, port,
+		    STORE_UNSUP_FLOWCTL, &unsup) != NULL;
+		if (!flow && !unsup)
+			return GW_NEED;
+	}
 #define T(i)	(p->c[i].total)
 	memset(c, 0, sizeof(*c));
 	/* The 64-bit data and packet counters replace the 32-bit ones

@@ -28,7 +28,16 @@ const uint8_t	*if_perf_attr(struct gw_eval *e, uint16_t attr, uint32_t port);
 const uint8_t	*if_perf_attr_opt(struct gw_eval *e, uint16_t attr,
 		    uint32_t port, unsigned flag, int *unsupported);
 
-/* Fresh counters of a port: 0, or GW_NEED while they are read. */
+/* A port's accumulators (*pp): 0 when PortCounters (and, with ext,
+ * PortCountersExtended) are fresh; IF_STALE when the port cannot be
+ * read now and *pp holds what was read before, or zeros for a port the
+ * PMA refuses and that never was read; GW_NEED while they are read or
+ * when the node itself fails. */
+#define IF_STALE	1
+int	if_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
+	    const struct ctr_port **pp);
+
+/* Counters of a port: 0, or GW_NEED while they are read. */
 int	if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c);
 
 int	gw_mib_if_init(void);

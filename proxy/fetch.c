@@ -113,6 +113,17 @@ confirm_pma(const struct cache_key *k)
 	}
 }
 
+/* A PMA that ignores PortSelect answers for the port the MAD came in
+ * through (IBA 16.1.3.5 leaves other ports optional): counts for
+ * another port than asked are a refusal, never this port's counts. */
+static int
+perf_wrong_port(const struct fetch *f, const uint8_t *mad)
+{
+	return f->key.mclass == PROXY_CLASS_PERF &&
+	    f->key.attr != PERF_ATTR_CLASS_PORT_INFO &&
+	    mad[f->offs + 1] != (uint8_t)f->key.mod;
+}
+
 static void
 fetch_cb(void *arg, int status, const uint8_t *mad)
 {
@@ -128,6 +139,12 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 		proxy_health_silent(f->key.node, f->probe == HEALTH_PROBE);
 	else
 		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
+	if (status == 0 && perf_wrong_port(f, mad)) {
+		log_debug("fetch: node %u: the PMA answered port %u for port "
+		    "%u", f->key.node, mad[f->offs + 1], f->key.mod);
+		status = -EINVAL;
+		mad = NULL;
+	}
 	if (status == 0) {
 		const uint8_t *d = mad + f->offs;
 		/* Every answer that carries counters or a port state feeds

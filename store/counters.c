@@ -89,6 +89,24 @@ counters_port(uint32_t node, uint8_t port)
 	return port_get(node, port, 0);
 }
 
+int
+counters_port_read(const struct ctr_port *p)
+{
+	return p != NULL && p->c[CTR_SYMBOL_ERRORS].valid;
+}
+
+const struct ctr_port *
+counters_placeholder(uint32_t node, uint8_t port)
+{
+	struct ctr_port *p = port_get(node, port, 1);
+
+	if (p != NULL && !counters_port_read(p) && !p->placeholder) {
+		p->placeholder = 1;
+		p->disc_ms = (int64_t)ev_now();
+	}
+	return p;
+}
+
 uint32_t
 counters_ticks(int64_t ms)
 {
@@ -127,6 +145,11 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		 * others is no discontinuity of the interface. */
 		if (!(e & CTR_EV_FIRST))
 			ev |= e;
+	}
+	/* Real counts replace the zeros served so far. */
+	if (p->placeholder && attr == PERF_ATTR_PORT_COUNTERS) {
+		p->placeholder = 0;
+		ev |= CTR_EV_RESET;
 	}
 	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
 		p->disc_ms = (int64_t)ev_now();

@@ -35,6 +35,7 @@ struct ctr_port {
 	int64_t		disc_ms;	/* ev_now() of the last discontinuity */
 	int64_t		change_ms;	/* ev_now() of the last state change */
 	uint8_t		state;		/* last PortState seen, 0: none */
+	uint8_t		placeholder;	/* zeros served, never read */
 	int		dirty;
 };
 
@@ -52,6 +53,13 @@ void	 counters_feed(uint32_t node, uint8_t port, uint16_t attr,
 /* A PortInfo answer: state changes feed ifLastChange. */
 void	 counters_port_state(uint32_t node, uint8_t port, uint8_t state);
 const struct ctr_port *counters_port(uint32_t node, uint8_t port);
+/* Whether the port's PortCounters were ever read (here or before a
+ * restart). */
+int	 counters_port_read(const struct ctr_port *p);
+/* A port that was never read and whose PMA will not count it (it
+ * refuses the PortSelect): its counters are zero from now on, with a
+ * discontinuity now, and another when a first reading replaces them. */
+const struct ctr_port *counters_placeholder(uint32_t node, uint8_t port);
 /* TimeTicks since the gateway started for an ev_now() time. */
 uint32_t counters_ticks(int64_t ms);
 /* Counters of attr (PortCounters, PortVLOpPackets, PortVLOpData) of a

@@ -13,6 +13,10 @@
  *   PerfMgt answers is corrupted at random (data octets, all-zero or
  *   all-ones payloads, status, method, hop fields, length), the TID
  *   kept so that the answer reaches its request (chaos.py).
+ * - $SHIM_STATUS_ATTR and $SHIM_STATUS_MOD: answers for that attribute
+ *   ID and modifier carry MAD status $SHIM_STATUS (default 0x1c, "an
+ *   attribute or modifier value is invalid", IBA 13.4.7 Table 119), as
+ *   an agent refusing one port (cluster.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -112,6 +116,22 @@ read(int fd, void *buf, size_t count)
 	}
 	if (getenv("SHIM_FUZZ") != NULL)
 		return fuzz(mad, n);
+	if (getenv("SHIM_STATUS_ATTR") != NULL && (mad[3] & 0x80) &&
+	    (mad[16] << 8 | mad[17]) ==
+	    (int)strtol(getenv("SHIM_STATUS_ATTR"), NULL, 0) &&
+	    ((uint32_t)mad[20] << 24 | (uint32_t)mad[21] << 16 |
+	    (uint32_t)mad[22] << 8 | mad[23]) ==
+	    (uint32_t)strtoul(getenv("SHIM_STATUS_MOD") ?
+	    getenv("SHIM_STATUS_MOD") : "0", NULL, 0)) {
+		const char *st = getenv("SHIM_STATUS");
+		unsigned v = st ? (unsigned)strtoul(st, NULL, 0) : 0x1c;
+
+		/* The D bit of a directed-route SMP stays (IBA 14.2.1.2). */
+		mad[4] = (uint8_t)((mad[4] & (mad[1] == 0x81 ? 0x80 : 0)) |
+		    ((v >> 8) & 0x7f));
+		mad[5] = (uint8_t)v;
+		return n;
+	}
 	if (prot == NULL)
 		return n;
 	/* SubnGetResp(PortInfo), LID-routed or directed route */

@@ -49,16 +49,21 @@ type_name(uint8_t t)
 static void
 node_line(FILE *f, const struct store_node *n)
 {
-	char route[4 * STORE_PATH_MAX + 4];
+	char route[4 * STORE_PATH_MAX + 4], names[2 * STORE_DESC_LEN + 40];
 	struct proxy_health_info hi;
 
 	store_path_format(&n->route, route, sizeof(route));
 	proxy_health_get(n->idx, &hi);
 	fprintf(f, "0x%016llx %-16s %-6s lid %-5u %-11s route %s policy %s "
-	    "state %s\n", (unsigned long long)n->guid,
+	    "state %s", (unsigned long long)n->guid,
 	    n->alias ? n->alias : n->desc, type_name(n->type), n->lid,
 	    n->reachable ? "reachable" : "unreachable", route,
 	    proxy_poll_policy_name(n->idx), proxy_health_name(hi.state));
+	/* A description shared with other nodes names none of them. */
+	if (strstr(store_descname_names(n, names, sizeof(names)),
+	    "(ambiguous)") != NULL)
+		fprintf(f, " names %s", names);
+	fprintf(f, "\n");
 }
 
 /* The node's error state (proxy/health.h). */
@@ -91,15 +96,16 @@ cmd_node(FILE *f, const char *name)
 {
 	const struct store_node *n = store_node_resolve(name, strlen(name));
 	const struct gw_degraded *dg;
-	char lacks[256];
+	char lacks[256], names[2 * STORE_DESC_LEN + 40];
 
 	if (n == NULL) {
 		fprintf(f, "error: no node named '%s'\n", name);
 		return;
 	}
 	node_line(f, n);
-	fprintf(f, "description: %s\nports: %u\nvendor 0x%06x device 0x%04x "
-	    "revision 0x%08x\nfirst seen %lld, last seen %lld\n", n->desc,
+	fprintf(f, "description: %s\nnames: %s\nports: %u\nvendor 0x%06x "
+	    "device 0x%04x revision 0x%08x\nfirst seen %lld, last seen %lld\n",
+	    n->desc, store_descname_names(n, names, sizeof(names)),
 	    n->num_ports, n->vendor_id, n->device_id, n->revision,
 	    (long long)n->first_seen, (long long)n->last_seen);
 	health_lines(f, n);

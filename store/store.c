@@ -9,6 +9,7 @@
 
 #include "store/store.h"
 #include "util/ev.h"
+#include "store/descname.h"
 #include "util/htab.h"
 #include "util/log.h"
 
@@ -264,6 +265,7 @@ load_inventory(void)
 		n->last_seen = sqlite3_column_int64(st, 11);
 		n->reachable = 0;	/* until the first sweep says so */
 		n->unsupported = sqlite3_column_int(st, 13);
+		store_descname_update(n, NULL);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -316,6 +318,7 @@ store_init(const char *path)
 	htab_init(&store_by_guid);
 	htab_init(&store_by_alias);
 	htab_init(&store_alias_of);
+	store_descname_init();
 	memset(store_by_lid, 0, sizeof(store_by_lid));
 	if (sqlite3_open_v2(path, &store_db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -339,6 +342,7 @@ void
 store_finalise(void)
 {
 	aliases_clear();
+	store_descname_finalise();
 	for (size_t i = 0; i < store_nnodes; i++)
 		node_free(store_nodes[i]);
 	free(store_nodes);
@@ -449,11 +453,15 @@ store_node_resolve(const char *name, size_t len)
 	if ((g = htab_get(&store_by_alias, name, len)) != NULL &&
 	    (n = store_node_by_guid(*g)) != NULL)
 		return n;
-	if (store_parse_lid(name, len, &lid) == 0)
-		return store_node_by_lid(lid);
-	if (store_parse_guid(name, len, &guid) == 0)
-		return store_node_by_guid(guid);
-	return NULL;
+	/* Then the forms only the gateway writes, if they name a node (a
+	 * host called "cafe01" is not GUID 0xcafe01), then descriptions. */
+	if (store_parse_lid(name, len, &lid) == 0 &&
+	    (n = store_node_by_lid(lid)) != NULL)
+		return n;
+	if (store_parse_guid(name, len, &guid) == 0 &&
+	    (n = store_node_by_guid(guid)) != NULL)
+		return n;
+	return store_descname_lookup(name, len);
 }
 
 int
@@ -715,6 +723,7 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 {
 	struct store_node *n = store_node_by_guid(seen->guid);
 	int64_t now = ev_wall();
+	char old[STORE_DESC_LEN + 1];
 	char *alias;
 	uint32_t idx;
 
@@ -736,6 +745,7 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	}
 	idx = n->idx;
 	alias = n->alias;
+	memcpy(old, n->desc, sizeof(old));
 	{
 		struct store_port *keep = n->ports;
 		int64_t first = n->first_seen;
@@ -753,6 +763,8 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	n->reachable = 1;
 	memcpy(n->ports, ports, (n->num_ports + 1) * sizeof(*ports));
 	index_lids(n);
+	/* A host name set after boot moves the node's names with it. */
+	store_descname_update(n, old);
 	store_seen[idx] = 1;
 	return n;
 }
@@ -800,6 +812,7 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 	}
 	*nodes = seen;
 	*lost = gone;
+	store_descname_settle();
 	if (store_db == NULL)
 		return 0;
 	if (db_exec("BEGIN IMMEDIATE") == -1)

@@ -103,9 +103,15 @@ struct store_node	*store_node_by_guid(uint64_t guid);
 struct store_node	*store_node_by_lid(uint16_t lid);
 struct store_node	*store_node_by_alias(const char *name);
 /* Resolve a node name as used in contexts and communities: an alias
- * (exact), "lid-N", or a node GUID with or without 0x. Returns NULL for
- * anything else, including strings with NUL or '@'. */
+ * (exact), "lid-N", a node GUID with or without 0x, a whole
+ * NodeDescription, or its first word (store/descname.c). Returns NULL
+ * for anything else, an ambiguous description name, and strings with
+ * NUL or '@'. */
 struct store_node	*store_node_resolve(const char *name, size_t len);
+/* The names n's description gives it, quoted, each marked when it
+ * resolves to no node or to another one (ctl). */
+const char	*store_descname_names(const struct store_node *n, char *buf,
+		    size_t size);
 
 /* Parse helpers (exposed for unit tests). Return 0 on success. */
 int	 store_parse_guid(const char *s, size_t len, uint64_t *guid);

@@ -9,7 +9,13 @@ Walks: IF-MIB, IB-IF-MIB and IB-SMA-MIB of every node complete with
 snmpbulkwalk and have a row for every port; a port whose PMA refuses
 PortSelect reads zero with a discontinuity time, a port read before and
 then lost reads what was read, and a port whose SMA refuses PortInfo is
-left out of a walk and is noSuchInstance for GET (docs/errors.md)."""
+left out of a walk and is noSuchInstance for GET (docs/errors.md).
+
+Names: with no node-name-map, the whole NodeDescription and its first
+word name a node when unique, over v2c communities and v3 contexts; a
+shared one ("localhost mlx5_0" twice) names none, is logged and shown by
+ctl; a description that changes (the fault shim makes node09's say its
+host name, as a driver does after boot) moves the names with it."""
 
 import os
 import re
@@ -30,6 +36,9 @@ IFT = ".1.3.6.1.2.1.2.2.1"
 IBIF = ".1.3.6.1.3.117.2"
 SMA = ".1.3.6.1.3.117.3"
 PORTINFO = SMA + ".1.5.1.1"          # ibSmaPortInfoEntry
+NODESTRING = SMA + ".1.1.1.0"        # ibSmaNodeString.0
+NODEGUID = SMA + ".1.1.7.0"          # ibSmaNodeGuid.0
+BAD_COMM = ".1.3.6.1.2.1.11.4.0"     # snmpInBadCommunityNames
 
 
 def topo_nodes():
@@ -73,6 +82,56 @@ def ctl_degraded(node):
     m = re.search(r"degraded answers: stale (\d+) zero (\d+) skipped (\d+)",
                   out)
     return tuple(int(x) for x in m.groups()) if m else None
+
+
+def guid_by(sec):
+    """The ibSmaNodeGuid a name answers, None without an answer."""
+    out = fab.snmp("snmpget", sec, [NODEGUID], timeout=1)
+    v = parse_vars(out.stdout).get(NODEGUID)
+    return int(v[1], 16) if v and v[0] == "Hex-STRING" else None
+
+
+def check_names():
+    for node, name in (("node01", "cn0001"), ("node03", "cn0003 mlx5_0"),
+                       ("spine02", "Core switch 2 (row B, rack 7)"),
+                       ("spine02", "Core"),
+                       ("leaf01", "MF0;leaf01:MSB7800/U1")):
+        want = NODES[node][0]
+        R.equal(guid_by(fab.v2(name)), want,
+                "community public@%s names %s" % (name, node))
+        R.equal(guid_by(fab.v3(name)), want,
+                "v3 context '%s' names %s" % (name, node))
+    out = fab.snmp("snmpget", fab.v2("cn0004"), [NODESTRING])
+    R.equal(parse_vars(out.stdout).get(NODESTRING, (None, None))[1],
+            "cn0004 mlx5_0", "public@cn0004 answers its NodeDescription")
+    before = fab.counter(BAD_COMM)
+    for name in ("localhost", "localhost mlx5_0", "cn0001 mlx5",
+                 "CN0001"):
+        R.equal(guid_by(fab.v2(name)), None,
+                "public@%s (shared or not exact) gets no answer" % name)
+    R.equal(fab.counter(BAD_COMM), before + 4,
+            "they count as bad community names")
+    R.check("'localhost' names 2 nodes" in fab.log(),
+            "the shared host name is logged")
+    nodes = fab.ctl("nodes").stdout
+    line = [l for l in nodes.splitlines()
+            if l.startswith("0x%016x" % NODES["node08"][0])]
+    R.check(line and "'localhost' (ambiguous)" in line[0],
+            "ctl nodes marks node08's shared names", nodes[-600:])
+    # node09's driver sets its host name: the names follow.
+    route = re.search(r"route (\S+)", fab.ctl("node",
+                                              gname("node09")).stdout)
+    shim = simlib.build_shim(fab)
+    if route is None or shim is None or not os.path.exists(shim):
+        R.check(False, "node09's route and the fault shim", shim)
+        return
+    fab.restart_gateway(preload=shim, env={
+        "SHIM_DESC_PATH": route.group(1),
+        "SHIM_DESC_TEXT": "cn0009 mlx5_0"})
+    R.equal(guid_by(fab.v2("cn0009")), NODES["node09"][0],
+            "after the description changes, public@cn0009 names node09")
+    R.equal(guid_by(fab.v2("localhost")), NODES["node08"][0],
+            "and public@localhost now names node08, the only one left")
 
 
 def main():
@@ -130,6 +189,8 @@ def main():
     R.check(d is not None and d[0] > 0, "ctl node counts the stale "
             "answers for node03", d)
     fab.cmd('ReLink "node03"[2]')
+
+    check_names()
 
     # 4. An SMA that refuses PortInfo for one port (MAD status 0x1c):
     # left out of walks, noSuchInstance for GET, the rest answered.

@@ -17,6 +17,9 @@
  *   ID and modifier carry MAD status $SHIM_STATUS (default 0x1c, "an
  *   attribute or modifier value is invalid", IBA 13.4.7 Table 119), as
  *   an agent refusing one port (cluster.py).
+ * - $SHIM_DESC_PATH (a directed route, "0,1,5") and $SHIM_DESC_TEXT:
+ *   the NodeDescription answer of the node at that route says that text,
+ *   as after an HCA driver sets the host name at boot (cluster.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,6 +33,28 @@
 #include <infiniband/umad.h>
 
 static unsigned	fuzz_state;
+
+/* A DR SMP's initial path is hops 1..hop count at offset 128 (IBA
+ * 14.2.1.2); path is "0,h1,h2,...". */
+static int
+dr_path_is(const uint8_t *mad, const char *path)
+{
+	char *end;
+	int k = 0;
+
+	for (;;) {
+		long h = strtol(path, &end, 10);
+		if (end == path || h < 0 || h > 255 || k > 63)
+			return 0;
+		if (k > 0 && mad[128 + k] != h)
+			return 0;
+		k++;
+		if (*end != ',')
+			break;
+		path = end + 1;
+	}
+	return *end == '\0' && mad[7] == k - 1;
+}
 
 static unsigned
 fuzz_rand(void)
@@ -116,6 +141,16 @@ read(int fd, void *buf, size_t count)
 	}
 	if (getenv("SHIM_FUZZ") != NULL)
 		return fuzz(mad, n);
+	if (getenv("SHIM_DESC_PATH") != NULL && mad[1] == 0x81 &&
+	    mad[3] == 0x81 && mad[16] == 0x00 && mad[17] == 0x10 &&
+	    dr_path_is(mad, getenv("SHIM_DESC_PATH"))) {
+		const char *t = getenv("SHIM_DESC_TEXT") ?
+		    getenv("SHIM_DESC_TEXT") : "";
+
+		memset(mad + 64, 0, 64);
+		memcpy(mad + 64, t, strnlen(t, 64));
+		return n;
+	}
 	if (getenv("SHIM_STATUS_ATTR") != NULL && (mad[3] & 0x80) &&
 	    (mad[16] << 8 | mad[17]) ==
 	    (int)strtol(getenv("SHIM_STATUS_ATTR"), NULL, 0) &&

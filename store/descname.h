@@ -1,0 +1,21 @@
+/* store_descname: names from NodeDescriptions (store/descname.c). */
+#ifndef IBSNMPGW_STORE_DESCNAME_H
+#define IBSNMPGW_STORE_DESCNAME_H
+
+#include <stddef.h>
+
+#include "store/store.h"
+
+void	 store_descname_init(void);
+void	 store_descname_finalise(void);
+/* n->desc was old (NULL: a new node) and may have changed. */
+void	 store_descname_update(const struct store_node *n, const char *old);
+/* After a sweep: names shared by several nodes resolve again (to the
+ * one reachable node, if there is one), and each that resolves to none
+ * is logged. Returns how many names resolve to none. */
+unsigned store_descname_settle(void);
+/* The node a whole description, else a first word, names; NULL if none
+ * or ambiguous. */
+struct store_node *store_descname_lookup(const char *name, size_t len);
+
+#endif

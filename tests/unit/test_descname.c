@@ -1,0 +1,183 @@
+/* store_descname: names from NodeDescriptions resolve when unique,
+ * never silently when shared, follow a changed description, lose to
+ * node-name-map aliases and to GUIDs that name a node, and come back
+ * after a restart. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "util/log.h"
+
+static char dbpath[64], mappath[64];
+
+static int
+setup(void **state)
+{
+	snprintf(dbpath, sizeof(dbpath), "/tmp/ibsnmpgw-dn-%d.db", getpid());
+	snprintf(mappath, sizeof(mappath), "/tmp/ibsnmpgw-dn-%d.map",
+	    getpid());
+	unlink(dbpath);
+	log_init("test_descname", 1, LOG_ERR);
+	return store_init(dbpath);
+}
+
+static int
+teardown(void **state)
+{
+	char p[80];
+
+	store_finalise();
+	unlink(dbpath);
+	unlink(mappath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	unlink(p);
+	return 0;
+}
+
+static void
+seen(uint64_t guid, const char *desc)
+{
+	struct store_node n;
+	struct store_port p[2];
+
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = guid;
+	n.type = STORE_NODE_CA;
+	n.num_ports = 1;
+	snprintf(n.desc, sizeof(n.desc), "%s", desc);
+	p[0].route.hop[0] = p[1].route.hop[0] = 0xff;
+	p[1].num = 1;
+	store_sweep_node(&n, p);
+}
+
+static void
+sweep_end(void)
+{
+	unsigned nodes, lost;
+
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+}
+
+static uint64_t
+resolve(const char *name)
+{
+	struct store_node *n = store_node_resolve(name, strlen(name));
+
+	return n ? n->guid : 0;
+}
+
+static void
+test_unique_and_shared(void **state)
+{
+	char buf[256];
+
+	store_sweep_begin();
+	seen(0x11, "cn0001 mlx5_0");
+	seen(0x12, "localhost mlx5_0");
+	seen(0x13, "localhost mlx5_0");
+	seen(0x14, "Core switch 2 (row B, rack 7)");
+	seen(0x15, "leaf01");
+	seen(0x16, "leaf01 spare");
+	seen(0x17, "cafe01 mlx5_0");
+	sweep_end();
+	assert_int_equal(resolve("cn0001"), 0x11);
+	assert_int_equal(resolve("cn0001 mlx5_0"), 0x11);
+	assert_int_equal(resolve("cn0001 mlx5"), 0);	/* exact only */
+	assert_int_equal(resolve("CN0001"), 0);
+	/* Shared: neither the host name nor the description resolves. */
+	assert_int_equal(resolve("localhost"), 0);
+	assert_int_equal(resolve("localhost mlx5_0"), 0);
+	assert_int_equal(resolve("0x12"), 0x12);
+	assert_string_equal(store_descname_names(store_node_by_guid(0x12), buf,
+	    sizeof(buf)), "'localhost mlx5_0' (ambiguous), 'localhost' "
+	    "(ambiguous)");
+	assert_string_equal(store_descname_names(store_node_by_guid(0x11), buf,
+	    sizeof(buf)), "'cn0001 mlx5_0', 'cn0001'");
+	assert_int_equal(resolve("Core switch 2 (row B, rack 7)"), 0x14);
+	assert_int_equal(resolve("Core"), 0x14);
+	/* The whole description wins over another node's first word. */
+	assert_int_equal(resolve("leaf01"), 0x15);
+	assert_int_equal(resolve("leaf01 spare"), 0x16);
+	/* Looks like a GUID, names no node by GUID: the host name. */
+	assert_int_equal(resolve("cafe01"), 0x17);
+	assert_int_equal(resolve("0x17"), 0x17);
+}
+
+static void
+test_follows_the_node(void **state)
+{
+	store_sweep_begin();
+	seen(0x21, "localhost mlx5_0");
+	seen(0x22, "localhost mlx5_0");
+	sweep_end();
+	assert_int_equal(resolve("localhost"), 0);
+	/* The driver sets the host name after boot. */
+	store_sweep_begin();
+	seen(0x21, "cn0021 mlx5_0");
+	seen(0x22, "localhost mlx5_0");
+	sweep_end();
+	assert_int_equal(resolve("cn0021"), 0x21);
+	assert_int_equal(resolve("localhost"), 0x22);
+	/* A replaced HCA: same host name, new GUID; the old one is kept,
+	 * unreachable, and the name goes to the reachable one. */
+	store_sweep_begin();
+	seen(0x23, "cn0021 mlx5_0");
+	seen(0x22, "localhost mlx5_0");
+	sweep_end();
+	assert_int_equal(store_node_by_guid(0x21)->reachable, 0);
+	assert_int_equal(resolve("cn0021"), 0x23);
+	/* Restart: names come back from the inventory; until a sweep says
+	 * which is reachable, a shared one resolves to none. */
+	store_finalise();
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(resolve("localhost"), 0x22);
+	assert_int_equal(resolve("cn0021"), 0);
+	store_sweep_begin();
+	seen(0x23, "cn0021 mlx5_0");
+	seen(0x22, "localhost mlx5_0");
+	sweep_end();
+	assert_int_equal(resolve("cn0021"), 0x23);
+}
+
+static void
+test_alias_wins(void **state)
+{
+	FILE *f = fopen(mappath, "w");
+
+	assert_non_null(f);
+	fprintf(f, "0x32 \"cn0031\"\n");
+	fclose(f);
+	assert_int_equal(store_load_name_map(mappath), 1);
+	store_sweep_begin();
+	seen(0x31, "cn0031 mlx5_0");
+	seen(0x32, "spare mlx5_0");
+	sweep_end();
+	assert_int_equal(resolve("cn0031"), 0x32);
+	assert_int_equal(resolve("cn0031 mlx5_0"), 0x31);
+	assert_int_equal(resolve("spare"), 0x32);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_unique_and_shared, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_follows_the_node, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_alias_wins, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

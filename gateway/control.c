@@ -30,6 +30,7 @@
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "store/cache.h"
+#include "store/counters.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -141,6 +142,7 @@ cmd_stats(FILE *f)
 	struct cache_stats c;
 	struct gw_snmp_stats g;
 	struct proxy_sweep_stats s;
+	uint64_t commits, rows;
 
 	proxy_mad_get_stats(&m);
 	cache_get_stats(&c);
@@ -158,6 +160,9 @@ cmd_stats(FILE *f)
 	    (unsigned long long)c.misses, (unsigned long long)c.coalesced,
 	    (unsigned long long)c.fetches, (unsigned long long)c.failures,
 	    (unsigned long long)c.entries);
+	counters_stats(&commits, &rows);
+	fprintf(f, "counters commits %llu rows %llu\n",
+	    (unsigned long long)commits, (unsigned long long)rows);
 	fprintf(f, "snmp requests %llu node-requests %llu bad-names %llu "
 	    "unknown-contexts %llu\n", (unsigned long long)g.requests,
 	    (unsigned long long)g.node_requests,

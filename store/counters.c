@@ -14,6 +14,10 @@
 static struct htab	 ctr_ports;	/* (node, port) -> ctr_port */
 static int64_t		 ctr_start_ms;
 static struct ev_timer	 ctr_timer;
+/* An accumulator's offset (total - last) changed: commit before any
+ * value is served (ctr_sync), so nothing served is lost to a crash. */
+static int		 ctr_urgent;
+static uint64_t		 ctr_commits, ctr_rows;
 
 #define FLUSH_MS	10000
 
@@ -133,6 +137,10 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		 * (every change moves the reading or is an event). */
 		if (e || p->c[i].last != last)
 			p->dirty = 1;
+		/* Steady counting keeps total - last: a restart recomputes
+		 * the same total from a saved pair. Events change it. */
+		if (e)
+			ctr_urgent = 1;
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
 			struct store_node *sn = store_node_at(node);
 			log_info("counters: node 0x%016llx port %u %s %s at "
@@ -151,6 +159,8 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		p->placeholder = 0;
 		ev |= CTR_EV_RESET;
 	}
+	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
+		ctr_urgent = 1;	/* disc_ms is not saved; the pairs are */
 	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
 		p->disc_ms = (int64_t)ev_now();
 }
@@ -222,6 +232,7 @@ counters_was_reset(uint32_t node, uint8_t port, uint16_t attr, uint16_t mask)
 			ctr_was_reset(&p->c[i]);
 	}
 	p->dirty = 1;
+	ctr_urgent = 1;
 }
 
 /* Persistence */
@@ -309,6 +320,7 @@ flush_port(const void *k, size_t len, void *v, void *arg)
 		if (sqlite3_step(f->st) != SQLITE_DONE)
 			f->err = 1;
 		sqlite3_reset(f->st);
+		ctr_rows++;
 	}
 }
 
@@ -349,6 +361,7 @@ counters_flush(void)
 		goto fail;
 	}
 	htab_foreach(&ctr_ports, clean_port, NULL);
+	ctr_commits++;
 	return 0;
 fail:
 	log_warnx("counters: cannot save accumulators: %s",
@@ -363,14 +376,46 @@ flush_timer(void *arg)
 	ev_timer_add(&ctr_timer, FLUSH_MS);
 }
 
+/* An event-loop hook that runs after the MAD answers of an iteration
+ * were fed and before the SNMP hook (registered later) answers anything
+ * from them: one transaction for all offsets changed in the iteration.
+ * A failed commit is logged by counters_flush and tried again by the
+ * timer; answers are not held back by a broken disk. */
+static int
+sync_prepare(void *arg, struct pollfd *pfd, int max, int *timeout_ms)
+{
+	return 0;
+}
+
+static void
+sync_dispatch(void *arg, struct pollfd *pfd, int n)
+{
+	if (!ctr_urgent)
+		return;
+	ctr_urgent = 0;
+	counters_flush();
+}
+
+void
+counters_stats(uint64_t *commits, uint64_t *rows)
+{
+	*commits = ctr_commits;
+	*rows = ctr_rows;
+}
+
 int
 counters_init(void)
 {
 	htab_init(&ctr_ports);
 	/* A restart is a discontinuity: sysUpTime starts again. */
 	ctr_start_ms = (int64_t)ev_now();
+	static const struct ev_hook hook = { sync_prepare, sync_dispatch,
+	    NULL };
+
 	ev_timer_init(&ctr_timer, flush_timer, NULL);
 	ev_timer_add(&ctr_timer, FLUSH_MS);
+	if (ev_hook_add(&hook) == -1)
+		return -1;
 	return load();
 }
 

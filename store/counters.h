@@ -71,7 +71,13 @@ uint16_t counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr);
 void	 counters_was_reset(uint32_t node, uint8_t port, uint16_t attr,
 	    uint16_t mask);
 
-/* Write changed accumulators in one transaction. */
+/* Write changed accumulators in one transaction. An accumulator whose
+ * offset changed (a first reading, saturation, a reset) is written in
+ * the event-loop iteration that saw it, before the SNMP front end
+ * answers from it; steady counts wait for the 10 s timer, which a crash
+ * cannot harm (total - last does not move). */
 int	 counters_flush(void);
+/* Transactions committed and accumulator rows written since start. */
+void	 counters_stats(uint64_t *commits, uint64_t *rows);
 
 #endif

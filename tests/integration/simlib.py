@@ -166,12 +166,14 @@ class Fabric:
         out = self.snmp("snmpget", self.v2(), [oid])
         return parse_vars(out.stdout).get(oid, (None, None))[1]
 
-    def restart_gateway(self, wait=2.5, preload=None, env=None):
-        """Stop the gateway, start it again on the same fabric, config
-        and state (appended to the pids file so stop() ends it).
-        preload: a library loaded before umad2sim; env: more variables."""
+    def restart_gateway(self, wait=2.5, preload=None, env=None,
+                        sig=signal.SIGTERM):
+        """Stop the gateway (sig: SIGKILL for a crash), start it again on
+        the same fabric, config and state (appended to the pids file so
+        stop() ends it). preload: a library loaded before umad2sim; env:
+        more variables."""
         pid = self.pid()
-        os.kill(pid, signal.SIGTERM)
+        os.kill(pid, sig)
         for _ in range(100):
             try:
                 if open("/proc/%d/stat" % pid).read().split()[2] == "Z":
@@ -179,6 +181,10 @@ class Fabric:
             except OSError:
                 break
             time.sleep(0.05)
+        if sig == signal.SIGKILL:
+            # A killed umad2sim client keeps its ibsim slot.
+            subprocess.run([SIM, "gc", self.dir], capture_output=True,
+                           timeout=30)
         before = self.log().count("sweep 1 done")
         env = dict(self.diag_env, SIM_HOST=self.info["gw-host"],
                    **(env or {}))

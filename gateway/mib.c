@@ -774,7 +774,7 @@ gw_mib_init(const struct gw_conf *c)
 	mib_deadline_ms = c->request_timeout_ms;
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
-	    gw_mib_ibif_init() == -1)
+	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1)
 		return -1;
 	return 0;
 }

@@ -148,5 +148,9 @@ int	gw_mib_sma_init(void);
 int	gw_mib_sma_tables_init(void);
 int	gw_mib_system_init(const struct gw_conf *c);
 int	gw_mib_node_system_init(const struct gw_conf *c);
+int	gw_mib_gwport_init(void);
+/* The IBSNMPGW-MIB base (snmp.sys-object-id-base) into o; its length, 0
+ * if longer than max. Set by gw_mib_system_init. */
+size_t	gw_mib_sys_base(oid *o, size_t max);
 
 #endif

@@ -166,18 +166,6 @@ static const struct gw_table number_table = {
 
 /* ifTable */
 
-static const char *
-speed_name(uint8_t speed, uint8_t ext)
-{
-	static const char *ext_names[] = { NULL, "FDR", "EDR", NULL, "HDR",
-	    NULL, NULL, NULL, "NDR" };
-
-	if (ext && ext < 9 && ext_names[ext])
-		return ext_names[ext];
-	return speed == 1 ? "SDR" : speed == 2 ? "DDR" : speed == 4 ? "QDR" :
-	    "unknown speed";
-}
-
 static int
 port_pi(struct gw_eval *e, const struct gw_row *row, struct smp_portinfo *pi)
 {
@@ -205,12 +193,13 @@ static int
 descr(struct gw_val *v, uint32_t port, const struct smp_portinfo *p)
 {
 	char s[64];
+	enum smp_speed sp = smp_speed_active(p);
 	int lanes = smp_width_lanes(p->width_active), len;
 
-	/* e.g. "port 7 4x EDR" */
-	if (lanes)
+	/* e.g. "port 7 4x EDR"; a port that is down has no active rate */
+	if (lanes && sp != SMP_SPEED_UNKNOWN)
 		len = snprintf(s, sizeof(s), "port %u %dx %s", port, lanes,
-		    speed_name(p->speed_active, p->speed_ext_active));
+		    smp_speed_name(sp));
 	else
 		len = snprintf(s, sizeof(s), "port %u", port);
 	return gw_val_octets(v, s, (size_t)len);
@@ -219,8 +208,7 @@ descr(struct gw_val *v, uint32_t port, const struct smp_portinfo *p)
 static uint64_t
 speed_bps(const struct smp_portinfo *p)
 {
-	return (uint64_t)smp_width_lanes(p->width_active) *
-	    smp_lane_rate_mbps(p->speed_active, p->speed_ext_active) * 1000000;
+	return smp_port_rate_mbps(p) * 1000000;
 }
 
 IF_PI(if_descr, descr(v, row->i[0], &p))

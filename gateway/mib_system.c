@@ -281,6 +281,15 @@ set_base(const struct gw_conf *c)
 	return 0;
 }
 
+size_t
+gw_mib_sys_base(oid *o, size_t max)
+{
+	if (sys_oid_base_len > max)
+		return 0;
+	memcpy(o, sys_oid_base, sys_oid_base_len * sizeof(oid));
+	return sys_oid_base_len;
+}
+
 int
 gw_mib_system_init(const struct gw_conf *c)
 {

@@ -58,6 +58,7 @@ may_drop(const struct cache_key *k)
 	case SMP_ATTR_SL2VL_TABLE: case SMP_ATTR_VLARB_TABLE:
 	case SMP_ATTR_RFT: case SMP_ATTR_MFT: case SMP_ATTR_SM_INFO:
 	case SMP_ATTR_VENDOR_DIAG: case SMP_ATTR_LED_INFO:
+	case SMP_ATTR_PORT_INFO_EXT:
 		return 1;
 	}
 	return 0;

@@ -110,6 +110,12 @@ smp_decode_portinfo(const uint8_t *d, size_t len, struct smp_portinfo *pi)
 	pi->speed_ext_active = get32(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 	pi->speed_ext_supported = get32(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
 	pi->speed_ext_enabled = get32(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+	pi->cap_mask2 = get32(d, IB_PORT_CAPMASK2_F);
+	/* LinkSpeedExtActive2 and Supported2 (XDR): bits 449-450 and
+	 * 451-452, in octet 56, which older SMAs leave reserved (zero);
+	 * this libibmad has no field for them. */
+	pi->speed_ext2_active = (d[56] >> 5) & 0x3;
+	pi->speed_ext2_supported = (d[56] >> 3) & 0x3;
 	/* PortState 0..4 (0: no state change), PhysState 0..7. */
 	if (pi->state > 4 || pi->phys_state > 7 || pi->lmc > 7)
 		return -1;
@@ -187,23 +193,66 @@ smp_width_lanes(uint8_t w)
 	return 0;
 }
 
-uint32_t
-smp_lane_rate_mbps(uint8_t speed, uint8_t ext)
+enum smp_speed
+smp_speed_active(const struct smp_portinfo *pi)
 {
-	/* LinkSpeedExtActive (1 FDR, 2 EDR, 4 HDR, 8 NDR) takes precedence
-	 * over LinkSpeedActive (1 SDR, 2 DDR, 4 QDR) when non-zero. Data
-	 * rates: 8b/10b for SDR..QDR, 64b/66b for FDR and up. */
-	switch (ext) {
-	case 1: return 13636;	/* 14.0625 Gb/s * 64/66 */
-	case 2: return 25000;	/* 25.78125 Gb/s * 64/66 */
-	case 4: return 50000;
-	case 8: return 100000;
+	if (pi->state <= 1)	/* Down: the Active fields are stale */
+		return SMP_SPEED_UNKNOWN;
+	/* LinkSpeedExtActive2 (1: XDR), then LinkSpeedExtActive (1 FDR,
+	 * 2 EDR, 4 HDR, 8 NDR), when non-zero, take precedence over
+	 * LinkSpeedActive (1 SDR, 2 DDR, 4 QDR). */
+	if (pi->speed_ext2_active == 1)
+		return SMP_SPEED_XDR;
+	switch (pi->speed_ext_active) {
+	case 1: return SMP_SPEED_FDR;
+	case 2: return SMP_SPEED_EDR;
+	case 4: return SMP_SPEED_HDR;
+	case 8: return SMP_SPEED_NDR;
 	}
-	switch (speed) {
-	case 1: return 2000;
-	case 2: return 4000;
-	case 4: return 8000;
+	switch (pi->speed_active) {
+	case 1: return SMP_SPEED_SDR;
+	case 2: return SMP_SPEED_DDR;
+	case 4: return SMP_SPEED_QDR;
 	}
+	return SMP_SPEED_UNKNOWN;
+}
+
+const char *
+smp_speed_name(enum smp_speed s)
+{
+	static const char *names[] = { "unknown speed", "SDR", "DDR", "QDR",
+	    "FDR", "EDR", "HDR", "NDR", "XDR" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] :
+	    names[0];
+}
+
+uint32_t
+smp_speed_lane_mbps(enum smp_speed s)
+{
+	/* 8b/10b for SDR..QDR (2.5, 5, 10 Gb/s signalling), 64b/66b for
+	 * FDR (14.0625) and EDR (25.78125); HDR, NDR and XDR lanes carry
+	 * 50, 100 and 200 Gb/s of data. */
+	static const uint32_t mbps[] = { 0, 2000, 4000, 8000, 13636, 25000,
+	    50000, 100000, 200000 };
+
+	return (unsigned)s < sizeof(mbps) / sizeof(mbps[0]) ? mbps[s] : 0;
+}
+
+uint64_t
+smp_port_rate_mbps(const struct smp_portinfo *pi)
+{
+	return (uint64_t)smp_width_lanes(pi->width_active) *
+	    smp_speed_lane_mbps(smp_speed_active(pi));
+}
+
+int
+smp_decode_fec_active(const uint8_t *d, size_t len, uint16_t *fec)
+{
+	/* Octets 4-5 of PortInfoExtended, after the 32-bit CapMask. */
+	if (len < 8)
+		return -1;
+	*fec = (uint16_t)(d[4] << 8 | d[5]);
 	return 0;
 }
 

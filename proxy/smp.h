@@ -25,6 +25,7 @@
 #define SMP_ATTR_SM_INFO	0x0020
 #define SMP_ATTR_VENDOR_DIAG	0x0030
 #define SMP_ATTR_LED_INFO	0x0031
+#define SMP_ATTR_PORT_INFO_EXT	0x0033	/* PortInfoExtended, optional */
 
 #define SMP_METHOD_GET		0x01
 
@@ -81,7 +82,33 @@ struct smp_portinfo {
 	/* Extended speeds (IBA 1.2.1+ / 1.3): 0 when not supported. */
 	uint8_t		speed_ext_active, speed_ext_supported;
 	uint8_t		speed_ext_enabled;
+	uint16_t	cap_mask2;
+	/* LinkSpeedExtActive2/Supported2 (XDR, IBA 1.7): 0 without. */
+	uint8_t		speed_ext2_active, speed_ext2_supported;
 };
+
+/* CapabilityMask2 bit 1: IsPortInfoExtendedSupported. */
+#define SMP_CAP2_PORT_INFO_EXT	0x0002
+
+/* Active link speeds, slowest first; UNKNOWN while the link is down
+ * (the Active fields mean nothing then) or for a code IBA lacks. */
+enum smp_speed {
+	SMP_SPEED_UNKNOWN, SMP_SPEED_SDR, SMP_SPEED_DDR, SMP_SPEED_QDR,
+	SMP_SPEED_FDR, SMP_SPEED_EDR, SMP_SPEED_HDR, SMP_SPEED_NDR,
+	SMP_SPEED_XDR
+};
+
+enum smp_speed	smp_speed_active(const struct smp_portinfo *pi);
+const char	*smp_speed_name(enum smp_speed s);
+/* Data rate of one lane in Mb/s (after line coding). */
+uint32_t	 smp_speed_lane_mbps(enum smp_speed s);
+/* The port's data rate in Mb/s: lanes x lane rate; 0 while down. */
+uint64_t	 smp_port_rate_mbps(const struct smp_portinfo *pi);
+
+/* PortInfoExtended FECModeActive (IBA 1.3 14.2.5.22): 0 no FEC, 1
+ * Firecode, 2 RS(528,514), 3 low-latency RS(271,257), 4 RS(544,514). */
+int	smp_decode_fec_active(const uint8_t *data, size_t len,
+	    uint16_t *fec);
 
 /* IBA 14.2.5.4 Table 148: SwitchInfo. */
 struct smp_switchinfo {
@@ -136,9 +163,7 @@ int	 smp_rft_entry(const uint8_t *data, int i, uint16_t *lid,
 int	 smp_led_on(const uint8_t *data);
 uint16_t smp_vendor_diag_next(const uint8_t *data);
 
-/* Link rates: width code -> lanes, speed -> Mb/s per lane (signalling
- * data rate after encoding). Returns 0 for unknown codes. */
+/* LinkWidthActive code -> lanes; 0 for unknown codes. */
 int	smp_width_lanes(uint8_t width);
-uint32_t smp_lane_rate_mbps(uint8_t speed, uint8_t speed_ext);
 
 #endif

@@ -686,6 +686,7 @@ static const struct {
 	{ STORE_UNSUP_XMIT_DETAILS, "PortXmitDiscardDetails" },
 	{ STORE_UNSUP_VL_OP_PKTS, "PortVLOpPackets" },
 	{ STORE_UNSUP_VL_OP_DATA, "PortVLOpData" },
+	{ STORE_UNSUP_PORT_INFO_EXT, "PortInfoExtended" },
 };
 
 /* The attribute names of a STORE_UNSUP_* set, comma-separated ("-" for

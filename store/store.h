@@ -37,6 +37,7 @@ enum store_node_type {
 #define STORE_UNSUP_XMIT_DETAILS 0x800	/* PortXmitDiscardDetails */
 #define STORE_UNSUP_VL_OP_PKTS	0x1000	/* PortVLOpPackets */
 #define STORE_UNSUP_VL_OP_DATA	0x2000	/* PortVLOpData */
+#define STORE_UNSUP_PORT_INFO_EXT 0x4000	/* PortInfoExtended */
 
 /* A directed route: hop[0] is unused (always 0), hop[1..cnt] are the
  * output ports, as in ib_dr_path_t and smpquery -D "0,1,3". */

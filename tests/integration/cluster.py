@@ -15,7 +15,11 @@ Names: with no node-name-map, the whole NodeDescription and its first
 word name a node when unique, over v2c communities and v3 contexts; a
 shared one ("localhost mlx5_0" twice) names none, is logged and shown by
 ctl; a description that changes (the fault shim makes node09's say its
-host name, as a driver does after boot) moves the names with it."""
+host name, as a driver does after boot) moves the names with it.
+
+Links: every HCA's port-1 link has its own width and speed (1x..12x,
+SDR..HDR); ibsnmpgwPortTable and ifHighSpeed/ifSpeed match smpquery's
+PortInfo and the topology, and a port that is down has no rate."""
 
 import os
 import re
@@ -39,6 +43,11 @@ PORTINFO = SMA + ".1.5.1.1"          # ibSmaPortInfoEntry
 NODESTRING = SMA + ".1.1.1.0"        # ibSmaNodeString.0
 NODEGUID = SMA + ".1.1.7.0"          # ibSmaNodeGuid.0
 BAD_COMM = ".1.3.6.1.2.1.11.4.0"     # snmpInBadCommunityNames
+GWPORT = ".1.3.6.1.4.1.8072.9999.9999.117.4.1.1"   # ibsnmpgwPortEntry
+SPEEDS = {"unknown": 1, "SDR": 2, "DDR": 3, "QDR": 4, "FDR": 5, "EDR": 6,
+          "HDR": 7, "NDR": 8, "XDR": 9}
+LANE_MBPS = {"SDR": 2000, "DDR": 4000, "QDR": 8000, "FDR": 13636,
+             "EDR": 25000, "HDR": 50000, "NDR": 100000, "XDR": 200000}
 
 
 def topo_nodes():
@@ -134,6 +143,60 @@ def check_names():
             "and public@localhost now names node08, the only one left")
 
 
+def topo_links():
+    """{node id: 'WxSPEED'} of each HCA's port-1 link in the topology."""
+    links, node = {}, None
+    with open(TOPO) as f:
+        for line in f:
+            m = re.match(r'^Ca\t\d+ "([^"]+)"', line)
+            if m:
+                node = m.group(1)
+            m = re.match(r"^\[1\]\(.*# .* (\d+x[A-Z]+)$", line.rstrip())
+            if m and node:
+                links[node] = m.group(1)
+    return links
+
+
+def oracle_speed(pi):
+    """(speed name, lanes) from smpquery portinfo output."""
+    ext = {"14.0625 Gbps": "FDR", "25.78125 Gbps": "EDR",
+           "53.125 Gbps": "HDR", "106.25 Gbps": "NDR"}
+    base = {"2.5 Gbps": "SDR", "5.0 Gbps": "DDR", "10.0 Gbps": "QDR"}
+    sp = ext.get(pi.get("LinkSpeedExtActive")) or \
+        base.get(pi.get("LinkSpeedActive"), "unknown")
+    lanes = int(pi.get("LinkWidthActive", "0X").rstrip("X") or 0)
+    return sp, lanes
+
+
+def check_links():
+    links = topo_links()
+    R.equal(len(links), 9, "the topology gives 9 HCA links their rates")
+    for node, wsp in sorted(links.items()):
+        guid = NODES[node][0]
+        pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
+                                         "0x%016x" % (guid + 1), "1"]).stdout)
+        sp, lanes = oracle_speed(pi)
+        R.equal("%dx%s" % (lanes, sp), wsp, "%s port 1: smpquery says "
+                "%s, as the topology" % (node, wsp))
+        _, vals = walk(node, GWPORT)
+        got = tuple(vals.get("%s.%d.1" % (GWPORT, c), (None, None))[1]
+                    for c in (1, 2, 3))
+        R.equal(got, (SPEEDS[sp], lanes, lanes * LANE_MBPS[sp]),
+                "%s port 1 ibsnmpgwPortSpeed/Width/DataRate" % node)
+        R.equal(vals.get(GWPORT + ".4.1", (None, None))[1], 1,
+                "%s port 1 FEC mode unknown (no PortInfoExtended)" % node)
+        _, ifx = walk(node, IFX + ".15")
+        R.equal(ifx.get(IFX + ".15.1", (None, None))[1],
+                lanes * LANE_MBPS[sp], "%s port 1 ifHighSpeed" % node)
+    _, vals = walk("node09", GWPORT)
+    got = tuple(vals.get("%s.%d.2" % (GWPORT, c), (None, None))[1]
+                for c in (1, 2, 3))
+    R.equal(got, (1, 0, 0), "node09 port 2 (down): unknown, 0 lanes, 0")
+    _, ift = walk("node09", IFT + ".5")
+    R.equal(ift.get(IFT + ".5.2", (None, None))[1], 0,
+            "node09 port 2 (down) ifSpeed is 0")
+
+
 def main():
     R.equal(len(NODES), 14, "the cluster topology has 14 nodes")
     # The shape is real: perfquery cannot read an uncabled port 2.
@@ -190,6 +253,7 @@ def main():
             "answers for node03", d)
     fab.cmd('ReLink "node03"[2]')
 
+    check_links()
     check_names()
 
     # 4. An SMA that refuses PortInfo for one port (MAD status 0x1c):

@@ -196,9 +196,65 @@ test_rates(void **state)
 	assert_int_equal(smp_width_lanes(2), 4);
 	assert_int_equal(smp_width_lanes(8), 12);
 	assert_int_equal(smp_width_lanes(3), 0);
-	assert_int_equal(smp_lane_rate_mbps(4, 0), 8000);	/* QDR */
-	assert_int_equal(smp_lane_rate_mbps(1, 2), 25000);	/* EDR */
-	assert_int_equal(smp_lane_rate_mbps(0, 0), 0);
+	assert_int_equal(smp_width_lanes(16), 2);
+	assert_int_equal(smp_width_lanes(4), 8);
+	assert_int_equal(smp_width_lanes(1), 1);
+}
+
+/* Every IBA speed and width, from PortInfo as an SMA sends it. */
+static void
+test_speeds(void **state)
+{
+	static const struct {
+		uint32_t speed, ext, ext2_octet, width;
+		enum smp_speed want;
+		uint64_t mbps;
+	} t[] = {
+		{ 1, 0, 0, 1, SMP_SPEED_SDR, 2000 },		/* 1x SDR */
+		{ 2, 0, 0, 16, SMP_SPEED_DDR, 8000 },		/* 2x DDR */
+		{ 4, 0, 0, 8, SMP_SPEED_QDR, 96000 },		/* 12x QDR */
+		{ 4, 1, 0, 2, SMP_SPEED_FDR, 54544 },		/* 4x FDR */
+		{ 4, 2, 0, 4, SMP_SPEED_EDR, 200000 },		/* 8x EDR */
+		{ 4, 4, 0, 2, SMP_SPEED_HDR, 200000 },		/* 4x HDR */
+		{ 4, 8, 0, 2, SMP_SPEED_NDR, 400000 },		/* 4x NDR */
+		{ 4, 8, 0x20, 2, SMP_SPEED_XDR, 800000 },	/* 4x XDR */
+		{ 4, 8, 0x20, 1, SMP_SPEED_XDR, 200000 },	/* 1x XDR */
+		{ 0, 0, 0, 2, SMP_SPEED_UNKNOWN, 0 },
+	};
+	struct smp_portinfo pi;
+	uint8_t d[64];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(d, 0, sizeof(d));
+		enc(d, IB_PORT_LINK_SPEED_ACTIVE_F, t[i].speed);
+		enc(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, t[i].ext);
+		enc(d, IB_PORT_LINK_WIDTH_ACTIVE_F, t[i].width);
+		enc(d, IB_PORT_STATE_F, 4);
+		d[56] = (uint8_t)t[i].ext2_octet;
+		assert_int_equal(smp_decode_portinfo(d, sizeof(d), &pi), 0);
+		assert_int_equal(smp_speed_active(&pi), t[i].want);
+		assert_int_equal(smp_port_rate_mbps(&pi), t[i].mbps);
+	}
+	/* XDR is octet 56 bits 1-2 (LinkSpeedExtActive2 at bit 449). */
+	assert_int_equal(pi.speed_ext2_active, 0);
+	assert_string_equal(smp_speed_name(SMP_SPEED_XDR), "XDR");
+	assert_string_equal(smp_speed_name(SMP_SPEED_NDR), "NDR");
+	/* A port that is down has no active rate, whatever it says. */
+	enc(d, IB_PORT_STATE_F, 1);
+	enc(d, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+	assert_int_equal(smp_decode_portinfo(d, sizeof(d), &pi), 0);
+	assert_int_equal(smp_speed_active(&pi), SMP_SPEED_UNKNOWN);
+	assert_int_equal(smp_port_rate_mbps(&pi), 0);
+	/* FECModeActive, octets 4-5 of PortInfoExtended. */
+	{
+		uint16_t fec;
+
+		memset(d, 0, sizeof(d));
+		d[5] = 2;
+		assert_int_equal(smp_decode_fec_active(d, sizeof(d), &fec), 0);
+		assert_int_equal(fec, 2);
+		assert_int_equal(smp_decode_fec_active(d, 4, &fec), -1);
+	}
 }
 
 static void
@@ -377,6 +433,7 @@ main(void)
 		cmocka_unit_test(test_portinfo_garbage),
 		cmocka_unit_test(test_nodedesc),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_speeds),
 		cmocka_unit_test(test_switchinfo),
 		cmocka_unit_test(test_sminfo),
 		cmocka_unit_test(test_tables),

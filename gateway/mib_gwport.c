@@ -1,0 +1,116 @@
+/* IBSNMPGW-MIB ibsnmpgwPortTable (mibs/IBSNMPGW-MIB) in every node
+ * context: the active speed (SDR..XDR), width (1x..12x), data rate and
+ * FEC mode of each data port, which IB-SMA-MIB's enumerations cannot
+ * say. Rows are the ibSmaPortInfoTable's (AUGMENTS). */
+#include "config.h"
+
+#include <string.h>
+
+#include "gateway/mib.h"
+#include "gateway/mib_sma.h"
+#include "proxy/mad.h"
+#include "proxy/smp.h"
+
+static int
+port_pi(struct gw_eval *e, const struct gw_row *row, struct smp_portinfo *pi)
+{
+	return sma_portinfo(e, row->i[0], pi);
+}
+
+static int
+gp_speed(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	struct smp_portinfo pi;
+	int rc = port_pi(e, row, &pi);
+
+	/* unknown(1), sdr(2) .. xdr(9): enum smp_speed + 1 */
+	return rc ? rc : gw_val_int(v, (long)smp_speed_active(&pi) + 1);
+}
+
+static int
+gp_width(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	struct smp_portinfo pi;
+	int rc = port_pi(e, row, &pi);
+
+	if (rc)
+		return rc;
+	return gw_val_uint(v, pi.state <= 1 ? 0 :
+	    (unsigned long)smp_width_lanes(pi.width_active));
+}
+
+static int
+gp_rate(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	struct smp_portinfo pi;
+	int rc = port_pi(e, row, &pi);
+	uint64_t mbps;
+
+	if (rc)
+		return rc;
+	mbps = smp_port_rate_mbps(&pi);
+	v->type = ASN_GAUGE;
+	v->l = (long)(mbps > 0xffffffffULL ? 0xffffffffULL : mbps);
+	return 0;
+}
+
+/* FECModeActive code -> ibsnmpgwPortFecMode. */
+static long
+fec_mode(uint16_t fec)
+{
+	return fec <= 4 ? (long)fec + 2 : 7;	/* none(2) .. rsFec544(6) */
+}
+
+static int
+gp_fec(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = gw_node(e);
+	struct smp_portinfo pi;
+	const uint8_t *d;
+	uint16_t fec;
+	int rc, unsup;
+
+	/* CapabilityMask2 is port 0's on a switch (IBA 14.2.5.6). */
+	if ((rc = sma_portinfo(e, sma_is_switch(n) ? 0 : row->i[0], &pi)) != 0)
+		return rc;
+	if (!(pi.cap_mask2 & SMP_CAP2_PORT_INFO_EXT))
+		return gw_val_int(v, 1);		/* unknown */
+	d = gw_attr_opt(e, SMP_ATTR_PORT_INFO_EXT, row->i[0],
+	    sma_route_port(n, row->i[0]), CACHE_PORTINFO,
+	    STORE_UNSUP_PORT_INFO_EXT, &unsup);
+	if (d == NULL)
+		return unsup ? gw_val_int(v, 1) : GW_NEED;
+	if (smp_decode_fec_active(d, PROXY_SMP_DATA_SIZE, &fec) == -1)
+		return GW_BAD;
+	return gw_val_int(v, fec_mode(fec));
+}
+
+static const struct gw_col gp_cols[] = {
+	{ 1, gp_speed, "ibsnmpgwPortSpeed" },
+	{ 2, gp_width, "ibsnmpgwPortWidth" },
+	{ 3, gp_rate, "ibsnmpgwPortDataRate" },
+	{ 4, gp_fec, "ibsnmpgwPortFecMode" },
+};
+
+/* Under the configured base, as the statistics: BASE.4.1.1. */
+static struct gw_table gp_table = {
+	.name = "ibsnmpgwPortTable",
+	.nindex = 1,
+	.cols = gp_cols,
+	.ncols = sizeof(gp_cols) / sizeof(gp_cols[0]),
+	.row_next = sma_data_ports,
+};
+
+int
+gw_mib_gwport_init(void)
+{
+	size_t n = gw_mib_sys_base(gp_table.base, MAX_OID_LEN - 4);
+
+	if (n == 0)
+		return -1;
+	gp_table.base[n] = 4;		/* ibsnmpgwPorts */
+	gp_table.base[n + 1] = 1;	/* ibsnmpgwPortTable */
+	gp_table.base[n + 2] = 1;	/* ibsnmpgwPortEntry */
+	gp_table.base_len = n + 3;
+	return gw_mib_register(&gp_table);
+}

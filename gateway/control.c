@@ -58,7 +58,8 @@ node_line(FILE *f, const struct store_node *n)
 	fprintf(f, "0x%016llx %-16s %-6s lid %-5u %-11s route %s policy %s "
 	    "state %s", (unsigned long long)n->guid,
 	    n->alias ? n->alias : n->desc, type_name(n->type), n->lid,
-	    n->reachable ? "reachable" : "unreachable", route,
+	    !proxy_mad_port_up() ? "stale" : n->reachable ? "reachable" :
+	    "unreachable", route,
 	    proxy_poll_policy_name(n->idx), proxy_health_name(hi.state));
 	/* A description shared with other nodes names none of them. */
 	if (strstr(store_descname_names(n, names, sizeof(names)),
@@ -156,10 +157,14 @@ cmd_stats(FILE *f)
 	    (unsigned long long)m.malformed, (unsigned long long)m.throttled,
 	    (unsigned long long)m.inflight, (unsigned long long)m.queued);
 	fprintf(f, "cache hits %llu misses %llu coalesced %llu fetches %llu "
-	    "failures %llu entries %llu\n", (unsigned long long)c.hits,
-	    (unsigned long long)c.misses, (unsigned long long)c.coalesced,
-	    (unsigned long long)c.fetches, (unsigned long long)c.failures,
-	    (unsigned long long)c.entries);
+	    "failures %llu entries %llu stale %llu\n",
+	    (unsigned long long)c.hits, (unsigned long long)c.misses,
+	    (unsigned long long)c.coalesced, (unsigned long long)c.fetches,
+	    (unsigned long long)c.failures, (unsigned long long)c.entries,
+	    (unsigned long long)c.stale);
+	fprintf(f, "port %s failures %llu reopens %llu\n", m.port_down ?
+	    "down" : "up", (unsigned long long)m.port_failures,
+	    (unsigned long long)m.reopens);
 	counters_stats(&commits, &rows);
 	fprintf(f, "counters commits %llu rows %llu\n",
 	    (unsigned long long)commits, (unsigned long long)rows);
@@ -168,9 +173,9 @@ cmd_stats(FILE *f)
 	    (unsigned long long)g.node_requests,
 	    (unsigned long long)g.bad_names,
 	    (unsigned long long)g.unknown_contexts);
-	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms\n",
-	    s.sweeps, s.nodes, s.links, s.lost,
-	    (unsigned long long)s.duration_ms);
+	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms "
+	    "abandoned %u\n", s.sweeps, s.nodes, s.links, s.lost,
+	    (unsigned long long)s.duration_ms, s.abandoned);
 }
 
 static void
@@ -187,7 +192,10 @@ handle(FILE *f, char *line)
 		cmd_node(f, arg);
 	else if (strcmp(cmd, "sweep") == 0)
 		fprintf(f, proxy_discover_start() == 0 ? "sweep started\n" :
-		    "a sweep is already running\n");
+		    proxy_discover_running() ? "a sweep is already running\n" :
+		    !proxy_mad_port_up() ? "error: the local port is down; a "
+		    "sweep starts when it is back\n" : "error: the sweep "
+		    "failed at once (see the log)\n");
 	else if (strcmp(cmd, "flush") == 0) {
 		if (arg == NULL) {
 			cache_flush(UINT32_MAX);

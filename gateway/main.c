@@ -156,6 +156,14 @@ sweep_done(void *arg)
 	ipoib_refresh();	/* new ports may own known addresses */
 }
 
+/* The local port is back: sweep at once, so the inventory is
+ * confirmed (or corrected) rather than waiting for the next period. */
+static void
+port_up(void *arg)
+{
+	proxy_discover_start();
+}
+
 static void
 usage(void)
 {
@@ -196,8 +204,11 @@ signal_cb(int fd, short revents, void *arg)
 		case SIGUSR1:
 			if (proxy_discover_start() == 0)
 				log_info("SIGUSR1: sweep started");
-			else
+			else if (proxy_discover_running())
 				log_info("SIGUSR1: a sweep is already running");
+			else if (!proxy_mad_port_up())
+				log_info("SIGUSR1: the local port is down; a "
+				    "sweep starts when it is back");
 			break;
 		case SIGUSR2:
 			if (proxy_poll_all_now() == 0)
@@ -333,6 +344,7 @@ main(int argc, char **argv)
 	    proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;
 	proxy_discover_on_done(sweep_done, NULL);
+	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
 		goto out_poll;
 

@@ -73,7 +73,8 @@ enum {
 	ST_MAD_SENT = 1, ST_MAD_ANSWERED, ST_MAD_TIMEOUTS, ST_MAD_RETRIES,
 	ST_MAD_ERRORS, ST_MAD_INFLIGHT, ST_MAD_QUEUED, ST_CACHE_HITS,
 	ST_CACHE_MISSES, ST_CACHE_COALESCED, ST_CACHE_ENTRIES, ST_NODES,
-	ST_UNREACHABLE, ST_SWEEPS, ST_SWEEP_MS, ST_NODE_REQUESTS
+	ST_UNREACHABLE, ST_SWEEPS, ST_SWEEP_MS, ST_NODE_REQUESTS,
+	ST_PORT_FAILURES, ST_PORT_STATE
 };
 
 static void
@@ -101,6 +102,12 @@ gwstat(struct gw_val *v, int arg)
 	case ST_NODE_REQUESTS: x = g.node_requests; break;
 	case ST_SWEEPS:
 		gw_val_counter(v, s.sweeps);
+		return;
+	case ST_PORT_FAILURES:
+		gw_val_counter(v, (unsigned long)m.port_failures);
+		return;
+	case ST_PORT_STATE:
+		gw_val_int(v, m.port_down ? 2 : 1);	/* up(1), down(2) */
 		return;
 	default:
 		switch (arg) {
@@ -175,7 +182,7 @@ static const struct sys_obj sys_objs[] = {
 	{ USM(6), stat, STAT_USMSTATSDECRYPTIONERRORS },
 };
 #define NSYS	(sizeof(sys_objs) / sizeof(sys_objs[0]))
-#define NSTATS	16
+#define NSTATS	18
 
 /* The stats objects' OIDs depend on the configured base: built at
  * start-up, in OID order as sys_handler's GETNEXT loop needs, and

@@ -286,11 +286,46 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	return 0;
 }
 
+static uint64_t			 disc_port_failures;	/* at start */
+
+static uint64_t
+port_failures(void)
+{
+	struct proxy_mad_stats m;
+
+	proxy_mad_get_stats(&m);
+	return m.port_failures;
+}
+
+static void
+free_sweep(void)
+{
+	for (size_t i = 0; i < disc_n; i++) {
+		free(disc_list[i]->ports);
+		free(disc_list[i]);
+	}
+	disc_n = 0;
+	htab_free(&disc_nodes);
+	disc_running = 0;
+	if (disc_interval > 0)
+		ev_timer_add(&disc_timer, (uint64_t)disc_interval * 1000);
+}
+
 static void
 finish_sweep(void)
 {
 	unsigned nodes, lost;
 
+	/* Our own port went down under the sweep: what it did not reach
+	 * says nothing about the fabric. The inventory stays as it was
+	 * (stale, not unreachable) until a sweep runs on a working port. */
+	if (!proxy_mad_port_up() || port_failures() != disc_port_failures) {
+		disc_st.abandoned++;
+		log_notice("sweep abandoned: the local port went down; the "
+		    "inventory is kept as it was");
+		free_sweep();
+		return;
+	}
 	store_sweep_begin();
 	for (size_t i = 0; i < disc_n; i++) {
 		struct dnode *dn = disc_list[i];
@@ -326,15 +361,7 @@ finish_sweep(void)
 	    "%llu SMPs, %u errors in %llu ms", disc_st.sweeps, nodes,
 	    disc_links, lost, (unsigned long long)disc_smps, disc_errors,
 	    (unsigned long long)disc_st.duration_ms);
-	for (size_t i = 0; i < disc_n; i++) {
-		free(disc_list[i]->ports);
-		free(disc_list[i]);
-	}
-	disc_n = 0;
-	htab_free(&disc_nodes);
-	disc_running = 0;
-	if (disc_interval > 0)
-		ev_timer_add(&disc_timer, (uint64_t)disc_interval * 1000);
+	free_sweep();
 	if (disc_done_fn)
 		disc_done_fn(disc_done_arg);
 }
@@ -390,6 +417,13 @@ proxy_discover_start(void)
 
 	if (disc_running)
 		return -1;
+	if (!proxy_mad_port_up()) {
+		/* Started again when the port is back (proxy_mad_on_port_up);
+		 * the timer keeps its period meanwhile. */
+		log_debug("discover: the local port is down; no sweep");
+		return -1;
+	}
+	disc_port_failures = port_failures();
 	ev_timer_del(&disc_timer);
 	htab_init(&disc_nodes);
 	disc_running = 1;
@@ -398,6 +432,10 @@ proxy_discover_start(void)
 	disc_started = ev_now();
 	log_debug("discover: sweep %u starting", disc_st.sweeps + 1);
 	probe(&local, 0, 0);
+	/* A send that failed inside the submit may have ended the sweep
+	 * already (dreq_cb); it must not be finished a second time. */
+	if (!disc_running)
+		return -1;
 	if (disc_outstanding == 0) {
 		log_warnx("discover: cannot send the first SMP");
 		finish_sweep();

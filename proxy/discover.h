@@ -15,6 +15,7 @@ struct proxy_sweep_stats {
 	uint64_t	 smps;
 	uint64_t	 duration_ms;
 	int64_t		 finished;	/* unix seconds, 0: none yet */
+	unsigned	 abandoned;	/* the local port went down */
 };
 
 /* interval: seconds between sweeps; the first starts at once. */

@@ -288,6 +288,8 @@ proxy_fetch(const struct cache_key *key, void *arg)
 
 	if (n == NULL)
 		return -1;
+	if (!proxy_mad_port_up())
+		return -ENETDOWN;	/* the cache serves what it had */
 	/* A node on hold costs no MAD (proxy/health.h); only an attribute
 	 * every node answers can probe it. */
 	if ((allow = proxy_health_allow(key->node, !may_drop(key))) == 0)

@@ -72,6 +72,19 @@ static struct ev_timer		 mad_rate_timer;
 static struct proxy_mad_stats	 mad_st;
 static char			 mad_ca[UMAD_CA_NAME_LEN];
 static int			 mad_port;
+/* The local port went away (HCA reset, driver reload, cable, a
+ * simulator restart): everything fails at once with -ENETDOWN until a
+ * reopen with bounded backoff works. One log line per change. */
+static int			 mad_down;
+static uint64_t			 mad_down_at, mad_backoff_ms;
+static unsigned			 mad_reopen_tries;
+static struct ev_timer		 mad_reopen_timer;
+static void			(*mad_up_fn)(void *);
+static void			*mad_up_arg;
+static uint64_t			 mad_state_checked;
+static uint64_t			 mad_send_errs, mad_send_err_logged;
+#define BACKOFF_MIN_MS	1000
+#define BACKOFF_MAX_MS	60000
 
 /* Reader thread. umad2sim's poll() waits only on its fake fd whenever one
  * is in the set and ignores the others, so the umad fd cannot share the
@@ -87,11 +100,26 @@ struct mad_rx {
 static pthread_t		 mad_thread;
 static int			 mad_thread_on;
 static atomic_int		 mad_stop;
+static atomic_int		 mad_rx_err;	/* the reader's fatal errno */
 static pthread_mutex_t		 mad_rx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mad_rx		*mad_rx_head, **mad_rx_tail = &mad_rx_head;
 static int			 mad_wake[2] = { -1, -1 };
 
 static void mad_dispatch(void);
+static void port_failed(const char *what, int err);
+
+/* Errors that mean the port or the device is gone, not this MAD. */
+static int
+port_error(int err)
+{
+	switch (err) {
+	case EIO: case ENODEV: case ENXIO: case EBADF: case ENOTCONN:
+	case EPIPE: case ECONNRESET: case ECONNREFUSED: case ENETDOWN:
+	case ESHUTDOWN:
+		return 1;
+	}
+	return 0;
+}
 
 int
 proxy_mad_status(const uint8_t *mad)
@@ -179,9 +207,23 @@ send_req(struct mad_req *r)
 	mad_set_field64(mad, 0, IB_MAD_TRID_F,
 	    (old & 0xffffffff00000000ULL) | r->tid);
 	/* The kernel's own timeout is a backstop; our timer decides. */
+	errno = 0;
 	if (umad_send(mad_fd, r->agent, r->umad, PROXY_MAD_SIZE, mad_timeout,
 	    0) < 0) {
-		log_warn("mad: umad_send");
+		int err = errno ? errno : EIO;
+
+		if (port_error(err)) {
+			port_failed("umad_send", err);
+			return -1;
+		}
+		/* This MAD's own trouble: one line a minute, counted. */
+		mad_send_errs++;
+		if (ev_now() - mad_send_err_logged >= 60000 ||
+		    mad_send_err_logged == 0) {
+			log_warnx("mad: umad_send: %s (%llu such so far)",
+			    strerror(err), (unsigned long long)mad_send_errs);
+			mad_send_err_logged = ev_now();
+		}
 		return -1;
 	}
 	mad_st.sent++;
@@ -248,11 +290,38 @@ req_retry(struct mad_req *r)
 	return 0;
 }
 
+/* Silence from everyone may be our own port: a pulled cable leaves
+ * the device open and every MAD unanswered (PortState Down). Its state costs a sysfs
+ * read, so at most once a second, and only when something timed out. */
+static int
+local_port_active(void)
+{
+	umad_port_t p;
+	int active;
+
+	if (umad_get_port(mad_ca, mad_port, &p) < 0)
+		return 0;
+	/* Init and up: the link is there (DR SMPs work without an SM);
+	 * Down (1): no MAD leaves the port. */
+	active = p.state >= 2;
+	umad_release_port(&p);
+	return active;
+}
+
 static void
 mad_timeout_cb(void *arg)
 {
 	uint64_t now = ev_now();
 	struct mad_req *r;
+
+	r = TAILQ_FIRST(&mad_inflight);
+	if (r != NULL && r->deadline <= now && now - mad_state_checked >= 1000) {
+		mad_state_checked = now;
+		if (!local_port_active()) {
+			port_failed("local port state", ENETDOWN);
+			return;
+		}
+	}
 
 	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL && r->deadline <= now) {
 		struct mad_node *n = r->node;
@@ -312,8 +381,8 @@ mad_dispatch(void)
 	struct mad_node *n;
 	struct mad_req *r;
 
-	while (mad_inflight_n < mad_max && (n = TAILQ_FIRST(&mad_ready)) &&
-	    rate_take()) {
+	while (!mad_down && mad_inflight_n < mad_max &&
+	    (n = TAILQ_FIRST(&mad_ready)) && rate_take()) {
 		TAILQ_REMOVE(&mad_ready, n, rlink);
 		n->ready = 0;
 		r = TAILQ_FIRST(&n->queue);
@@ -334,7 +403,9 @@ mad_dispatch(void)
 			slot_release(r);
 			n->inflight--;
 			mad_inflight_n--;
-			req_finish(r, -EIO, NULL);
+			req_finish(r, mad_down ? -ENETDOWN : -EIO, NULL);
+			if (mad_down)
+				break;
 			continue;
 		}
 		node_make_ready(n);
@@ -413,7 +484,13 @@ mad_reader(void *arg)
 			agent = umad_recv(mad_fd, rx->umad, &len, 0);
 			if (agent < 0) {
 				free(rx);
-				break;
+				if (!port_error(-agent))
+					break;
+				/* The loop takes the port down and
+				 * reopens it; this thread is done. */
+				atomic_store(&mad_rx_err, -agent);
+				(void)!write(mad_wake[1], "", 1);
+				return NULL;
 			}
 			if (agent != mad_agent_dr && agent != mad_agent_lid &&
 			    agent != mad_agent_perf) {
@@ -447,9 +524,12 @@ mad_wake_cb(int fd, short revents, void *arg)
 	pthread_mutex_unlock(&mad_rx_lock);
 	for (; rx != NULL; rx = nx) {
 		nx = rx->next;
-		handle_answer(rx->umad, rx->len);
+		if (!mad_down)
+			handle_answer(rx->umad, rx->len);
 		free(rx);
 	}
+	if (atomic_load(&mad_rx_err) != 0)
+		port_failed("umad_recv", atomic_exchange(&mad_rx_err, 0));
 }
 
 int
@@ -506,11 +586,15 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 int
 proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 {
-	struct mad_node *n = node_get(a->node_key);
+	struct mad_node *n;
 	struct mad_req *r;
 	uint8_t *mad;
 
-	if (n == NULL || mad_fd < 0)
+	if (mad_fd < 0 || mad_down) {
+		errno = mad_down ? ENETDOWN : EINVAL;
+		return -1;
+	}
+	if ((n = node_get(a->node_key)) == NULL)
 		return -1;
 	if ((r = calloc(1, sizeof(*r) + mad_umad_len)) == NULL) {
 		log_warn("mad: request");
@@ -586,6 +670,135 @@ proxy_mad_set_rate(int per_second)
 	mad_tokens_at = ev_now();
 }
 
+/* Open the port and register the classes; -1 leaves it closed. */
+static int
+port_open(void)
+{
+	if ((mad_fd = umad_open_port(mad_ca, mad_port)) < 0)
+		return -1;
+	if ((mad_agent_dr = umad_register(mad_fd, PROXY_CLASS_SMI_DR, 1, 0,
+	    NULL)) < 0 ||
+	    (mad_agent_lid = umad_register(mad_fd, PROXY_CLASS_SMI, 1, 0,
+	    NULL)) < 0 ||
+	    (mad_agent_perf = umad_register(mad_fd, PROXY_CLASS_PERF, 1, 0,
+	    NULL)) < 0) {
+		umad_close_port(mad_fd);
+		mad_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+reader_start(void)
+{
+	atomic_store(&mad_stop, 0);
+	atomic_store(&mad_rx_err, 0);
+	if (pthread_create(&mad_thread, NULL, mad_reader, NULL) != 0)
+		return -1;
+	mad_thread_on = 1;
+	return 0;
+}
+
+static void
+reader_stop(void)
+{
+	if (!mad_thread_on)
+		return;
+	atomic_store(&mad_stop, 1);
+	pthread_join(mad_thread, NULL);
+	mad_thread_on = 0;
+}
+
+static void
+fail_node_queue(const void *k, size_t len, void *v, void *arg)
+{
+	struct mad_node *n = v;
+
+	n->ready = 0;
+	node_fail_queue(n, *(int *)arg);
+}
+
+/* Fail everything queued or in flight: nothing will answer it. */
+static void
+fail_all(int status)
+{
+	struct mad_req *r;
+
+	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL) {
+		inflight_remove(r);
+		req_finish(r, status, NULL);
+	}
+	/* Submits from the callbacks fail (mad_down): no node is added
+	 * to the table while it is walked. */
+	TAILQ_INIT(&mad_ready);
+	htab_foreach(&mad_nodes, fail_node_queue, &status);
+	arm_timer();
+}
+
+static void
+port_failed(const char *what, int err)
+{
+	if (mad_down)
+		return;
+	mad_down = 1;
+	mad_down_at = ev_now();
+	mad_st.port_failures++;
+	mad_backoff_ms = BACKOFF_MIN_MS;
+	mad_reopen_tries = 0;
+	log_warnx("mad: %s port %d is down (%s: %s): requests fail at once, "
+	    "answers come from the cache and the inventory; reopening it",
+	    mad_ca, mad_port, what, strerror(err));
+	fail_all(-ENETDOWN);
+	ev_timer_add(&mad_reopen_timer, mad_backoff_ms);
+}
+
+/* Bounded backoff: 1 s, doubling to 60 s, for as long as it takes. */
+static void
+reopen_cb(void *arg)
+{
+	reader_stop();
+	if (mad_fd >= 0)
+		umad_close_port(mad_fd);
+	mad_fd = -1;
+	mad_reopen_tries++;
+	if (port_open() == -1 || !local_port_active() || reader_start() == -1) {
+		if (mad_fd >= 0 && !mad_thread_on) {
+			umad_close_port(mad_fd);
+			mad_fd = -1;
+		}
+		if (mad_backoff_ms < BACKOFF_MAX_MS)
+			mad_backoff_ms *= 2;
+		if (mad_backoff_ms > BACKOFF_MAX_MS)
+			mad_backoff_ms = BACKOFF_MAX_MS;
+		log_debug("mad: %s port %d: reopen %u failed, next in %llu ms",
+		    mad_ca, mad_port, mad_reopen_tries,
+		    (unsigned long long)mad_backoff_ms);
+		ev_timer_add(&mad_reopen_timer, mad_backoff_ms);
+		return;
+	}
+	mad_down = 0;
+	mad_st.reopens++;
+	log_notice("mad: %s port %d is up again after %llu ms (%u reopen "
+	    "attempts)", mad_ca, mad_port, (unsigned long long)(ev_now() -
+	    mad_down_at), mad_reopen_tries);
+	if (mad_up_fn != NULL)
+		mad_up_fn(mad_up_arg);
+}
+
+int
+proxy_mad_port_up(void)
+{
+	return !mad_down && mad_fd >= 0;
+}
+
+void
+proxy_mad_on_port_up(void (*fn)(void *), void *arg)
+{
+	mad_up_fn = fn;
+	mad_up_arg = arg;
+}
+
 int
 proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
     int max_inflight, int max_inflight_node)
@@ -597,9 +810,11 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	mad_max = max_inflight < (int)SLOT_COUNT ? max_inflight :
 	    (int)SLOT_COUNT / 2;
 	mad_max_node = max_inflight_node;
+	mad_down = 0;
 	htab_init(&mad_nodes);
 	ev_timer_init(&mad_timer, mad_timeout_cb, NULL);
 	ev_timer_init(&mad_rate_timer, rate_timer_cb, NULL);
+	ev_timer_init(&mad_reopen_timer, reopen_cb, NULL);
 	if (umad_init() < 0) {
 		log_warnx("mad: umad_init failed");
 		return -1;
@@ -614,18 +829,9 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	snprintf(mad_ca, sizeof(mad_ca), "%s", p.ca_name);
 	mad_port = p.portnum;
 	umad_release_port(&p);
-	if ((mad_fd = umad_open_port(mad_ca, mad_port)) < 0) {
-		log_warnx("mad: cannot open %s port %d", mad_ca, mad_port);
-		return -1;
-	}
-	if ((mad_agent_dr = umad_register(mad_fd, PROXY_CLASS_SMI_DR, 1, 0,
-	    NULL)) < 0 ||
-	    (mad_agent_lid = umad_register(mad_fd, PROXY_CLASS_SMI, 1, 0,
-	    NULL)) < 0 ||
-	    (mad_agent_perf = umad_register(mad_fd, PROXY_CLASS_PERF, 1, 0,
-	    NULL)) < 0) {
-		log_warnx("mad: cannot register management classes");
-		proxy_mad_finalise();
+	if (port_open() == -1) {
+		log_warnx("mad: cannot open %s port %d or register its "
+		    "management classes", mad_ca, mad_port);
 		return -1;
 	}
 	mad_umad_len = umad_size() + PROXY_MAD_SIZE;
@@ -636,14 +842,12 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	}
 	for (int i = 0; i < 2; i++)
 		fcntl(mad_wake[i], F_SETFL, O_NONBLOCK);
-	atomic_store(&mad_stop, 0);
 	if (ev_fd_add(mad_wake[0], POLLIN, mad_wake_cb, NULL) == -1 ||
-	    pthread_create(&mad_thread, NULL, mad_reader, NULL) != 0) {
+	    reader_start() == -1) {
 		log_warnx("mad: cannot start the reader");
 		proxy_mad_finalise();
 		return -1;
 	}
-	mad_thread_on = 1;
 	log_info("mad: using %s port %d", mad_ca, mad_port);
 	return 0;
 }
@@ -664,11 +868,8 @@ proxy_mad_finalise(void)
 
 	ev_timer_del(&mad_timer);
 	ev_timer_del(&mad_rate_timer);
-	if (mad_thread_on) {
-		atomic_store(&mad_stop, 1);
-		pthread_join(mad_thread, NULL);
-		mad_thread_on = 0;
-	}
+	ev_timer_del(&mad_reopen_timer);
+	reader_stop();
 	/* Callbacks must not submit during shutdown: mad_fd is closed. */
 	if (mad_fd >= 0)
 		umad_close_port(mad_fd);
@@ -701,4 +902,5 @@ proxy_mad_get_stats(struct proxy_mad_stats *st)
 	*st = mad_st;
 	st->inflight = mad_inflight_n;
 	st->queued = mad_queued_n;
+	st->port_down = mad_down;
 }

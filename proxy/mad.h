@@ -52,6 +52,9 @@ struct proxy_mad_stats {
 	uint64_t sent, answered, timeouts, retries, errors, malformed;
 	uint64_t throttled;	/* times the rate limit held MADs back */
 	uint64_t inflight, queued;
+	uint64_t port_failures;	/* times the local port went down */
+	uint64_t reopens;	/* and came back */
+	int	 port_down;
 };
 
 struct proxy_local_port {
@@ -77,6 +80,12 @@ void	proxy_mad_set_rate(int per_second);
 int	proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb,
 	    void *arg);
 void	proxy_mad_get_stats(struct proxy_mad_stats *st);
+/* Whether the local port is usable. While it is not, proxy_mad_submit
+ * fails at once with errno ENETDOWN, and what was queued or in flight
+ * has failed with -ENETDOWN; the port is reopened with backoff and fn
+ * is called when it is back. */
+int	proxy_mad_port_up(void);
+void	proxy_mad_on_port_up(void (*fn)(void *), void *arg);
 /* Encode a request into buf (umad_size() + PROXY_MAD_SIZE bytes, zeroed
  * here) with libibmad. Returns 0, or -1 if it cannot be encoded. */
 int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);

@@ -25,6 +25,7 @@ struct cache_entry {
 	uint64_t		 completed;	/* ms, last completion */
 	struct cache_waiter	*waiters, **wtail;
 	uint64_t		 rejected;	/* hash of rejected data, 0: none */
+	int			 good;		/* data is the last good answer */
 	size_t			 len;
 	uint8_t			 data[CACHE_DATA_MAX];
 };
@@ -117,17 +118,34 @@ entry_fresh(const struct cache_entry *e, uint64_t now)
 	    now < e->expires;
 }
 
+/* The fabric cannot be asked (the local port is down): the last good
+ * answer, for the error TTL, then it is asked again. */
+static void
+serve_stale(struct cache_entry *e)
+{
+	cache_st.stale++;
+	e->state = CACHE_VALID;
+	e->error = 0;
+	e->expires = ev_now() + (uint64_t)cache_ttl[CACHE_ERROR] * 1000;
+}
+
 /* Start a fetch unless one is under way. */
 static int
 entry_start(struct cache_entry *e, enum cache_class cls)
 {
+	int rc;
+
 	if (e->state == CACHE_PENDING)
 		return 0;
 	e->state = CACHE_PENDING;
 	e->cls = cls;
 	cache_st.fetches++;
-	if (cache_fetch(&e->key, cache_fetch_arg) == -1) {
+	if ((rc = cache_fetch(&e->key, cache_fetch_arg)) < 0) {
 		e->state = CACHE_EMPTY;
+		if (rc == -ENETDOWN && e->good) {
+			serve_stale(e);
+			return 0;
+		}
 		return -1;
 	}
 	return 0;
@@ -249,9 +267,12 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 		e->len = len;
 		e->state = CACHE_VALID;
 		e->error = 0;
+		e->good = 1;
 		int ttl = cache_ttl_hook ? cache_ttl_hook(&e->key, e->cls) : -1;
 		e->expires = ev_now() + (uint64_t)(ttl >= 0 ? ttl :
 		    cache_ttl[e->cls]) * 1000;
+	} else if (status == -ENETDOWN && e->good) {
+		serve_stale(e);
 	} else {
 		cache_st.failures++;
 		e->state = CACHE_FAILED;
@@ -295,6 +316,7 @@ cache_reject(const struct cache_key *key, int status)
 	if ((h = data_hash(e->data, e->len)) == e->rejected)
 		return;
 	e->rejected = h;
+	e->good = 0;
 	cache_st.failures++;
 	e->state = CACHE_FAILED;
 	e->error = status;

@@ -46,11 +46,15 @@ typedef void (*cache_waiter_cb)(void *arg, int status,
     const uint8_t *data, size_t len);
 
 /* Starts a fetch for key; must call cache_complete() exactly once,
- * possibly synchronously. Returns -1 if it could not start. */
+ * possibly synchronously. Returns a negative value if it could not
+ * start: -ENETDOWN when the fabric cannot be reached at all, which
+ * serves an entry's last good answer (as does a completion with
+ * -ENETDOWN) for the error TTL instead of failing it. */
 typedef int (*cache_fetch_fn)(const struct cache_key *key, void *arg);
 
 struct cache_stats {
 	uint64_t hits, misses, coalesced, fetches, failures, entries;
+	uint64_t stale;		/* last good answers served (-ENETDOWN) */
 };
 
 int	 cache_init(cache_fetch_fn fetch, void *fetch_arg);

@@ -31,7 +31,7 @@ snmpget -v2c -c public@leaf01 "$ep" 1.3.6.1.3.117.3.1.1.7.0 >/dev/null
 out=$(ctl stats)
 printf '%s\n' "$out" | grep -q "^mad sent [1-9]" && printf '%s\n' "$out" | grep -q "node-requests [1-9]"
 check $? "stats shows MAD, cache and SNMP counters" "$out"
-entries() { ctl stats | sed -n 's/^cache .* entries \([0-9]*\)$/\1/p'; }
+entries() { ctl stats | sed -n 's/^cache .* entries \([0-9]*\).*$/\1/p'; }
 snmpget -v2c -c public@leaf02 "$ep" 1.3.6.1.3.117.3.1.1.7.0 >/dev/null
 e0=$(entries)
 out=$(ctl flush leaf01); e1=$(entries)

@@ -20,10 +20,16 @@
  * - $SHIM_DESC_PATH (a directed route, "0,1,5") and $SHIM_DESC_TEXT:
  *   the NodeDescription answer of the node at that route says that text,
  *   as after an HCA driver sets the host name at boot (cluster.py).
+ * - $SHIM_DOWN_FILE: while that file exists, the umad device is gone:
+ *   reads and writes on umad2sim's descriptors fail with EIO and opening
+ *   /dev/infiniband/ fails with ENODEV, as after an HCA reset or a
+ *   driver reload (portdown.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +115,51 @@ fuzz(uint8_t *mad, ssize_t n)
 	return n;
 }
 
+static int
+port_gone(void)
+{
+	const char *f = getenv("SHIM_DOWN_FILE");
+
+	return f != NULL && access(f, F_OK) == 0;
+}
+
+ssize_t
+write(int fd, const void *buf, size_t count)
+{
+	static ssize_t (*next)(int, const void *, size_t);
+
+	if (next == NULL)
+		next = (ssize_t (*)(int, const void *, size_t))dlsym(
+		    RTLD_NEXT, "write");
+	if (fd >= 1024 && port_gone()) {
+		errno = EIO;
+		return -1;
+	}
+	return next(fd, buf, count);
+}
+
+int
+open(const char *path, int flags, ...)
+{
+	static int (*next)(const char *, int, ...);
+	mode_t mode = 0;
+
+	if (next == NULL)
+		next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT,
+		    "open");
+	if (flags & O_CREAT) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (strncmp(path, "/dev/infiniband/", 16) == 0 && port_gone()) {
+		errno = ENODEV;
+		return -1;
+	}
+	return next(path, flags, mode);
+}
+
 ssize_t
 read(int fd, void *buf, size_t count)
 {
@@ -121,6 +172,10 @@ read(int fd, void *buf, size_t count)
 	if (next == NULL)
 		next = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT,
 		    "read");
+	if (fd >= 1024 && port_gone()) {
+		errno = EIO;
+		return -1;
+	}
 	n = next(fd, buf, count);
 	/* Only umad2sim's fake umad descriptors (1024 and up). */
 	if (fd < 1024 || n < 0 || (size_t)n < umad_size() + 128)

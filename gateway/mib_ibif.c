@@ -47,7 +47,7 @@ stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v,
 		return gw_val_counter(v, 0);	/* never moves */
 	}
 	/* Counter32: the accumulated count modulo 2^32. */
-	return gw_val_counter(v, (unsigned long)p->c[ctr].total);
+	return gw_val_counter(v, (unsigned long)counters_acc(p, ctr)->total);
 }
 
 #define STAT(fn, ctr) \
@@ -184,7 +184,7 @@ vl_total(struct gw_eval *e, uint32_t port, int ctr, uint64_t *total)
 	    STORE_UNSUP_VL_OP_PKTS : STORE_UNSUP_VL_OP_DATA, &unsup) == NULL)
 		return unsup ? 1 : GW_NEED;
 	p = counters_port(gw_node(e)->idx, (uint8_t)port);
-	*total = p ? p->c[ctr].total : 0;
+	*total = p ? counters_acc(p, ctr)->total : 0;
 	return 0;
 }
 

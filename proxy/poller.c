@@ -141,7 +141,7 @@ check_thresholds(struct poll_node *pn)
 			const struct gw_threshold *th = &p->thresholds[t];
 			uint64_t *last = &pn->last_totals[port *
 			    p->nthresholds + t];
-			uint64_t total = cp->c[th->ctr].total;
+			uint64_t total = counters_acc(cp, th->ctr)->total;
 			double rate;
 
 			if (pn->last_ms && minutes > 0) {

@@ -26,9 +26,49 @@ struct cache_entry {
 	struct cache_waiter	*waiters, **wtail;
 	uint64_t		 rejected;	/* hash of rejected data, 0: none */
 	int			 good;		/* data is the last good answer */
-	size_t			 len;
-	uint8_t			 data[CACHE_DATA_MAX];
+	size_t			 len, cap;
+	/* The answer, allocated to its length; PerfMgt counters keep
+	 * none (cache_nodata): the accumulators hold their values, and at
+	 * 10,000 nodes their copies would be most of the cache. */
+	uint8_t			*data;
 };
+
+static uint8_t		 cache_nodata[CACHE_DATA_MAX];
+
+static void
+entry_free(struct cache_entry *e)
+{
+	if (e->data != cache_nodata)
+		free(e->data);
+	free(e);
+}
+
+/* Keep len octets of an answer; 0, or -1 when memory is short. */
+static int
+entry_store(struct cache_entry *e, const uint8_t *data, size_t len)
+{
+	if (len > CACHE_DATA_MAX)
+		len = CACHE_DATA_MAX;
+	if (e->cls == CACHE_COUNTERS) {
+		if (e->data != cache_nodata)
+			free(e->data);
+		e->data = cache_nodata;
+		e->cap = 0;
+	} else {
+		if (e->data == cache_nodata || e->cap < len) {
+			uint8_t *d = malloc(len ? len : 1);
+			if (d == NULL)
+				return -1;
+			if (e->data != cache_nodata)
+				free(e->data);
+			e->data = d;
+			e->cap = len;
+		}
+		memcpy(e->data, data, len);
+	}
+	e->len = len;
+	return 0;
+}
 
 static struct htab	 cache_tab;
 static cache_fetch_fn	 cache_fetch;
@@ -65,7 +105,7 @@ free_entry(const void *k, size_t len, void *val, void *arg)
 		nx = w->next;
 		free(w);
 	}
-	free(e);
+	entry_free(e);
 }
 
 void
@@ -260,11 +300,11 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 	if (e == NULL || e->state != CACHE_PENDING)
 		return;		/* flushed while the fetch was under way */
 	e->completed = ev_now();
+	if (status == 0 && entry_store(e, data, len) == -1) {
+		log_warn("cache: answer");
+		status = -ENOMEM;
+	}
 	if (status == 0) {
-		if (len > sizeof(e->data))
-			len = sizeof(e->data);
-		memcpy(e->data, data, len);
-		e->len = len;
 		e->state = CACHE_VALID;
 		e->error = 0;
 		e->good = 1;
@@ -355,7 +395,7 @@ cache_flush(uint32_t node)
 	htab_foreach(&cache_tab, collect, &f);
 	for (size_t i = 0; i < f.n; i++) {
 		htab_del(&cache_tab, &f.v[i]->key, sizeof(f.v[i]->key));
-		free(f.v[i]);
+		entry_free(f.v[i]);
 		cache_st.entries--;
 	}
 	free(f.v);

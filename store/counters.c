@@ -93,6 +93,34 @@ counters_port(uint32_t node, uint8_t port)
 	return port_get(node, port, 0);
 }
 
+static uint64_t
+dirty_bit(int i)
+{
+	return i < CTR_BASE ? 1ULL << i : 1ULL << 63;
+}
+
+const struct ctr_acc *
+counters_acc(const struct ctr_port *p, int i)
+{
+	static const struct ctr_acc zero;
+
+	if (i < CTR_BASE)
+		return &p->c[i];
+	return p->vl != NULL && i < CTR_MAX ? &p->vl[i - CTR_BASE] : &zero;
+}
+
+/* A counter to update; NULL if its per-VL block cannot be had. */
+static struct ctr_acc *
+acc_mut(struct ctr_port *p, int i)
+{
+	if (i < CTR_BASE)
+		return &p->c[i];
+	if (p->vl == NULL &&
+	    (p->vl = calloc(CTR_MAX - CTR_BASE, sizeof(*p->vl))) == NULL)
+		return NULL;
+	return &p->vl[i - CTR_BASE];
+}
+
 int
 counters_port_read(const struct ctr_port *p)
 {
@@ -130,13 +158,18 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		return;
 	perf_attr_ctrs(attr, &first, &n);
 	for (int i = first; i < first + n; i++) {
-		uint64_t last = p->c[i].last;
-		unsigned e = ctr_update(&p->c[i], vals[i], perf_ctrs[i].width);
+		struct ctr_acc *a = acc_mut(p, i);
+		uint64_t last;
+		unsigned e;
 
+		if (a == NULL)
+			break;
+		last = a->last;
+		e = ctr_update(a, vals[i], perf_ctrs[i].width);
 		/* Only a change needs saving: an idle port costs no write
 		 * (every change moves the reading or is an event). */
-		if (e || p->c[i].last != last)
-			p->dirty = 1;
+		if (e || a->last != last)
+			p->dirty |= dirty_bit(i);
 		/* Steady counting keeps total - last: a restart recomputes
 		 * the same total from a saved pair. Events change it. */
 		if (e)
@@ -212,8 +245,10 @@ counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr)
 
 		if (i < 0)
 			continue;
+		const struct ctr_acc *a = counters_acc(p, i);
+
 		max = (1ULL << perf_ctrs[i].width) - 1;
-		if (p->c[i].valid && p->c[i].last >= max - max / 4)
+		if (a->valid && a->last >= max - max / 4)
 			mask |= 1u << b;
 	}
 	return mask;
@@ -228,10 +263,13 @@ counters_was_reset(uint32_t node, uint8_t port, uint16_t attr, uint16_t mask)
 		return;
 	for (int b = 0; b < 16; b++) {
 		int i = select_ctr(attr, b);
-		if (i >= 0 && (mask & (1u << b)))
-			ctr_was_reset(&p->c[i]);
+		struct ctr_acc *a;
+
+		if (i >= 0 && (mask & (1u << b)) && (a = acc_mut(p, i))) {
+			ctr_was_reset(a);
+			p->dirty |= dirty_bit(i);
+		}
 	}
-	p->dirty = 1;
 	ctr_urgent = 1;
 }
 
@@ -262,6 +300,7 @@ load(void)
 		int port = sqlite3_column_int(st, 1);
 		const char *name = (const char *)sqlite3_column_text(st, 2);
 		struct ctr_port *p;
+		struct ctr_acc *a;
 		int i;
 
 		if (sn == NULL || port < 0 || port > sn->num_ports || !name)
@@ -269,12 +308,13 @@ load(void)
 		for (i = 0; i < CTR_MAX; i++)
 			if (strcmp(perf_ctrs[i].name, name) == 0)
 				break;
-		if (i == CTR_MAX || (p = port_get(sn->idx, port, 1)) == NULL)
+		if (i == CTR_MAX || (p = port_get(sn->idx, port, 1)) == NULL ||
+		    (a = acc_mut(p, i)) == NULL)
 			continue;
-		p->c[i].total = (uint64_t)sqlite3_column_int64(st, 3);
-		p->c[i].last = (uint64_t)sqlite3_column_int64(st, 4);
-		p->c[i].saturated = sqlite3_column_int(st, 5) != 0;
-		p->c[i].valid = 1;
+		a->total = (uint64_t)sqlite3_column_int64(st, 3);
+		a->last = (uint64_t)sqlite3_column_int64(st, 4);
+		a->saturated = sqlite3_column_int(st, 5) != 0;
+		a->valid = 1;
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -308,15 +348,18 @@ flush_port(const void *k, size_t len, void *v, void *arg)
 	if (!p->dirty || sn == NULL || f->err)
 		return;
 	for (int i = 0; i < CTR_MAX; i++) {
-		if (!p->c[i].valid)
+		const struct ctr_acc *a = counters_acc(p, i);
+
+		/* Only what changed: a busy port moves a few counters. */
+		if (!a->valid || !(p->dirty & dirty_bit(i)))
 			continue;
 		sqlite3_bind_int64(f->st, 1, (int64_t)sn->guid);
 		sqlite3_bind_int(f->st, 2, p->port);
 		sqlite3_bind_text(f->st, 3, perf_ctrs[i].name, -1,
 		    SQLITE_STATIC);
-		sqlite3_bind_int64(f->st, 4, (int64_t)p->c[i].total);
-		sqlite3_bind_int64(f->st, 5, (int64_t)p->c[i].last);
-		sqlite3_bind_int(f->st, 6, p->c[i].saturated);
+		sqlite3_bind_int64(f->st, 4, (int64_t)a->total);
+		sqlite3_bind_int64(f->st, 5, (int64_t)a->last);
+		sqlite3_bind_int(f->st, 6, a->saturated);
 		if (sqlite3_step(f->st) != SQLITE_DONE)
 			f->err = 1;
 		sqlite3_reset(f->st);
@@ -422,6 +465,7 @@ counters_init(void)
 static void
 free_port(const void *k, size_t len, void *v, void *arg)
 {
+	free(((struct ctr_port *)v)->vl);
 	free(v);
 }
 

@@ -28,15 +28,23 @@ struct ctr_acc {
 #define CTR_EV_SATURATED	0x2	/* reached all ones: counts lost */
 #define CTR_EV_RESET		0x4	/* went down: reset or reboot */
 
+/* The counters every polled port has; the 32 per-VL ones are held
+ * apart and allocated only for ports whose PMA is asked for them (at
+ * 10,000 nodes they would double the accumulators' memory). */
+#define CTR_BASE	CTR_VL_OP_PKTS0
+
 struct ctr_port {
 	uint32_t	node;
 	uint8_t		port;
-	struct ctr_acc	c[CTR_MAX];
+	struct ctr_acc	c[CTR_BASE];
+	struct ctr_acc	*vl;		/* [CTR_MAX - CTR_BASE] or NULL */
 	int64_t		disc_ms;	/* ev_now() of the last discontinuity */
 	int64_t		change_ms;	/* ev_now() of the last state change */
 	uint8_t		state;		/* last PortState seen, 0: none */
 	uint8_t		placeholder;	/* zeros served, never read */
-	int		dirty;
+	uint64_t	dirty;		/* changed since saved: bit i for
+					   counter i < CTR_BASE, bit 63 for
+					   the per-VL ones */
 };
 
 /* The state machine (pure; unit-tested). width in bits, 64 for the
@@ -53,6 +61,9 @@ void	 counters_feed(uint32_t node, uint8_t port, uint16_t attr,
 /* A PortInfo answer: state changes feed ifLastChange. */
 void	 counters_port_state(uint32_t node, uint8_t port, uint8_t state);
 const struct ctr_port *counters_port(uint32_t node, uint8_t port);
+/* Counter i of a port (a zero accumulator for a per-VL counter that
+ * was never read). */
+const struct ctr_acc *counters_acc(const struct ctr_port *p, int i);
 /* Whether the port's PortCounters were ever read (here or before a
  * restart). */
 int	 counters_port_read(const struct ctr_port *p);

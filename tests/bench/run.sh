@@ -16,6 +16,7 @@ IBSNMPGW=${IBSNMPGW:-$top/_build/gateway/ibsnmpgw}
 export IBSNMPGW
 DUR=${BENCH_SECONDS:-5}
 WIN=${BENCH_WINDOW:-32}
+SWEEPS=${BENCH_SWEEPS:-20}
 SIM=$top/tests/sim/ibsnmpgw-sim
 work=$(mktemp -d /tmp/ibsnmpgw-bench.XXXXXX)
 sd_pid=""
@@ -212,6 +213,37 @@ echo "gateway full polls (ms):$polls   median $poll_ms"
 echo "ibqueryerrors (ms):     $iqe   median $iqe_ms ($ports ports checked)"
 
 echo
+echo "== (e) memory and counter writes at ~10,000 nodes with the default policies, $SWEEPS sweeps"
+"$SIM" stop "$work/fab-ctr" >/dev/null
+# The (a') fabric again, now with the launcher's default policies
+# (counters polled in the background) and forced sweeps back to back.
+ep=$(start_fabric mem "$work/big.topo" "$work/big.map")
+gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-mem/pids")
+rss() { sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
+cstat() {	# 1: commits, 2: rows
+	"$IBSNMPGW" -c "$work/fab-mem/ibsnmpgw.yaml" ctl stats |
+	    awk -v f="$1" '$1 == "counters" { print (f == 1 ? $3 : $5) }'
+}
+rss1=$(rss "$gwpid")
+c0=$(cstat 1); w0=$(cstat 2); t0=$(date +%s)
+for i in $(seq 1 "$SWEEPS"); do
+	before=$(grep -c "sweep [0-9]* done" "$work/fab-mem/ibsnmpgw.log")
+	kill -USR1 "$gwpid"
+	for t in $(seq 1 600); do
+		now=$(grep -c "sweep [0-9]* done" "$work/fab-mem/ibsnmpgw.log")
+		[ "$now" -gt "$before" ] && break
+		sleep 0.1
+	done
+done
+rssn=$(rss "$gwpid")
+c1=$(cstat 1); w1=$(cstat 2); t1=$(date +%s)
+el=$((t1 - t0)); [ "$el" -gt 0 ] || el=1
+echo "gateway RSS: $rss1 kB after the first sweep, $rssn kB after $SWEEPS more"
+echo "counter commits: $((c1 - c0)) transactions, $((w1 - w0)) rows in $el s" \
+    "($(( (c1 - c0) / el ))/s, $(( (w1 - w0) / el )) rows/s)"
+"$SIM" stop "$work/fab-mem" >/dev/null
+
+echo
 echo "== summary"
 r1=$(ratio "$(field "$gw_out" rate)" "$(field "$snmpd_out" rate)")
 p1=$(ratio "$(field "$gw_out" p99_us)" "$(field "$snmpd_out" p99_us)")
@@ -224,4 +256,5 @@ echo "(a') $n NodeDescriptions / 10 names throughput: $(ratio "$(field "$desc_ou
 echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (target <= 1.0: $(ok "$r3" "<=" 1.0))"
 r4=$(ratio "$poll_ms" "$iqe_ms")
 echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (target <= 1.0: $(ok "$r4" "<=" 1.0))"
+echo "(e)  RSS after $SWEEPS sweeps at $n nodes: $((rssn / 1024)) MB (target < 100: $(ok "$((rssn / 1024))" "<=" 99))"
 echo "(c)  switch walk: warm $warm_rate vb/s vs snmpd's own tables $sd_rate vb/s ($(ratio "$warm_rate" "$sd_rate")x); cold $smps SMPs for a minimum of $minimum ($(ok "$smps" "<=" "$minimum"))"

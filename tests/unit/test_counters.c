@@ -183,8 +183,8 @@ test_feed_and_restart(void **state)
 	v = 7;
 	mad_encode_field(d, IB_PC_PORT_VL_OP_PACKETS0_F + 3, &v);
 	counters_feed(0, 1, PERF_ATTR_VL_OP_PACKETS, d, sizeof(d));
-	assert_true(cp->c[CTR_VL_OP_PKTS0 + 3].total == 50007);
-	assert_true(cp->c[CTR_VL_OP_PKTS0 + 4].total == 100);
+	assert_true(counters_acc(cp, CTR_VL_OP_PKTS0 + 3)->total == 50007);
+	assert_true(counters_acc(cp, CTR_VL_OP_PKTS0 + 4)->total == 100);
 	counters_finalise();
 	store_finalise();
 	ev_finalise();

@@ -219,7 +219,7 @@ echo "== (e) memory and counter writes at ~10,000 nodes with the default policie
 # (counters polled in the background) and forced sweeps back to back.
 ep=$(start_fabric mem "$work/big.topo" "$work/big.map")
 gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-mem/pids")
-rss() { sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
+rss() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
 cstat() {	# 1: commits, 2: rows
 	"$IBSNMPGW" -c "$work/fab-mem/ibsnmpgw.yaml" ctl stats |
 	    awk -v f="$1" '$1 == "counters" { print (f == 1 ? $3 : $5) }'
@@ -236,11 +236,19 @@ for i in $(seq 1 "$SWEEPS"); do
 	done
 done
 rssn=$(rss "$gwpid")
-c1=$(cstat 1); w1=$(cstat 2); t1=$(date +%s)
-el=$((t1 - t0)); [ "$el" -gt 0 ] || el=1
-echo "gateway RSS: $rss1 kB after the first sweep, $rssn kB after $SWEEPS more"
-echo "counter commits: $((c1 - c0)) transactions, $((w1 - w0)) rows in $el s" \
-    "($(( (c1 - c0) / el ))/s, $(( (w1 - w0) / el )) rows/s)"
+# One more polling interval of the default policy (60 s), so that every
+# port has been read and has its accumulators: what the policies hold.
+sleep 65
+rssp=$(rss "$gwpid")
+c2=$(cstat 1); w2=$(cstat 2); t2=$(date +%s)
+# And one more: steady counting costs no urgent commit, only the 10 s
+# flush of the counters that changed (ibsim's switch ports count the
+# MAD traffic itself).
+sleep 65
+c3=$(cstat 1); w3=$(cstat 2)
+echo "gateway RSS: $rss1 kB after the first sweep, $rssn kB after $SWEEPS more, $rssp kB once every port was polled"
+echo "counter writes while ports are read for the first time: $((c2 - c0)) transactions, $((w2 - w0)) rows in $((t2 - t0)) s"
+echo "counter writes over the next 65 s (every port read again): $((c3 - c2)) transactions, $((w3 - w2)) rows"
 "$SIM" stop "$work/fab-mem" >/dev/null
 
 echo
@@ -256,5 +264,5 @@ echo "(a') $n NodeDescriptions / 10 names throughput: $(ratio "$(field "$desc_ou
 echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (target <= 1.0: $(ok "$r3" "<=" 1.0))"
 r4=$(ratio "$poll_ms" "$iqe_ms")
 echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (target <= 1.0: $(ok "$r4" "<=" 1.0))"
-echo "(e)  RSS after $SWEEPS sweeps at $n nodes: $((rssn / 1024)) MB (target < 100: $(ok "$((rssn / 1024))" "<=" 99))"
+echo "(e)  RSS after $SWEEPS sweeps and a polling round at $n nodes: $((rssp / 1024)) MB (target < 100: $(ok "$((rssp / 1024))" "<=" 99))"
 echo "(c)  switch walk: warm $warm_rate vb/s vs snmpd's own tables $sd_rate vb/s ($(ratio "$warm_rate" "$sd_rate")x); cold $smps SMPs for a minimum of $minimum ($(ok "$smps" "<=" "$minimum"))"

@@ -32,6 +32,16 @@ load() { "$work/snmpload" -d "$DUR" -w "$WIN" "$@"; }
 field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }'; }
 freeport() { /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# SIGUSR1 to the gateway of fabric $1 (pid $2); wait for its sweep.
+sweep_wait() {
+	sw0=$(grep -c "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log")
+	kill -USR1 "$2"
+	for sw_t in $(seq 1 600); do
+		[ "$(grep -c "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log")" \
+		    -gt "$sw0" ] && return 0
+		sleep 0.1
+	done
+}
 start_fabric() {	# name topology [map [extra-yaml]]
 	d=$work/fab-$1
 	set -- "$2" "$d" ${3:+--node-name-map "$3"} ${4:+--extra-yaml "$4"}
@@ -147,13 +157,7 @@ ep=$(start_fabric mid "$work/mid.topo" "$work/mid.map" "$work/nocap.yaml")
 gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-mid/pids")
 sweeps=""
 for i in 1 2 3; do
-	before=$(grep -c "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log")
-	kill -USR1 "$gwpid"
-	for t in $(seq 1 300); do
-		now=$(grep -c "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log")
-		[ "$now" -gt "$before" ] && break
-		sleep 0.1
-	done
+	sweep_wait mid "$gwpid"
 	ms=$(grep "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log" | tail -1 |
 	    sed 's/.* in \([0-9]*\) ms.*/\1/')
 	sweeps="$sweeps $ms"
@@ -227,13 +231,7 @@ cstat() {	# 1: commits, 2: rows
 rss1=$(rss "$gwpid")
 c0=$(cstat 1); w0=$(cstat 2); t0=$(date +%s)
 for i in $(seq 1 "$SWEEPS"); do
-	before=$(grep -c "sweep [0-9]* done" "$work/fab-mem/ibsnmpgw.log")
-	kill -USR1 "$gwpid"
-	for t in $(seq 1 600); do
-		now=$(grep -c "sweep [0-9]* done" "$work/fab-mem/ibsnmpgw.log")
-		[ "$now" -gt "$before" ] && break
-		sleep 0.1
-	done
+	sweep_wait mem "$gwpid"
 done
 rssn=$(rss "$gwpid")
 # One more polling interval of the default policy (60 s), so that every

@@ -381,7 +381,7 @@ find_col(const struct gw_table *t, oid subid, size_t *ci)
  * for its own, so a garbled answer is asked again soon. */
 static void
 log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
-    const char *answer)
+    const char *answer, int reject)
 {
 	char inst[3 * 11 + 1] = "";
 	int off = 0;
@@ -392,7 +392,9 @@ log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
 	log_warnx("node 0x%016llx (%s): %s%s: the node's answer is outside "
 	    "the MIB's range; %s", (unsigned long long)e->n->guid,
 	    e->n->desc, what, inst, answer);
-	if (e->have_last)
+	/* A walk leaves the row out and goes on: rejecting the attribute
+	 * there would fail the row's other columns, which are good. */
+	if (e->have_last && reject)
 		cache_reject(&e->last, -ERANGE);
 }
 
@@ -400,9 +402,11 @@ log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
  * out, so that one port a PMA cannot count never ends a walk of the
  * node (docs/errors.md). Counted per node. */
 static int
-refused(struct gw_eval *e)
+refused(struct gw_eval *e, int walk)
 {
-	if (!gw_err_refused(e->failed))
+	/* Also an attribute a GET rejected as out of range (cache_reject)
+	 * within the error TTL: the walk leaves the row out, as above. */
+	if (!gw_err_refused(e->failed) && !(walk && e->failed == -ERANGE))
 		return 0;
 	gw_degraded_add(e->n->idx, offsetof(struct gw_degraded, skipped));
 	e->failed = 0;
@@ -448,7 +452,7 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 		if (rc == GW_NEED)
 			return NEED;
 		if (rc == GW_BAD) {
-			log_bad(e, t->name, &row, "answered genErr");
+			log_bad(e, t->name, &row, "answered genErr", 1);
 			goto generr;
 		}
 		if (rc == 0 || row_cmp(&row, &found, t->nindex) != 0)
@@ -457,14 +461,14 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 	memset(&v, 0, sizeof(v));
 	e->have_last = 0;
 	rc = col->get(e, &row, &v);
-	if (rc == GW_NEED && refused(e))
+	if (rc == GW_NEED && refused(e, 0))
 		goto nosuch;
 	if (rc == GW_NEED)
 		return NEED;
 	if (rc == GW_ABSENT)
 		goto nosuch;
 	if (rc == GW_BAD) {
-		log_bad(e, col->name, &row, "answered genErr");
+		log_bad(e, col->name, &row, "answered genErr", 1);
 		goto generr;
 	}
 	gw_val_set(r, &v);
@@ -546,7 +550,7 @@ again:
 			if (rc == GW_NEED)
 				return NEED;
 			if (rc == GW_BAD) {
-				log_bad(e, t->name, &lb, "answered genErr");
+				log_bad(e, t->name, &lb, "answered genErr", 1);
 				netsnmp_set_request_error(ri, r,
 				    SNMP_ERR_GENERR);
 				return DONE;
@@ -560,7 +564,7 @@ again:
 		memset(&v, 0, sizeof(v));
 		e->have_last = 0;
 		rc = col->get(e, &row, &v);
-		if (rc == GW_NEED && refused(e))
+		if (rc == GW_NEED && refused(e, 1))
 			rc = GW_ABSENT;
 		if (rc == GW_NEED)
 			return NEED;
@@ -575,7 +579,7 @@ again:
 		if (rc == GW_BAD && t->nindex > 0) {
 			/* A value the MIB cannot hold in one row: that row
 			 * is left out of the walk, the rest goes on. */
-			log_bad(e, col->name, &row, "left out of the walk");
+			log_bad(e, col->name, &row, "left out of the walk", 0);
 			gw_degraded_add(e->n->idx,
 			    offsetof(struct gw_degraded, skipped));
 			lb = row;
@@ -591,7 +595,7 @@ again:
 		snmp_set_var_objid(r->requestvb, name,
 		    bl + 1 + (t->nindex ? t->nindex : 1));
 		if (rc == GW_BAD) {
-			log_bad(e, col->name, &row, "answered genErr");
+			log_bad(e, col->name, &row, "answered genErr", 1);
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			return DONE;
 		}

@@ -311,6 +311,25 @@ free_sweep(void)
 		ev_timer_add(&disc_timer, (uint64_t)disc_interval * 1000);
 }
 
+/* A pulled cable at our own port: the sweep reached only ourselves,
+ * and its own PortInfo says so (PortState Down or no physical link),
+ * whatever the device's sysfs says (proxy/mad.c looks at that). */
+static int
+local_link_down(void)
+{
+	const struct dnode *me;
+	const struct store_port *lp;
+
+	if (disc_n == 0)
+		return 0;
+	me = disc_list[0];		/* the first NodeInfo: route "0" */
+	if (me->n.type == STORE_NODE_SWITCH || me->entry_port == 0 ||
+	    me->entry_port > me->n.num_ports)
+		return 0;
+	lp = &me->ports[me->entry_port];
+	return lp->valid && (lp->state <= 1 || lp->phys_state != 5);
+}
+
 static void
 finish_sweep(void)
 {
@@ -319,10 +338,11 @@ finish_sweep(void)
 	/* Our own port went down under the sweep: what it did not reach
 	 * says nothing about the fabric. The inventory stays as it was
 	 * (stale, not unreachable) until a sweep runs on a working port. */
-	if (!proxy_mad_port_up() || port_failures() != disc_port_failures) {
+	if (!proxy_mad_port_up() || port_failures() != disc_port_failures ||
+	    local_link_down()) {
 		disc_st.abandoned++;
-		log_notice("sweep abandoned: the local port went down; the "
-		    "inventory is kept as it was");
+		log_notice("sweep abandoned: the local port went down or has no "
+		    "link; the inventory is kept as it was");
 		free_sweep();
 		return;
 	}

@@ -283,5 +283,30 @@ def main():
     R.check(d is not None and d[2] > 0, "ctl node counts the skipped "
             "instances for leaf01", d)
 
+    # 5. One field outside the MIB's range (VLArbHighCap 100 > 64 in
+    # port 3's PortInfo): walks leave that instance out and keep the
+    # row's other columns, also right after a GET rejected it.
+    fab.restart_gateway(preload=shim, env={"SHIM_VLARB_PORT": "3"})
+    cap = PORTINFO + ".15"               # ibSmaPortVlArbHighCapacity
+    out, vals = walk("leaf01", PORTINFO)
+    R.check(out.returncode == 0 and "rror" not in out.stderr + out.stdout,
+            "leaf01 ibSmaPortInfoTable walks", out.stderr +
+            out.stdout[-300:])
+    R.check(cap + ".3" not in vals and cap + ".4" in vals and
+            PORTINFO + ".16.3" in vals and PORTINFO + ".14.3" in vals,
+            "port 3: only the out-of-range column is left out")
+    out = fab.snmp("snmpget", fab.v2(gname("leaf01")), [cap + ".3"])
+    R.check("genError" in out.stdout + out.stderr,
+            "GET of the out-of-range value is genErr", out.stdout +
+            out.stderr)
+    # The GET failed port 3's PortInfo for cache.ttl.error seconds (it
+    # is read again soon): a walk meanwhile leaves out the row's
+    # PortInfo columns, and still goes to its end.
+    out, vals = walk("leaf01", PORTINFO)
+    R.check(out.returncode == 0 and "rror" not in out.stderr + out.stdout
+            and cap + ".4" in vals and cap + ".3" not in vals,
+            "leaf01 ibSmaPortInfoTable walks right after that GET",
+            out.stderr + out.stdout[-300:])
+
 
 simlib.run(main, fab, R)

@@ -24,6 +24,8 @@
  *   reads and writes on umad2sim's descriptors fail with EIO and opening
  *   /dev/infiniband/ fails with ENODEV, as after an HCA reset or a
  *   driver reload (portdown.py).
+ * - $SHIM_VLARB_PORT: PortInfo answers for that port say VLArbHighCap
+ *   100, outside the MIB's 0..64, as a broken SMA might (cluster.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -204,6 +206,14 @@ read(int fd, void *buf, size_t count)
 
 		memset(mad + 64, 0, 64);
 		memcpy(mad + 64, t, strnlen(t, 64));
+		return n;
+	}
+	if (getenv("SHIM_VLARB_PORT") != NULL && mad[3] == 0x81 &&
+	    mad[16] == 0x00 && mad[17] == 0x15 && mad[20] == 0 &&
+	    mad[21] == 0 && mad[22] == 0 &&
+	    mad[23] == (uint8_t)atoi(getenv("SHIM_VLARB_PORT"))) {
+		mad_set_field(mad + 64, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F,
+		    100);
 		return n;
 	}
 	if (getenv("SHIM_STATUS_ATTR") != NULL && (mad[3] & 0x80) &&

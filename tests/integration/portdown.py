@@ -111,5 +111,26 @@ def main():
     R.check(" stale " not in nodes and " reachable " in nodes,
             "ctl nodes shows the nodes reachable again", nodes[:400])
 
+    # A pulled cable at our own port: the device stays open (and under
+    # umad2sim its sysfs still says up), the sweep reaches only us, and
+    # our own PortInfo says the link is down: nothing is marked
+    # unreachable.
+    host = fab.info["gw-host"]
+    mark = len(fab.log())
+    fab.cmd('Unlink "%s"[1]' % host)
+    os.kill(fab.pid(), signal.SIGUSR1)
+    R.check(wait_log("sweep abandoned", mark, 10),
+            "a sweep with our own link down is abandoned",
+            fab.log()[mark:][-600:])
+    R.equal(fab.sql("SELECT count(*) FROM nodes WHERE reachable = 0"), "0",
+            "and no node is marked unreachable")
+    fab.cmd('ReLink "%s"[1]' % host)
+    mark = len(fab.log())
+    fab.sweep()
+    R.check(re.search(r"sweep \d+ done: 14 nodes, \d+ links, 0 unreachable",
+                      fab.log()[mark:]) is not None,
+            "with the link back, a sweep finds every node",
+            fab.log()[mark:][-600:])
+
 
 simlib.run(main, fab, R)

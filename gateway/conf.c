@@ -21,7 +21,8 @@
 #include <yaml.h>
 
 #include "gateway/conf.h"
-#include "proxy/perf.h"
+#include "codec/perf.h"
+#include "store/cache.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -187,7 +188,6 @@ unknown(struct cctx *x, const yaml_node_t *k, const char *key,
 	cerr(x, k, "unknown key '%s' in '%s'", key, sect);
 }
 
-static void selector_free(struct gw_selector *s);
 static void match_key(struct cctx *x, const char *key, yaml_node_t *k,
     yaml_node_t *v, void *arg);
 static void parse_sources(struct cctx *x, yaml_node_t *v,
@@ -625,15 +625,12 @@ mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		unknown(x, k, key, "mad");
 }
 
-static const char *ttl_names[CACHE_CLASS_MAX] = { "nodeinfo", "nodedesc",
-    "portinfo", "switchinfo", "tables", "forwarding", "counters", "error" };
-
 static void
 ttl_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
-	for (int i = 0; i < CACHE_CLASS_MAX; i++)
-		if (strcmp(key, ttl_names[i]) == 0) {
+	for (int i = 0; i < ATTR_TTL_MAX; i++)
+		if (strcmp(key, attr_ttls[i].key) == 0) {
 			get_int(x, v, key, &x->c->ttl[i], 0, 86400);
 			return;
 		}
@@ -681,22 +678,12 @@ ipoib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 
 /* polling: a list of policies. */
 
-static const struct {
-	const char	*name;
-	unsigned	 bit;
-} poll_groups[] = {
-	{ "nodeinfo", GW_POLL_NODEINFO }, { "portinfo", GW_POLL_PORTINFO },
-	{ "counters", GW_POLL_COUNTERS },
-	{ "error-details", GW_POLL_ERROR_DETAILS },
-	{ "forwarding", GW_POLL_FORWARDING },
-	{ "vl-counters", GW_POLL_VL_COUNTERS },
-};
 
 static void
 match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
-	struct gw_selector *p = arg;
+	struct store_select *p = arg;
 	char *s = NULL;
 
 	p->set = 1;
@@ -753,7 +740,7 @@ static void
 threshold_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
-	struct gw_threshold *t = arg;
+	struct proxy_threshold *t = arg;
 	char *s = NULL, *end;
 
 	if (strcmp(key, "counter") == 0) {
@@ -783,7 +770,7 @@ static void
 policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
-	struct gw_policy *p = arg;
+	struct proxy_policy *p = arg;
 	yaml_node_item_t *it;
 
 	if (strcmp(key, "name") == 0)
@@ -799,17 +786,15 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
 			const char *g = scalar(e);
 			size_t i;
-			for (i = 0; g && i < sizeof(poll_groups) /
-			    sizeof(poll_groups[0]); i++)
-				if (strcmp(g, poll_groups[i].name) == 0)
+			for (i = 0; g && i < attr_npoll_groups; i++)
+				if (strcmp(g, attr_poll_groups[i].name) == 0)
 					break;
-			if (g == NULL || i == sizeof(poll_groups) /
-			    sizeof(poll_groups[0]))
+			if (g == NULL || i == attr_npoll_groups)
 				cerr(x, e, "unknown group '%s' (nodeinfo, "
 				    "portinfo, counters, error-details, "
 				    "vl-counters, forwarding)", g ? g : "");
 			else
-				p->groups |= poll_groups[i].bit;
+				p->groups |= attr_poll_groups[i].bit;
 		}
 	} else if (strcmp(key, "interval") == 0)
 		get_int(x, v, key, &p->interval, 1, 86400);
@@ -833,7 +818,7 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		for (it = v->data.sequence.items.start;
 		    it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
-			struct gw_threshold t = { -1, -1 };
+			struct proxy_threshold t = { -1, -1 };
 			each_pair(x, e, "thresholds", threshold_key, &t);
 			if (t.ctr < 0 || t.per_minute < 0) {
 				if (e->type == YAML_MAPPING_NODE)
@@ -862,11 +847,11 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	    it++) {
 		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
-		struct gw_policy *p = &c->policies[c->npolicies];
+		struct proxy_policy *p = &c->policies[c->npolicies];
 
 		memset(p, 0, sizeof(*p));
 		p->line = e->start_mark.line + 1;
-		p->groups = GW_POLL_COUNTERS;
+		p->groups = ATTR_POLL_COUNTERS;
 		p->interval = 60;
 		p->ttl = -1;
 		p->max_inflight = 16;
@@ -926,7 +911,7 @@ set_defaults(struct gw_conf *c)
 	c->mad_rate = 20000;
 	c->max_repetitions = 100;
 	c->request_timeout_ms = 10000;
-	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		c->ttl[i] = cache_get_ttl(i);
 }
 
@@ -1060,43 +1045,6 @@ gw_conf_load(const char *path, FILE *err)
 	return x.c;
 }
 
-static void
-selector_free(struct gw_selector *s)
-{
-	free(s->glob);
-	free(s->regex_src);
-	if (s->regex) {
-		regfree(s->regex);
-		free(s->regex);
-	}
-	free(s->guids);
-}
-
-int
-gw_selector_match(const struct gw_selector *p, const struct store_node *n)
-{
-	/* Names: the alias, if any, and the NodeDescription. */
-	if (!p->set)
-		return 1;
-	if (p->type && p->type != n->type)
-		return 0;
-	if (p->glob && !(n->alias && fnmatch(p->glob, n->alias, 0) == 0) &&
-	    fnmatch(p->glob, n->desc, 0) != 0)
-		return 0;
-	if (p->regex && !(n->alias && regexec(p->regex, n->alias, 0, NULL,
-	    0) == 0) && regexec(p->regex, n->desc, 0, NULL, 0) != 0)
-		return 0;
-	if (p->nguids) {
-		int i;
-		for (i = 0; i < p->nguids; i++)
-			if (p->guids[i] == n->guid)
-				break;
-		if (i == p->nguids)
-			return 0;
-	}
-	return 1;
-}
-
 int
 gw_cidr_match(const struct gw_cidr *c, int n, const struct sockaddr *sa)
 {
@@ -1202,7 +1150,7 @@ community_free(struct gw_community *cm)
 {
 	free(cm->name);
 	free(cm->sources);
-	selector_free(&cm->nodes);
+	store_select_free(&cm->nodes);
 }
 
 /* Passphrases are cleared, wherever a user is dropped. */
@@ -1212,7 +1160,7 @@ user_free(struct gw_user *u)
 	free(u->name);
 	free_secret(u->auth_pass);
 	free_secret(u->priv_pass);
-	selector_free(&u->nodes);
+	store_select_free(&u->nodes);
 }
 
 void
@@ -1244,9 +1192,9 @@ gw_conf_free(struct gw_conf *c)
 	free(c->control_socket);
 	free(c->log_level);
 	for (int i = 0; i < c->npolicies; i++) {
-		struct gw_policy *p = &c->policies[i];
+		struct proxy_policy *p = &c->policies[i];
 		free(p->name);
-		selector_free(&p->match);
+		store_select_free(&p->match);
 		free(p->thresholds);
 	}
 	free(c->policies);

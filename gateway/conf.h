@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "store/cache.h"
+#include "codec/attr.h"
+#include "proxy/poller.h"
+#include "store/select.h"
 
 enum gw_auth_proto {
 	GW_AUTH_NONE, GW_AUTH_MD5, GW_AUTH_SHA, GW_AUTH_SHA224,
@@ -14,18 +16,6 @@ enum gw_auth_proto {
 
 enum gw_priv_proto {
 	GW_PRIV_NONE, GW_PRIV_DES, GW_PRIV_AES, GW_PRIV_AES192, GW_PRIV_AES256
-};
-
-/* Which nodes something applies to: all given conditions must hold. Used
- * by polling policies and by per-community / per-user access. */
-struct gw_selector {
-	int			 set;		/* any condition given */
-	int			 type;		/* 0 any, else NodeType */
-	char			*glob;		/* on alias or NodeDescription */
-	char			*regex_src;
-	void			*regex;		/* regex_t */
-	uint64_t		*guids;
-	int			 nguids;
 };
 
 #define GW_MAX_LISTEN	8	/* half the agent's sessions: a reload
@@ -48,7 +38,7 @@ struct gw_community {
 	int			 line;
 	struct gw_cidr		*sources;	/* none: any source */
 	int			 nsources;
-	struct gw_selector	 nodes;		/* unset: every node */
+	struct store_select	 nodes;		/* unset: every node */
 };
 
 struct gw_user {
@@ -58,33 +48,7 @@ struct gw_user {
 	enum gw_priv_proto	 priv;
 	char			*priv_pass;
 	int			 line;
-	struct gw_selector	 nodes;		/* unset: every node */
-};
-
-/* Polling policy groups. */
-#define GW_POLL_NODEINFO	0x01	/* NodeInfo, NodeDescription */
-#define GW_POLL_PORTINFO	0x02
-#define GW_POLL_COUNTERS	0x04	/* PortCounters(Extended), flow ctl */
-#define GW_POLL_ERROR_DETAILS	0x08	/* Rcv error / xmit discard details */
-#define GW_POLL_FORWARDING	0x10	/* linear forwarding table */
-#define GW_POLL_VL_COUNTERS	0x20	/* PortVLOpPackets, PortVLOpData */
-
-struct gw_threshold {
-	int	 ctr;			/* enum perf_ctr */
-	double	 per_minute;
-};
-
-struct gw_policy {
-	char			*name;
-	int			 line;
-	struct gw_selector	 match;
-	unsigned		 groups;
-	int			 interval;	/* seconds */
-	int			 ttl;		/* seconds */
-	int			 max_inflight;
-	int			 reset;		/* may reset PortCounters */
-	struct gw_threshold	*thresholds;
-	int			 nthresholds;
+	struct store_select	 nodes;		/* unset: every node */
 };
 
 struct gw_conf {
@@ -125,11 +89,11 @@ struct gw_conf {
 	int			 max_repetitions;	/* GETBULK cap */
 	int			 request_timeout_ms;	/* per varbind */
 
-	int			 ttl[CACHE_CLASS_MAX];	/* seconds */
+	int			 ttl[ATTR_TTL_MAX];	/* seconds */
 
 	char			*log_level;
 
-	struct gw_policy	*policies;	/* first match wins */
+	struct proxy_policy	*policies;	/* first match wins */
 	int			 npolicies;
 };
 
@@ -143,10 +107,6 @@ int		 gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err);
 
 const char	*gw_auth_name(enum gw_auth_proto p);
 
-struct store_node;
-/* Whether a node is selected (an unset selector selects all). */
-int		 gw_selector_match(const struct gw_selector *sel,
-		    const struct store_node *n);
 /* Whether a socket address lies in one of the CIDRs. */
 struct sockaddr;
 int		 gw_cidr_match(const struct gw_cidr *c, int n,

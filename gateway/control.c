@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "codec/attr.h"
 #include "gateway/control.h"
 #include "gateway/mib.h"
 #include "gateway/snmp.h"
@@ -111,7 +112,7 @@ cmd_node(FILE *f, const char *name)
 	    n->num_ports, n->vendor_id, n->device_id, n->revision,
 	    (long long)n->first_seen, (long long)n->last_seen);
 	health_lines(f, n);
-	fprintf(f, "lacks: %s\n", store_unsupported_names(n->unsupported,
+	fprintf(f, "lacks: %s\n", attr_unsup_names(n->unsupported,
 	    lacks, sizeof(lacks)));
 	dg = gw_degraded_get(n->idx);
 	fprintf(f, "degraded answers: stale %llu zero %llu skipped %llu\n",
@@ -169,10 +170,12 @@ cmd_stats(FILE *f)
 	fprintf(f, "counters commits %llu rows %llu\n",
 	    (unsigned long long)commits, (unsigned long long)rows);
 	fprintf(f, "snmp requests %llu node-requests %llu bad-names %llu "
-	    "unknown-contexts %llu\n", (unsigned long long)g.requests,
+	    "unknown-contexts %llu deadlines %llu\n",
+	    (unsigned long long)g.requests,
 	    (unsigned long long)g.node_requests,
 	    (unsigned long long)g.bad_names,
-	    (unsigned long long)g.unknown_contexts);
+	    (unsigned long long)g.unknown_contexts,
+	    (unsigned long long)gw_mib_deadlines());
 	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms "
 	    "abandoned %u\n", s.sweeps, s.nodes, s.links, s.lost,
 	    (unsigned long long)s.duration_ms, s.abandoned);

@@ -71,6 +71,9 @@ read_mkey(const struct gw_conf *c, uint64_t *mkey)
 static void
 apply_mkey(const struct gw_conf *c, uint64_t *mkey)
 {
+	/* Verdicts and holds made with the old key mean nothing now. */
+	if (!proxy_mad_mkey_is(*mkey))
+		proxy_health_reset();
 	proxy_mad_set_mkey(*mkey);
 	explicit_bzero(mkey, sizeof(*mkey));
 	if (c->mkey_file)
@@ -123,8 +126,9 @@ reload(void)
 	gw_snmp_reload_users(gw_running, c);
 	proxy_mad_set_rate(c->mad_rate);
 	proxy_health_set_hold(c->mad_hold_down);
+	gw_mib_set_deadline(c->request_timeout_ms);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
-	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	gw_conf_free(gw_running);
 	gw_running = c;
@@ -317,7 +321,7 @@ main(int argc, char **argv)
 		log_release_stderr();
 		cap_fd = -1;
 	}
-	for (int i = 0; i < CACHE_CLASS_MAX; i++)
+	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	if (store_init(c->store_path) == -1)
 		goto out_ev;

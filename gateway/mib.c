@@ -17,11 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/attr.h"
+#include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_if.h"
-#include "proxy/mad.h"
-#include "proxy/perf.h"
-#include "proxy/smp.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -39,10 +37,11 @@ struct gw_eval {
 	uint64_t		 since;		/* job start, ms */
 	int			 need;		/* key below is missing */
 	struct cache_key	 key;
-	enum cache_class	 cls;
+	enum attr_ttl		 cls;
 	int			 failed;	/* negative errno */
 	int			 have_last;	/* last: the attribute */
 	struct cache_key	 last;		/* a getter read last */
+	const struct gw_col	*col;		/* being evaluated */
 };
 
 struct gw_job {
@@ -50,6 +49,8 @@ struct gw_job {
 	netsnmp_mib_handler	*h;
 	netsnmp_handler_registration *reg;
 	netsnmp_delegated_cache	*dc;	/* NULL until delegated */
+	struct ev_timer		 deadline;	/* while delegated */
+	struct cache_key	 wait;		/* the entry waited for */
 	int			 mode;
 	int			 passes;
 	int			 answered;	/* value (not error) set */
@@ -57,7 +58,10 @@ struct gw_job {
 
 static netsnmp_handler_registration *mib_regs[64];
 static int mib_nregs;
+static struct gw_table *mib_copies[64];	/* rebase() */
+static int mib_ncopies;
 static uint64_t mib_deadline_ms = 10000;	/* snmp.request-timeout-ms */
+static uint64_t mib_deadlines;		/* varbinds answered by it */
 
 /* Values */
 
@@ -198,34 +202,45 @@ gw_node(struct gw_eval *e)
 	return e->n;
 }
 
+const struct gw_col *
+gw_column(struct gw_eval *e)
+{
+	return e->col;
+}
+
 static void
-make_key(struct cache_key *k, const struct gw_eval *e, uint8_t mclass,
-    uint16_t attr, uint32_t mod, uint8_t port)
+make_key(struct cache_key *k, const struct gw_eval *e,
+    const struct attr_def *a, uint32_t mod, uint8_t port)
 {
 	memset(k, 0, sizeof(*k));
 	k->node = e->n->idx;
-	k->attr = attr;
-	k->mclass = mclass;
+	k->attr = a->id;
+	k->mclass = a->mclass;
 	k->port = port;
 	k->mod = mod;
 }
 
 static const uint8_t *
-attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
-    uint8_t port, enum cache_class cls, int *err)
+attr_read(struct gw_eval *e, enum attr_idx ai, uint32_t mod, uint8_t port,
+    int *err)
 {
+	const struct attr_def *a = &attr_defs[ai];
 	struct cache_key k;
 	const uint8_t *d;
 	size_t len;
 	int rc;
 
-	make_key(&k, e, mclass, attr, mod, port);
-	rc = cache_read(&k, e->since, &d, &len);
 	*err = 0;
+	if (e->n->unsupported & a->unsup) {
+		*err = -EOPNOTSUPP;	/* known to lack it: no MAD */
+		return NULL;
+	}
+	make_key(&k, e, a, mod, port);
+	rc = cache_read(&k, e->since, &d, &len);
 	if (rc == 0) {
 		e->last = k;
 		e->have_last = 1;
-		return len >= PROXY_SMP_DATA_SIZE ? d : NULL;
+		return len >= a->min_len ? d : NULL;
 	}
 	if (rc < 0) {
 		*err = rc;
@@ -234,7 +249,7 @@ attr_read(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
 	if (!e->need) {
 		e->need = 1;
 		e->key = k;
-		e->cls = cls;
+		e->cls = a->ttl;
 	}
 	return NULL;
 }
@@ -253,21 +268,34 @@ gw_err_refused(int err)
 }
 
 const uint8_t *
-gw_attr_try(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
-    uint8_t port, enum cache_class cls, int *err)
+gw_attr_try(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port,
+    int *err)
 {
-	return attr_read(e, mclass, attr, mod, port, cls, err);
+	return attr_read(e, a, mod, port, err);
 }
 
 const uint8_t *
-gw_attr_class(struct gw_eval *e, uint8_t mclass, uint16_t attr, uint32_t mod,
-    uint8_t port, enum cache_class cls)
+gw_attr(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port)
 {
 	int err;
-	const uint8_t *d = attr_read(e, mclass, attr, mod, port, cls, &err);
+	const uint8_t *d = attr_read(e, a, mod, port, &err);
 
 	gw_fail(e, err);
 	return d;
+}
+
+int
+gw_decode(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port,
+    void *out)
+{
+	const uint8_t *d = gw_attr(e, a, mod, port);
+
+	if (d == NULL)
+		return GW_NEED;
+	if (attr_defs[a].decode == NULL)
+		return 0;
+	return attr_defs[a].decode(d, attr_defs[a].min_len, out) == 0 ? 0 :
+	    GW_BAD;
 }
 
 /* Degraded answers per node, by inventory index. */
@@ -298,69 +326,133 @@ gw_degraded_get(uint32_t node)
 	return node < mib_ndegraded ? &mib_degraded[node] : &none;
 }
 
-const uint8_t *
-gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
-    enum cache_class cls)
-{
-	return gw_attr_class(e, PROXY_CLASS_SMI_DR, attr, mod, port, cls);
-}
-
 void
-gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
-    enum cache_class cls)
+gw_prefetch(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port)
 {
 	struct cache_key k;
 
-	make_key(&k, e, PROXY_CLASS_SMI_DR, attr, mod, port);
-	cache_prefetch(&k, cls);
+	if (e->n->unsupported & attr_defs[a].unsup)
+		return;
+	make_key(&k, e, &attr_defs[a], mod, port);
+	cache_prefetch(&k, attr_defs[a].ttl);
 }
 
 const uint8_t *
-gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod, uint8_t port,
-    enum cache_class cls, unsigned flag, int *unsupported)
-{
-	return gw_attr_opt_class(e, PROXY_CLASS_SMI_DR, attr, mod, port, cls,
-	    flag, unsupported);
-}
-
-const uint8_t *
-gw_attr_opt_class(struct gw_eval *e, uint8_t mclass, uint16_t attr,
-    uint32_t mod, uint8_t port, enum cache_class cls, unsigned flag,
+gw_attr_opt(struct gw_eval *e, enum attr_idx ai, uint32_t mod, uint8_t port,
     int *unsupported)
 {
+	const struct attr_def *a = &attr_defs[ai];
 	const uint8_t *d;
 	int err;
 
 	*unsupported = 0;
-	if (e->n->unsupported & flag) {
+	if (e->n->unsupported & a->unsup) {
 		*unsupported = 1;
 		return NULL;
 	}
 	/* First what the node or its PMA must answer (NodeInfo; the port's
 	 * PortCounters, IBA 16.1.3.5): silence there is unreachability,
 	 * not a missing attribute. */
-	if (mclass == PROXY_CLASS_PERF) {
-		if (gw_attr_class(e, mclass, PERF_ATTR_PORT_COUNTERS, mod, port,
-		    CACHE_COUNTERS) == NULL)
+	if (a->mclass == ATTR_CLASS_PERF) {
+		if (gw_attr(e, ATTR_PORT_COUNTERS, mod, port) == NULL)
 			return NULL;
-	} else if (gw_attr(e, SMP_ATTR_NODE_INFO, 0, 0, CACHE_NODEINFO) ==
-	    NULL)
+	} else if (gw_attr(e, ATTR_NODE_INFO, 0, 0) == NULL)
 		return NULL;
-	d = attr_read(e, mclass, attr, mod, port, cls, &err);
+	d = attr_read(e, ai, mod, port, &err);
 	/* A node that answers those but never this attribute does not
 	 * implement it either (some SMAs and PMAs, and ibsim, drop what
 	 * they do not know instead of answering "unsupported"). For a PMA
 	 * the fetch layer decides: after the timeout it reads PortCounters
 	 * again, and this evaluation waits for that above. */
-	if (err == -ETIMEDOUT && mclass != PROXY_CLASS_PERF)
+	if (err == -ETIMEDOUT && a->mclass != ATTR_CLASS_PERF)
 		err = -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {
 		/* Remembered, so later walks do not ask again. */
-		store_node_set_unsupported(e->n->idx, flag);
+		store_node_set_unsupported(e->n->idx, a->unsup);
 		*unsupported = 1;
 	} else
 		gw_fail(e, err);
 	return d;
+}
+
+/* Field columns */
+
+/* What a catalogue decoder may write (it validates the answer). */
+union gw_decoded {
+	struct smp_nodeinfo	ni;
+	struct smp_portinfo	pi;
+	struct smp_switchinfo	si;
+	struct smp_sminfo	sm;
+	char			desc[SMP_DESC_LEN + 1];
+	uint16_t		fec;
+};
+
+int
+gw_field_value(const struct gw_col *c, uint64_t x, struct gw_val *v)
+{
+	uint8_t b[8];
+
+	switch (c->kind) {
+	case GW_K_UINT:
+		gw_val_uint(v, (unsigned long)x);
+		break;
+	case GW_K_INT:
+		gw_val_int(v, (long)x);
+		break;
+	case GW_K_ENUM:
+		return gw_val_int(v, x >= (uint64_t)c->lo &&
+		    x <= (uint64_t)c->hi ? (long)x + c->bias : c->other);
+	case GW_K_TRUTH:
+		return gw_val_truth(v, (x & c->mask) != 0);
+	case GW_K_COUNTER:
+		return gw_val_counter(v, (unsigned long)x);
+	case GW_K_GUID:
+		return gw_val_guid(v, x);
+	case GW_K_OCTETS:
+		for (int i = 0; i < c->octets && i < 8; i++)
+			b[i] = (uint8_t)(x >> (8 * (c->octets - 1 - i)));
+		return gw_val_octets(v, b, c->octets > 8 ? 8 : c->octets);
+	default:
+		return GW_BAD;
+	}
+	if (c->ranged && (x < (uint64_t)c->lo || x > (uint64_t)c->hi))
+		return GW_BAD;
+	return 0;
+}
+
+/* A field of the table's instance of c's attribute, checked by the
+ * attribute's decoder first: garbage anywhere in it is GW_BAD. */
+static int
+field_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
+    struct gw_val *v)
+{
+	const struct attr_def *a = &attr_defs[c->attr];
+	union gw_decoded dec;
+	const uint8_t *d;
+	uint32_t mod = 0;
+	uint8_t port = 0;
+	uint64_t x;
+	int rc;
+
+	if (e->t->inst && (rc = e->t->inst(e, row, &mod, &port)) != 0)
+		return rc;
+	if ((d = gw_attr(e, c->attr, mod, port)) == NULL)
+		return GW_NEED;
+	if (a->decode && a->decode(d, a->min_len, &dec) == -1)
+		return GW_BAD;
+	if (c->kind == GW_K_GUID)
+		x = mad_get_field64((void *)d, 0, c->field);
+	else
+		x = mad_get_field((void *)d, 0, c->field);
+	return gw_field_value(c, x, v);
+}
+
+static int
+col_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
+    struct gw_val *v)
+{
+	e->col = c;
+	return c->get ? c->get(e, row, v) : field_get(e, c, row, v);
 }
 
 /* Evaluation */
@@ -389,9 +481,8 @@ log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
 	for (int k = 0; k < e->t->nindex && k < 3; k++)
 		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
 		    row->i[k]);
-	log_warnx("node 0x%016llx (%s): %s%s: the node's answer is outside "
-	    "the MIB's range; %s", (unsigned long long)e->n->guid,
-	    e->n->desc, what, inst, answer);
+	log_warnx("%s: %s%s: the node's answer is outside the MIB's range; "
+	    "%s", store_node_ident(e->n), what, inst, answer);
 	/* A walk leaves the row out and goes on: rejecting the attribute
 	 * there would fail the row's other columns, which are good. */
 	if (e->have_last && reject)
@@ -460,7 +551,7 @@ eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
 	}
 	memset(&v, 0, sizeof(v));
 	e->have_last = 0;
-	rc = col->get(e, &row, &v);
+	rc = col_get(e, col, &row, &v);
 	if (rc == GW_NEED && refused(e, 0))
 		goto nosuch;
 	if (rc == GW_NEED)
@@ -563,7 +654,7 @@ again:
 		}
 		memset(&v, 0, sizeof(v));
 		e->have_last = 0;
-		rc = col->get(e, &row, &v);
+		rc = col_get(e, col, &row, &v);
 		if (rc == GW_NEED && refused(e, 1))
 			rc = GW_ABSENT;
 		if (rc == GW_NEED)
@@ -607,6 +698,7 @@ again:
 }
 
 static void job_cb(void *arg, int status, const uint8_t *data, size_t len);
+static void job_deadline(void *arg);
 
 static void
 job_finish(struct gw_job *j, netsnmp_agent_request_info *ri,
@@ -614,6 +706,7 @@ job_finish(struct gw_job *j, netsnmp_agent_request_info *ri,
 {
 	if (j->dc == NULL)
 		return;		/* answered inside the handler */
+	ev_timer_del(&j->deadline);
 	r->delegated = 0;
 	if (j->answered && ri->asp->pdu->command == SNMP_MSG_GETBULK) {
 		/* bulk_to_next ran while the value was still empty; move
@@ -649,9 +742,8 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		/* NEED with nothing to wait for: an answer too short to
 		 * decode or a missing accumulator.  Waiting cannot help. */
 		if (!j->e.need && !j->e.failed) {
-			log_warnx("node 0x%016llx: %s: unusable answer from the "
-			    "fabric", (unsigned long long)j->e.n->guid,
-			    j->e.t->name);
+			log_warnx("%s: %s: unusable answer from the fabric",
+			    store_node_ident(j->e.n), j->e.t->name);
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			break;
 		}
@@ -660,14 +752,12 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		if (j->e.failed || ++j->passes > MAX_PASSES ||
 		    ev_now() - j->e.since > mib_deadline_ms) {
 			if (!j->e.failed)
-				log_warnx("node 0x%016llx: %s: gave up after "
-				    "%d fetches in %llu ms",
-				    (unsigned long long)j->e.n->guid,
+				log_warnx("%s: %s: gave up after %d fetches in "
+				    "%llu ms", store_node_ident(j->e.n),
 				    j->e.t->name, j->passes, (unsigned long long)
 				    (ev_now() - j->e.since));
 			else
-				log_debug("node 0x%016llx: %s: %s",
-				    (unsigned long long)j->e.n->guid,
+				log_debug("%s: %s: %s", store_node_ident(j->e.n),
 				    j->e.t->name, strerror(-j->e.failed));
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			break;
@@ -684,8 +774,13 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 			j->dc = netsnmp_create_delegated_cache(j->h, j->reg, ri,
 			    r, NULL);
 			r->delegated = 1;
+			/* Its own timer: a MAD queued behind the caps or the
+			 * rate limit must not hold the answer past it. */
+			ev_timer_init(&j->deadline, job_deadline, j);
+			ev_timer_at(&j->deadline, j->e.since + mib_deadline_ms);
 		}
-		rc = cache_lookup(&j->e.key, j->e.cls, &d, &len, job_cb, j);
+		j->wait = j->e.key;
+		rc = cache_lookup(&j->wait, j->e.cls, &d, &len, job_cb, j);
 		if (rc == 0)
 			continue;	/* arrived meanwhile */
 		if (rc < 0) {
@@ -707,12 +802,47 @@ job_cb(void *arg, int status, const uint8_t *data, size_t len)
 
 	if (dc == NULL) {
 		/* The request is gone; its cache entry is still ours. */
+		ev_timer_del(&j->deadline);
 		netsnmp_free_delegated_cache(j->dc);
 		free(j);
 		return;
 	}
 	/* Evaluate again: the cache now holds the answer or the error. */
 	job_run(&j, dc->reqinfo, dc->requests);
+}
+
+/* snmp.request-timeout-ms passed while the varbind still waits (for a
+ * MAD held back by the caps or the rate limit, or a slow node): genErr
+ * now. The fetch goes on and fills the cache for the next request. */
+static void
+job_deadline(void *arg)
+{
+	struct gw_job *j = arg;
+	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
+
+	cache_cancel(&j->wait, job_cb, j);
+	mib_deadlines++;
+	if (dc == NULL) {
+		netsnmp_free_delegated_cache(j->dc);
+		free(j);
+		return;
+	}
+	log_debug("%s: %s: no answer within %llu ms", store_node_ident(j->e.n),
+	    j->e.t->name, (unsigned long long)mib_deadline_ms);
+	netsnmp_set_request_error(dc->reqinfo, dc->requests, SNMP_ERR_GENERR);
+	job_finish(j, dc->reqinfo, dc->requests);
+}
+
+void
+gw_mib_set_deadline(int ms)
+{
+	mib_deadline_ms = (uint64_t)ms;
+}
+
+uint64_t
+gw_mib_deadlines(void)
+{
+	return mib_deadlines;
 }
 
 static int
@@ -728,7 +858,7 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 
 		if (r->processed || r->delegated)
 			continue;
-		if (n == NULL) {
+		if (n == NULL && t->context == NULL) {
 			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
 			continue;
 		}
@@ -750,12 +880,33 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	return SNMP_ERR_NOERROR;
 }
 
+/* A table under the configured IBSNMPGW-MIB base: a copy with the base
+ * in front, kept until shutdown. */
+static const struct gw_table *
+rebase(const struct gw_table *t)
+{
+	struct gw_table *c;
+	oid base[MAX_OID_LEN];
+	size_t n = gw_mib_sys_base(base, MAX_OID_LEN - t->base_len);
+
+	if (n == 0 || (c = malloc(sizeof(*c))) == NULL)
+		return NULL;
+	*c = *t;
+	memcpy(c->base, base, n * sizeof(oid));
+	memcpy(c->base + n, t->base, t->base_len * sizeof(oid));
+	c->base_len = n + t->base_len;
+	mib_copies[mib_ncopies++] = c;
+	return c;
+}
+
 int
 gw_mib_register(const struct gw_table *t)
 {
 	netsnmp_handler_registration *reg;
 
 	if (mib_nregs == (int)(sizeof(mib_regs) / sizeof(mib_regs[0])))
+		return -1;
+	if (t->under_sys_base && (t = rebase(t)) == NULL)
 		return -1;
 	reg = netsnmp_create_handler_registration(t->name, gw_mib_handler,
 	    t->base, t->base_len, HANDLER_CAN_RONLY);
@@ -775,7 +926,7 @@ int
 gw_mib_init(const struct gw_conf *c)
 {
 	mib_nregs = 0;
-	mib_deadline_ms = c->request_timeout_ms;
+	gw_mib_set_deadline(c->request_timeout_ms);
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
 	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1)
@@ -786,6 +937,10 @@ gw_mib_init(const struct gw_conf *c)
 void
 gw_mib_finalise(void)
 {
-	/* net-snmp frees registrations in shutdown_agent(). */
+	/* net-snmp frees registrations in shutdown_agent(), which never
+	 * calls a handler or frees its myvoid (no data_free is set). */
 	mib_nregs = 0;
+	for (int i = 0; i < mib_ncopies; i++)
+		free(mib_copies[i]);
+	mib_ncopies = 0;
 }

@@ -9,6 +9,8 @@
 #ifndef IBSNMPGW_GW_MIB_H
 #define IBSNMPGW_GW_MIB_H
 
+#include "codec/attr.h"
+#include "codec/fields.h"	/* field columns name libibmad fields */
 #include "gateway/snmp.h"
 #include "store/cache.h"
 #include "store/store.h"
@@ -34,35 +36,38 @@ struct gw_val {
 
 /* Evaluation of one varbind (opaque to tables). */
 struct gw_eval;
+struct gw_col;
 
+/* The node of the request; NULL in the gateway's own context. */
 const struct store_node	*gw_node(struct gw_eval *e);
-/* An SMP attribute of this node (port: CA/router port to route through,
- * 0 for the node's route). Returns the payload, or NULL when it is being
- * fetched or has failed; the getter then returns GW_NEED. */
-const uint8_t	*gw_attr(struct gw_eval *e, uint16_t attr, uint32_t mod,
-		    uint8_t port, enum cache_class cls);
-/* Like gw_attr, but a MAD status of "unsupported" is an answer, not an
- * error: returns NULL and sets *unsupported (the node is remembered as
- * not supporting it). */
-const uint8_t	*gw_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t mod,
-		    uint8_t port, enum cache_class cls, unsigned flag,
-		    int *unsupported);
+/* The column being evaluated (its arg, for getters shared by columns). */
+const struct gw_col	*gw_column(struct gw_eval *e);
 
-/* The same for another management class (PerfMgt). */
-const uint8_t	*gw_attr_class(struct gw_eval *e, uint8_t mclass,
-		    uint16_t attr, uint32_t mod, uint8_t port,
-		    enum cache_class cls);
-const uint8_t	*gw_attr_opt_class(struct gw_eval *e, uint8_t mclass,
-		    uint16_t attr, uint32_t mod, uint8_t port,
-		    enum cache_class cls, unsigned flag, int *unsupported);
-
-/* Like gw_attr_class, but a failure is put in *err (a negative errno)
+/* An attribute of this node (a: its catalogue row; port: the CA/router
+ * port to route through, 0 for the node's route). Returns the payload,
+ * or NULL when it is being fetched or has failed; the getter then
+ * returns GW_NEED. An optional attribute the node is known to lack
+ * fails as refused (gw_err_refused): the instance is left out. */
+const uint8_t	*gw_attr(struct gw_eval *e, enum attr_idx a, uint32_t mod,
+		    uint8_t port);
+/* Decoded with the catalogue's decoder into out: 0, GW_NEED, or GW_BAD
+ * (garbage). */
+int		 gw_decode(struct gw_eval *e, enum attr_idx a, uint32_t mod,
+		    uint8_t port, void *out);
+/* Like gw_attr for an optional attribute, but its absence is an answer:
+ * NULL with *unsupported set when the node lacks it ("unsupported", or
+ * an SMA that drops it; remembered in the inventory). */
+const uint8_t	*gw_attr_opt(struct gw_eval *e, enum attr_idx a, uint32_t mod,
+		    uint8_t port, int *unsupported);
+/* Like gw_attr, but a failure is put in *err (a negative errno)
  * instead of failing the evaluation, for getters that have an answer
  * of their own when one port cannot be read. NULL with *err 0: being
  * fetched. */
-const uint8_t	*gw_attr_try(struct gw_eval *e, uint8_t mclass,
-		    uint16_t attr, uint32_t mod, uint8_t port,
-		    enum cache_class cls, int *err);
+const uint8_t	*gw_attr_try(struct gw_eval *e, enum attr_idx a, uint32_t mod,
+		    uint8_t port, int *err);
+/* Start fetching an attribute now, for read-ahead. */
+void		 gw_prefetch(struct gw_eval *e, enum attr_idx a, uint32_t mod,
+		    uint8_t port);
 /* Fail the evaluation with err (negative errno): genErr, or, when the
  * node refused only this instance (gw_err_refused), noSuchInstance for
  * GET and the next instance for GETNEXT. */
@@ -86,26 +91,74 @@ const struct gw_degraded *gw_degraded_get(uint32_t node);
  * stale)). */
 void	gw_degraded_add(uint32_t node, size_t field);
 
-/* Start fetching an attribute now, for read-ahead. */
-void		 gw_prefetch(struct gw_eval *e, uint16_t attr, uint32_t mod,
-		    uint8_t port, enum cache_class cls);
-
 typedef int (*gw_get_fn)(struct gw_eval *e, const struct gw_row *row,
     struct gw_val *v);
 
+/* How a field column turns its field into a value. */
+enum gw_kind {
+	GW_K_UINT,	/* Unsigned32, checked against lo..hi if ranged */
+	GW_K_INT,	/* INTEGER, likewise */
+	GW_K_ENUM,	/* INTEGER: field + lo..hi mapped by bias, else other */
+	GW_K_TRUTH,	/* TruthValue: true(1) if field & mask */
+	GW_K_COUNTER,	/* Counter32 */
+	GW_K_GUID,	/* IbGuid: 8 octets */
+	GW_K_OCTETS	/* the field's octets, most significant first */
+};
+
+/* A column: a getter, or a field of an attribute at the table's
+ * instance (gw_table.inst), as libibmad names it. */
 struct gw_col {
 	oid		 subid;
-	gw_get_fn	 get;
 	const char	*name;		/* for log lines */
+	gw_get_fn	 get;		/* NULL: a field column */
+	long		 arg;		/* for shared getters (gw_column) */
+	/* Field columns */
+	int		 attr;		/* enum attr_idx */
+	int		 field;		/* enum MAD_FIELDS */
+	uint8_t		 kind;		/* enum gw_kind */
+	uint8_t		 ranged;	/* lo..hi bound the value */
+	uint8_t		 octets;	/* GW_K_OCTETS: how many */
+	uint32_t	 mask;		/* GW_K_TRUTH */
+	long		 lo, hi;	/* range; GW_K_ENUM: the codes kept */
+	long		 bias, other;	/* GW_K_ENUM: lo..hi + bias, else other */
 };
+
+#define GW_GET(sub, nm, fn)	{ .subid = (sub), .name = (nm), .get = (fn) }
+#define GW_GETA(sub, nm, fn, a) \
+	{ .subid = (sub), .name = (nm), .get = (fn), .arg = (a) }
+/* A field column: {subid, name, attribute, field, kind, range}. */
+#define GW_FIELD(sub, nm, at, f, k, ...) \
+	{ .subid = (sub), .name = (nm), .attr = (at), .field = (f), \
+	  .kind = (k), __VA_ARGS__ }
+#define GW_RANGE(l, h)		.ranged = 1, .lo = (l), .hi = (h)
+#define GW_CODES(l, h, b, o)	.lo = (l), .hi = (h), .bias = (b), .other = (o)
+#define GW_MASK(m)		.mask = (m)
+#define GW_NOCTETS(n)		.octets = (n)
+
+/* A table's OID and columns, with lengths computed (no hand counting):
+ * .GW_OID(1, 3, 6, ...), .GW_COLS(cols). */
+#define GW_OID(...) \
+	base = { __VA_ARGS__ }, \
+	.base_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid)
+#define GW_COLS(c) \
+	cols = (c), .ncols = sizeof(c) / sizeof((c)[0])
+
+/* Where a field column's attribute is read for a row: modifier and
+ * route port. */
+typedef int (*gw_inst_fn)(struct gw_eval *e, const struct gw_row *row,
+    uint32_t *mod, uint8_t *port);
 
 struct gw_table {
 	const char		*name;
 	oid			 base[MAX_OID_LEN];	/* group, or Entry */
 	size_t			 base_len;
+	/* base is relative to snmp.sys-object-id-base (IBSNMPGW-MIB). */
+	int			 under_sys_base;
 	int			 nindex;	/* 0: scalars (instance .0) */
 	const struct gw_col	*cols;		/* ascending subid */
 	size_t			 ncols;
+	/* Field columns' instance (NULL: the node, modifier 0). */
+	gw_inst_fn		 inst;
 	/* Whether the node has this group at all (NULL: every node). */
 	int	(*applies)(const struct store_node *n);
 	/* Tables: the first row >= lb (> lb unless inclusive). Returns 1
@@ -115,12 +168,22 @@ struct gw_table {
 	/* Optional: on a GETNEXT miss, start fetches a walk will want
 	 * next (the key of the miss is given). */
 	void	(*read_ahead)(struct gw_eval *e, const struct cache_key *k);
-	const char		*context;	/* NULL: the node context */
+	/* NULL: the node contexts; "": the gateway's own context. */
+	const char		*context;
 };
 
 int	gw_mib_init(const struct gw_conf *c);
 void	gw_mib_finalise(void);
 int	gw_mib_register(const struct gw_table *t);
+
+/* A field column's value from its raw field: 0, or GW_BAD outside its
+ * range (exposed for unit tests). */
+int	gw_field_value(const struct gw_col *c, uint64_t x, struct gw_val *v);
+/* snmp.request-timeout-ms: how long a varbind may wait on the fabric
+ * (its own timer; requests already waiting keep theirs). */
+void	gw_mib_set_deadline(int ms);
+/* Varbinds answered genErr by that deadline while waiting. */
+uint64_t gw_mib_deadlines(void);
 
 /* Value helpers for getters; each returns 0. */
 int	gw_val_int(struct gw_val *v, long l);
@@ -139,15 +202,21 @@ int	gw_val_uint_in(struct gw_val *v, unsigned long ul, unsigned long lo,
 	    unsigned long hi);
 int	gw_val_int_in(struct gw_val *v, long l, long lo, long hi);
 
+/* OID roots of the node-context MIB modules. */
+#define GW_SMA_OBJECTS	1, 3, 6, 1, 3, 117, 3, 1	/* ibSmaObjects */
+#define GW_IBIF_OBJECTS	1, 3, 6, 1, 3, 117, 2, 1	/* ibIfObjects */
+
 /* Helpers for row enumeration over a 1..n single index. */
 int	gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo,
 	    uint32_t hi, struct gw_row *out);
 
-/* Modules. */
+/* Modules (one file each). */
 int	gw_mib_sma_init(void);
 int	gw_mib_sma_tables_init(void);
 int	gw_mib_system_init(const struct gw_conf *c);
 int	gw_mib_node_system_init(const struct gw_conf *c);
+int	gw_mib_if_init(void);
+int	gw_mib_ibif_init(void);
 int	gw_mib_gwport_init(void);
 /* The IBSNMPGW-MIB base (snmp.sys-object-id-base) into o; its length, 0
  * if longer than max. Set by gw_mib_system_init. */

@@ -6,15 +6,15 @@
 
 #include <string.h>
 
+#include "codec/attr.h"
+#include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_sma.h"
-#include "proxy/mad.h"
-#include "proxy/smp.h"
+#include "gateway/mib_node.h"
 
 static int
 port_pi(struct gw_eval *e, const struct gw_row *row, struct smp_portinfo *pi)
 {
-	return sma_portinfo(e, row->i[0], pi);
+	return gw_portinfo(e, row->i[0], pi);
 }
 
 static int
@@ -71,46 +71,40 @@ gp_fec(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	int rc, unsup;
 
 	/* CapabilityMask2 is port 0's on a switch (IBA 14.2.5.6). */
-	if ((rc = sma_portinfo(e, sma_is_switch(n) ? 0 : row->i[0], &pi)) != 0)
+	if ((rc = gw_portinfo(e, gw_is_switch(n) ? 0 : row->i[0], &pi)) != 0)
 		return rc;
 	if (!(pi.cap_mask2 & SMP_CAP2_PORT_INFO_EXT))
 		return gw_val_int(v, 1);		/* unknown */
-	d = gw_attr_opt(e, SMP_ATTR_PORT_INFO_EXT, row->i[0],
-	    sma_route_port(n, row->i[0]), CACHE_PORTINFO,
-	    STORE_UNSUP_PORT_INFO_EXT, &unsup);
+	d = gw_attr_opt(e, ATTR_PORT_INFO_EXT, row->i[0],
+	    gw_route_port(n, row->i[0]), &unsup);
 	if (d == NULL)
 		return unsup ? gw_val_int(v, 1) : GW_NEED;
-	if (smp_decode_fec_active(d, PROXY_SMP_DATA_SIZE, &fec) == -1)
+	if (smp_decode_fec_active(d, SMP_DATA_SIZE, &fec) == -1)
 		return GW_BAD;
 	return gw_val_int(v, fec_mode(fec));
 }
 
 static const struct gw_col gp_cols[] = {
-	{ 1, gp_speed, "ibsnmpgwPortSpeed" },
-	{ 2, gp_width, "ibsnmpgwPortWidth" },
-	{ 3, gp_rate, "ibsnmpgwPortDataRate" },
-	{ 4, gp_fec, "ibsnmpgwPortFecMode" },
+	GW_GET(1, "ibsnmpgwPortSpeed", gp_speed),
+	GW_GET(2, "ibsnmpgwPortWidth", gp_width),
+	GW_GET(3, "ibsnmpgwPortDataRate", gp_rate),
+	GW_GET(4, "ibsnmpgwPortFecMode", gp_fec),
 };
 
-/* Under the configured base, as the statistics: BASE.4.1.1. */
-static struct gw_table gp_table = {
+/* Under the configured base, as the statistics: ibsnmpgwPorts(4).
+ * ibsnmpgwPortTable(1).ibsnmpgwPortEntry(1). */
+static const struct gw_table gp_table = {
 	.name = "ibsnmpgwPortTable",
+	.GW_OID(4, 1, 1),
+	.under_sys_base = 1,
 	.nindex = 1,
-	.cols = gp_cols,
-	.ncols = sizeof(gp_cols) / sizeof(gp_cols[0]),
-	.row_next = sma_data_ports,
+	.GW_COLS(gp_cols),
+	.inst = gw_inst_row_port,
+	.row_next = gw_data_ports,
 };
 
 int
 gw_mib_gwport_init(void)
 {
-	size_t n = gw_mib_sys_base(gp_table.base, MAX_OID_LEN - 4);
-
-	if (n == 0)
-		return -1;
-	gp_table.base[n] = 4;		/* ibsnmpgwPorts */
-	gp_table.base[n + 1] = 1;	/* ibsnmpgwPortTable */
-	gp_table.base[n + 2] = 1;	/* ibsnmpgwPortEntry */
-	gp_table.base_len = n + 3;
 	return gw_mib_register(&gp_table);
 }

@@ -12,36 +12,31 @@
 
 #include <string.h>
 
+#include "codec/attr.h"
+#include "codec/perf.h"
+#include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_if.h"
-#include "gateway/mib_sma.h"
-#include "proxy/fetch.h"
-#include "proxy/mad.h"
-#include "proxy/perf.h"
-#include "proxy/smp.h"
+#include "gateway/mib_node.h"
 #include "store/counters.h"
 #include "store/ipoib.h"
 
-/* ibIfMIB = infinibandMIB.2; ibIfObjects = ibIfMIB.1 */
-#define IBIF_OBJECTS	1, 3, 6, 1, 3, 117, 2, 1
-
+/* A column per counter (its arg: enum perf_ctr). */
 static int
-stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v,
-    int ctr)
+stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
+	int ctr = (int)gw_column(e)->arg;
 	uint32_t port = row->i[0];
-	uint16_t attr = perf_ctrs[ctr].attr;
+	int attr = attr_index(ATTR_CLASS_PERF, perf_ctrs[ctr].attr);
 	const struct ctr_port *p;
 	int rc, unsup;
 
 	/* PortCounters first: a port the PMA cannot count answers what
-	 * was read before, or zeros (if_port_ctrs). */
-	if ((rc = if_port_ctrs(e, port, 0, &p)) == GW_NEED)
+	 * was read before, or zeros (gw_port_ctrs). */
+	if ((rc = gw_port_ctrs(e, port, 0, &p)) == GW_NEED)
 		return GW_NEED;
 	/* The details attributes are optional in the IBA. */
-	if (rc == 0 && attr != PERF_ATTR_PORT_COUNTERS &&
-	    if_perf_attr_opt(e, attr, port, proxy_perf_unsup_flag(attr),
-	    &unsup) == NULL) {
+	if (rc == 0 && attr != ATTR_PORT_COUNTERS &&
+	    gw_perf_attr_opt(e, attr, port, &unsup) == NULL) {
 		if (!unsup)
 			return GW_NEED;
 		return gw_val_counter(v, 0);	/* never moves */
@@ -50,53 +45,43 @@ stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v,
 	return gw_val_counter(v, (unsigned long)counters_acc(p, ctr)->total);
 }
 
-#define STAT(fn, ctr) \
-static int \
-fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
-{ \
-	return stat_get(e, row, v, ctr); \
-}
-
-STAT(st_symbol, CTR_SYMBOL_ERRORS)
-STAT(st_recovery, CTR_LINK_RECOVERS)
-STAT(st_downed, CTR_LINK_DOWNED)
-STAT(st_local_phy, CTR_RCV_LOCAL_PHYS)
-STAT(st_malformed, CTR_RCV_MALFORMED)
-STAT(st_rem_phy, CTR_RCV_REMOTE_PHYS)
-STAT(st_rcv_constr, CTR_RCV_CONSTRAINT)
-STAT(st_inactive, CTR_XMIT_INACTIVE)
-STAT(st_neigh_mtu, CTR_XMIT_NEIGHBOR_MTU)
-STAT(st_sw_life, CTR_XMIT_SW_LIFETIME)
-STAT(st_hoq, CTR_XMIT_SW_HOQ)
-STAT(st_integrity, CTR_LOCAL_INTEGRITY)
-STAT(st_overrun, CTR_EXCESS_OVERRUN)
-STAT(st_vl15, CTR_VL15_DROPPED)
-
 static const struct gw_col stat_cols[] = {
-	{ 2, st_symbol, "ibIfPortSymbolErrs" },
-	{ 3, st_recovery, "ibIfPortLinkErrRecovery" },
-	{ 4, st_downed, "ibIfPortLinkDowned" },
-	{ 5, st_local_phy, "ibIfPortStatLocalPhyErrs" },
-	{ 6, st_malformed, "ibIfPortStatMalPktErrs" },
-	{ 7, st_rem_phy, "ibIfPortStatRcvRemPhyErrs" },
-	{ 8, st_rcv_constr, "ibIfPortStatRcvConstrErrs" },
-	{ 9, st_inactive, "ibIfPortStatInactDiscards" },
-	{ 10, st_neigh_mtu, "ibIfPortStatNeighMTUDiscards" },
-	{ 11, st_sw_life, "ibIfPortStatSwLifetimeDiscards" },
-	{ 12, st_hoq, "ibIfPortStatHOQLifetimeDiscards" },
-	{ 13, st_integrity, "ibIfPortStatLinkIntergrityErrs" },
-	{ 14, st_overrun, "ibIfPortStatExcBufOverrunErrs" },
-	{ 15, st_vl15, "ibIfPortStatVL15Dropped" },
+	GW_GETA(2, "ibIfPortSymbolErrs", stat_get,
+	    CTR_SYMBOL_ERRORS),
+	GW_GETA(3, "ibIfPortLinkErrRecovery", stat_get,
+	    CTR_LINK_RECOVERS),
+	GW_GETA(4, "ibIfPortLinkDowned", stat_get,
+	    CTR_LINK_DOWNED),
+	GW_GETA(5, "ibIfPortStatLocalPhyErrs", stat_get,
+	    CTR_RCV_LOCAL_PHYS),
+	GW_GETA(6, "ibIfPortStatMalPktErrs", stat_get,
+	    CTR_RCV_MALFORMED),
+	GW_GETA(7, "ibIfPortStatRcvRemPhyErrs", stat_get,
+	    CTR_RCV_REMOTE_PHYS),
+	GW_GETA(8, "ibIfPortStatRcvConstrErrs", stat_get,
+	    CTR_RCV_CONSTRAINT),
+	GW_GETA(9, "ibIfPortStatInactDiscards", stat_get,
+	    CTR_XMIT_INACTIVE),
+	GW_GETA(10, "ibIfPortStatNeighMTUDiscards", stat_get,
+	    CTR_XMIT_NEIGHBOR_MTU),
+	GW_GETA(11, "ibIfPortStatSwLifetimeDiscards", stat_get,
+	    CTR_XMIT_SW_LIFETIME),
+	GW_GETA(12, "ibIfPortStatHOQLifetimeDiscards", stat_get,
+	    CTR_XMIT_SW_HOQ),
+	GW_GETA(13, "ibIfPortStatLinkIntergrityErrs", stat_get,
+	    CTR_LOCAL_INTEGRITY),
+	GW_GETA(14, "ibIfPortStatExcBufOverrunErrs", stat_get,
+	    CTR_EXCESS_OVERRUN),
+	GW_GETA(15, "ibIfPortStatVL15Dropped", stat_get,
+	    CTR_VL15_DROPPED),
 };
 
 static const struct gw_table stat_table = {
 	.name = "ibIfPortStatTable",
-	.base = { IBIF_OBJECTS, 1, 1 },		/* ibIfPortStatEntry */
-	.base_len = 10,
+	.GW_OID(GW_IBIF_OBJECTS, 1, 1),		/* ibIfPortStatEntry */
 	.nindex = 1,
-	.cols = stat_cols,
-	.ncols = sizeof(stat_cols) / sizeof(stat_cols[0]),
-	.row_next = sma_data_ports,
+	.GW_COLS(stat_cols),
+	.row_next = gw_data_ports,
 };
 
 /* ibIfVLTrafficTable */
@@ -123,14 +108,13 @@ vl_port(struct gw_eval *e, uint32_t port, int *nvl)
 	int rc, unsup;
 
 	*nvl = -1;
-	if (!sma_port_reachable(n, port) || (sw && n->lid == 0))
+	if (!gw_port_reachable(n, port) || (sw && n->lid == 0))
 		return 0;
-	if ((rc = sma_portinfo(e, port, &pi)) != 0)
+	if ((rc = gw_portinfo(e, port, &pi)) != 0)
 		return rc;
 	if (!sw && (pi.state != 4 || pi.lid == 0))	/* 4: Active */
 		return 0;
-	if (if_perf_attr_opt(e, PERF_ATTR_VL_OP_PACKETS, port,
-	    STORE_UNSUP_VL_OP_PKTS, &unsup) == NULL)
+	if (gw_perf_attr_opt(e, ATTR_VL_OP_PACKETS, port, &unsup) == NULL)
 		return unsup ? 0 : GW_NEED;
 	*nvl = (int)data_vls(pi.oper_vls);
 	return 0;
@@ -176,12 +160,11 @@ vl_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 static int
 vl_total(struct gw_eval *e, uint32_t port, int ctr, uint64_t *total)
 {
-	uint16_t attr = perf_ctrs[ctr].attr;
+	int attr = attr_index(ATTR_CLASS_PERF, perf_ctrs[ctr].attr);
 	const struct ctr_port *p;
 	int unsup;
 
-	if (if_perf_attr_opt(e, attr, port, attr == PERF_ATTR_VL_OP_PACKETS ?
-	    STORE_UNSUP_VL_OP_PKTS : STORE_UNSUP_VL_OP_DATA, &unsup) == NULL)
+	if (gw_perf_attr_opt(e, attr, port, &unsup) == NULL)
 		return unsup ? 1 : GW_NEED;
 	p = counters_port(gw_node(e)->idx, (uint8_t)port);
 	*total = p ? counters_acc(p, ctr)->total : 0;
@@ -200,7 +183,7 @@ vl_in_octets(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	if ((rc = vl_total(e, row->i[0], CTR_VL_OP_DATA0 + vl, &data)) != 0 ||
 	    (rc = vl_total(e, row->i[0], CTR_VL_OP_PKTS0 + vl, &pkts)) != 0)
 		return rc == 1 ? GW_ABSENT : rc;
-	return gw_val_counter64(v, data * 4 + pkts * IF_POH);
+	return gw_val_counter64(v, data * 4 + pkts * GW_IF_POH);
 }
 
 static int
@@ -216,17 +199,15 @@ vl_in_pkts(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col vl_cols[] = {
-	{ 5, vl_in_octets, "ibIfVLInOctets" },
-	{ 6, vl_in_pkts, "ibIfVLInPkts" },
+	GW_GET(5, "ibIfVLInOctets", vl_in_octets),
+	GW_GET(6, "ibIfVLInPkts", vl_in_pkts),
 };
 
 static const struct gw_table vl_table = {
 	.name = "ibIfVLTrafficTable",
-	.base = { IBIF_OBJECTS, 2, 1 },		/* ibIfVLTrafficEntry */
-	.base_len = 10,
+	.GW_OID(GW_IBIF_OBJECTS, 2, 1),		/* ibIfVLTrafficEntry */
 	.nindex = 2,
-	.cols = vl_cols,
-	.ncols = sizeof(vl_cols) / sizeof(vl_cols[0]),
+	.GW_COLS(vl_cols),
 	.row_next = vl_rows,
 };
 
@@ -274,16 +255,14 @@ addr_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col addr_cols[] = {
-	{ 3, addr_val, "ibIpoibLinkLayerAddr" },
+	GW_GET(3, "ibIpoibLinkLayerAddr", addr_val),
 };
 
 static const struct gw_table addr_table = {
 	.name = "ibIpoibLinkLayerAddrTable",
-	.base = { IBIF_OBJECTS, 3, 1 },		/* ibIpoibLinkLayerAddrEntry */
-	.base_len = 10,
+	.GW_OID(GW_IBIF_OBJECTS, 3, 1),		/* ibIpoibLinkLayerAddrEntry */
 	.nindex = 2,
-	.cols = addr_cols,
-	.ncols = 1,
+	.GW_COLS(addr_cols),
 	.row_next = addr_rows,
 };
 

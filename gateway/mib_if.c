@@ -11,82 +11,27 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/attr.h"
+#include "codec/perf.h"
+#include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_if.h"
-#include "gateway/mib_sma.h"
-#include "proxy/mad.h"
-#include "proxy/perf.h"
-#include "proxy/smp.h"
+#include "gateway/mib_node.h"
 #include "store/counters.h"
 
+/* A port's IF-MIB counters per draft-ietf-ipoib-ibif-mib 3.4. */
+struct if_counts {
+	uint64_t		 in_octets, in_pkts, in_discards, in_errors;
+	uint64_t		 out_octets, out_pkts, out_discards;
+	/* ifHC*Ucast/Multicast: PortCountersExtended's unicast and
+	 * multicast counters where the PMA has them, else the packet
+	 * counters and zero. */
+	uint64_t		 hc_in_ucast, hc_in_mcast, hc_out_ucast,
+				 hc_out_mcast;
+	uint32_t		 disc_ticks;
+};
 
-const uint8_t *
-if_perf_attr(struct gw_eval *e, uint16_t attr, uint32_t port)
-{
-	return gw_attr_class(e, PROXY_CLASS_PERF, attr, port,
-	    sma_route_port(gw_node(e), port),
-	    attr == PERF_ATTR_CLASS_PORT_INFO ? CACHE_TABLES : CACHE_COUNTERS);
-}
-
-const uint8_t *
-if_perf_attr_opt(struct gw_eval *e, uint16_t attr, uint32_t port,
-    unsigned flag, int *unsupported)
-{
-	return gw_attr_opt_class(e, PROXY_CLASS_PERF, attr, port,
-	    sma_route_port(gw_node(e), port), CACHE_COUNTERS, flag,
-	    unsupported);
-}
-
-/* A port whose PortCounters cannot be read now (err): its counters as
- * last read, zeros if the PMA refused it and it never was read, else
- * the node's failure (docs/errors.md). Returns 0 or GW_NEED. */
+/* Counters of a port: 0, or GW_NEED while they are read. */
 static int
-port_unreadable(struct gw_eval *e, uint32_t port, int err,
-    const struct ctr_port **pp)
-{
-	const struct store_node *n = gw_node(e);
-	const struct ctr_port *p = counters_port(n->idx, (uint8_t)port);
-
-	if (counters_port_read(p)) {
-		gw_degraded_add(n->idx, offsetof(struct gw_degraded, stale));
-		*pp = p;
-		return 0;
-	}
-	if (gw_err_refused(err) &&
-	    (p = counters_placeholder(n->idx, (uint8_t)port)) != NULL) {
-		gw_degraded_add(n->idx, offsetof(struct gw_degraded, zero));
-		*pp = p;
-		return 0;
-	}
-	gw_fail(e, err);
-	return GW_NEED;
-}
-
-int
-if_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
-    const struct ctr_port **pp)
-{
-	const struct store_node *n = gw_node(e);
-	uint8_t rp = sma_route_port(n, port);
-	int err;
-
-	*pp = NULL;
-	if (gw_attr_try(e, PROXY_CLASS_PERF, PERF_ATTR_PORT_COUNTERS, port, rp,
-	    CACHE_COUNTERS, &err) == NULL && !err)
-		return GW_NEED;
-	if (!err && ext && gw_attr_try(e, PROXY_CLASS_PERF,
-	    PERF_ATTR_PORT_COUNTERS_EXT, port, rp, CACHE_COUNTERS, &err) ==
-	    NULL && !err)
-		return GW_NEED;
-	if (err)
-		return port_unreadable(e, port, err, pp) == 0 ? IF_STALE :
-		    GW_NEED;
-	if ((*pp = counters_port(n->idx, (uint8_t)port)) == NULL)
-		return GW_NEED;
-	return 0;
-}
-
-int
 if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 {
 	const struct ctr_port *p;
@@ -96,21 +41,21 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 
 	/* ClassPortInfo says whether PortCountersExtended exists (IBA
 	 * 16.1.2); PortFlowCtlCounters is optional. */
-	if ((cpi = if_perf_attr(e, PERF_ATTR_CLASS_PORT_INFO, 0)) == NULL)
+	if ((cpi = gw_perf_attr(e, ATTR_PERF_CLASS_PORT_INFO, 0)) == NULL)
 		return GW_NEED;
-	cap = perf_cpi_capmask(cpi, PROXY_GS_DATA_SIZE);
+	cap = perf_cpi_capmask(cpi, PERF_DATA_SIZE);
 	ext = (cap & (PERF_CAP_EXT_WIDTH | PERF_CAP_EXT_WIDTH_NOIETF)) != 0;
 	ietf = (cap & PERF_CAP_EXT_WIDTH) != 0;
-	if ((rc = if_port_ctrs(e, port, ext, &p)) == GW_NEED)
+	if ((rc = gw_port_ctrs(e, port, ext, &p)) == GW_NEED)
 		return GW_NEED;
-	if (rc == IF_STALE) {
+	if (rc == GW_STALE) {
 		/* Only what was read before counts. */
 		ext = ext && p->c[CTR_EXT_XMIT_DATA].valid;
 		ietf = ietf && ext;
 		flow = p->c[CTR_XMIT_FLOW_PKTS].valid;
 	} else {
-		flow = if_perf_attr_opt(e, PERF_ATTR_FLOW_CTL_COUNTERS, port,
-		    STORE_UNSUP_FLOWCTL, &unsup) != NULL;
+		flow = gw_perf_attr_opt(e, ATTR_FLOW_CTL_COUNTERS, port,
+		    &unsup) != NULL;
 		if (!flow && !unsup)
 			return GW_NEED;
 	}
@@ -124,11 +69,11 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 	uint64_t xp = ext ? T(CTR_EXT_XMIT_PKTS) : T(CTR_XMIT_PKTS);
 	uint64_t xdisc = T(CTR_XMIT_DISCARDS) + T(CTR_XMIT_CONSTRAINT);
 
-	c->in_octets = rd * 4 + rp * IF_POH;
-	c->out_octets = xd * 4 + xp * IF_POH;
+	c->in_octets = rd * 4 + rp * GW_IF_POH;
+	c->out_octets = xd * 4 + xp * GW_IF_POH;
 	if (flow) {
-		c->in_octets += T(CTR_RCV_FLOW_PKTS) * IF_SLP;
-		c->out_octets += T(CTR_XMIT_FLOW_PKTS) * IF_SLP;
+		c->in_octets += T(CTR_RCV_FLOW_PKTS) * GW_IF_SLP;
+		c->out_octets += T(CTR_XMIT_FLOW_PKTS) * GW_IF_SLP;
 	}
 	c->in_pkts = rp;
 	c->out_pkts = xp + xdisc;
@@ -153,15 +98,13 @@ if_number(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col number_cols[] = {
-	{ 1, if_number, "ifNumber" },
+	GW_GET(1, "ifNumber", if_number),
 };
 
 static const struct gw_table number_table = {
 	.name = "interfaces",
-	.base = { 1, 3, 6, 1, 2, 1, 2 },
-	.base_len = 7,
-	.cols = number_cols,
-	.ncols = 1,
+	.GW_OID(1, 3, 6, 1, 2, 1, 2),
+	.GW_COLS(number_cols),
 };
 
 /* ifTable */
@@ -169,7 +112,7 @@ static const struct gw_table number_table = {
 static int
 port_pi(struct gw_eval *e, const struct gw_row *row, struct smp_portinfo *pi)
 {
-	return sma_portinfo(e, row->i[0], pi);
+	return gw_portinfo(e, row->i[0], pi);
 }
 
 #define IF_PI(fn, expr) \
@@ -235,8 +178,8 @@ if_phys(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 
 	/* The port's base LID; a switch's ports answer with port 0's
 	 * (IB-IF-MIB 3.2.7); empty while there is none. */
-	if (sma_is_switch(gw_node(e)))
-		rc = sma_portinfo(e, 0, &p);
+	if (gw_is_switch(gw_node(e)))
+		rc = gw_portinfo(e, 0, &p);
 	else
 		rc = port_pi(e, row, &p);
 	if (rc != 0)
@@ -332,34 +275,32 @@ if_disc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col if_cols[] = {
-	{ 1, if_index, "ifIndex" },
-	{ 2, if_descr, "ifDescr" },
-	{ 3, if_type, "ifType" },
-	{ 4, if_mtu, "ifMtu" },
-	{ 5, if_speed, "ifSpeed" },
-	{ 6, if_phys, "ifPhysAddress" },
-	{ 7, if_admin, "ifAdminStatus" },
-	{ 8, if_oper, "ifOperStatus" },
-	{ 9, if_last_change, "ifLastChange" },
-	{ 10, if_in_octets, "ifInOctets" },
-	{ 11, if_in_ucast, "ifInUcastPkts" },
-	{ 13, if_in_discards, "ifInDiscards" },
-	{ 14, if_in_errors, "ifInErrors" },
-	{ 15, zero32, "ifInUnknownProtos" },
-	{ 16, if_out_octets, "ifOutOctets" },
-	{ 17, if_out_ucast, "ifOutUcastPkts" },
-	{ 19, if_out_discards, "ifOutDiscards" },
-	{ 20, zero32, "ifOutErrors" },
+	GW_GET(1, "ifIndex", if_index),
+	GW_GET(2, "ifDescr", if_descr),
+	GW_GET(3, "ifType", if_type),
+	GW_GET(4, "ifMtu", if_mtu),
+	GW_GET(5, "ifSpeed", if_speed),
+	GW_GET(6, "ifPhysAddress", if_phys),
+	GW_GET(7, "ifAdminStatus", if_admin),
+	GW_GET(8, "ifOperStatus", if_oper),
+	GW_GET(9, "ifLastChange", if_last_change),
+	GW_GET(10, "ifInOctets", if_in_octets),
+	GW_GET(11, "ifInUcastPkts", if_in_ucast),
+	GW_GET(13, "ifInDiscards", if_in_discards),
+	GW_GET(14, "ifInErrors", if_in_errors),
+	GW_GET(15, "ifInUnknownProtos", zero32),
+	GW_GET(16, "ifOutOctets", if_out_octets),
+	GW_GET(17, "ifOutUcastPkts", if_out_ucast),
+	GW_GET(19, "ifOutDiscards", if_out_discards),
+	GW_GET(20, "ifOutErrors", zero32),
 };
 
 static const struct gw_table if_table = {
 	.name = "ifTable",
-	.base = { 1, 3, 6, 1, 2, 1, 2, 2, 1 },
-	.base_len = 9,
+	.GW_OID(1, 3, 6, 1, 2, 1, 2, 2, 1),
 	.nindex = 1,
-	.cols = if_cols,
-	.ncols = sizeof(if_cols) / sizeof(if_cols[0]),
-	.row_next = sma_data_ports,
+	.GW_COLS(if_cols),
+	.row_next = gw_data_ports,
 };
 
 /* ifXTable */
@@ -404,35 +345,33 @@ if_alias(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col ifx_cols[] = {
-	{ 1, if_name, "ifName" },
-	{ 2, zero32, "ifInMulticastPkts" },	/* 3.2.7: never moves */
-	{ 3, zero32, "ifInBroadcastPkts" },
-	{ 4, zero32, "ifOutMulticastPkts" },
-	{ 5, zero32, "ifOutBroadcastPkts" },
-	{ 6, if_hc_in_octets, "ifHCInOctets" },
-	{ 7, if_hc_in_ucast, "ifHCInUcastPkts" },
-	{ 8, if_hc_in_mcast, "ifHCInMulticastPkts" },
-	{ 9, zero64, "ifHCInBroadcastPkts" },
-	{ 10, if_hc_out_octets, "ifHCOutOctets" },
-	{ 11, if_hc_out_ucast, "ifHCOutUcastPkts" },
-	{ 12, if_hc_out_mcast, "ifHCOutMulticastPkts" },
-	{ 13, zero64, "ifHCOutBroadcastPkts" },
-	{ 14, if_trap_enable, "ifLinkUpDownTrapEnable" },
-	{ 15, if_high_speed, "ifHighSpeed" },
-	{ 16, if_false, "ifPromiscuousMode" },
-	{ 17, if_true, "ifConnectorPresent" },
-	{ 18, if_alias, "ifAlias" },
-	{ 19, if_disc, "ifCounterDiscontinuityTime" },
+	GW_GET(1, "ifName", if_name),
+	GW_GET(2, "ifInMulticastPkts", zero32),	/* 3.2.7: never moves */
+	GW_GET(3, "ifInBroadcastPkts", zero32),
+	GW_GET(4, "ifOutMulticastPkts", zero32),
+	GW_GET(5, "ifOutBroadcastPkts", zero32),
+	GW_GET(6, "ifHCInOctets", if_hc_in_octets),
+	GW_GET(7, "ifHCInUcastPkts", if_hc_in_ucast),
+	GW_GET(8, "ifHCInMulticastPkts", if_hc_in_mcast),
+	GW_GET(9, "ifHCInBroadcastPkts", zero64),
+	GW_GET(10, "ifHCOutOctets", if_hc_out_octets),
+	GW_GET(11, "ifHCOutUcastPkts", if_hc_out_ucast),
+	GW_GET(12, "ifHCOutMulticastPkts", if_hc_out_mcast),
+	GW_GET(13, "ifHCOutBroadcastPkts", zero64),
+	GW_GET(14, "ifLinkUpDownTrapEnable", if_trap_enable),
+	GW_GET(15, "ifHighSpeed", if_high_speed),
+	GW_GET(16, "ifPromiscuousMode", if_false),
+	GW_GET(17, "ifConnectorPresent", if_true),
+	GW_GET(18, "ifAlias", if_alias),
+	GW_GET(19, "ifCounterDiscontinuityTime", if_disc),
 };
 
 static const struct gw_table ifx_table = {
 	.name = "ifXTable",
-	.base = { 1, 3, 6, 1, 2, 1, 31, 1, 1, 1 },
-	.base_len = 10,
+	.GW_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1),
 	.nindex = 1,
-	.cols = ifx_cols,
-	.ncols = sizeof(ifx_cols) / sizeof(ifx_cols[0]),
-	.row_next = sma_data_ports,
+	.GW_COLS(ifx_cols),
+	.row_next = gw_data_ports,
 };
 
 int

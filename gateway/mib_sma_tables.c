@@ -11,10 +11,10 @@
 
 #include <string.h>
 
+#include "codec/attr.h"
+#include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_sma.h"
-#include "proxy/mad.h"
-#include "proxy/smp.h"
+#include "gateway/mib_node.h"
 
 #define MGMT_PORT	255	/* index value for switch port 0 */
 
@@ -64,7 +64,7 @@ next_data_port(struct gw_eval *e, uint32_t after)
 	/* after may be UINT32_MAX (a clamped GETNEXT bound): never wrap. */
 	for (uint32_t p = after + 1; after < n->num_ports &&
 	    p <= n->num_ports; p++)
-		if (sma_port_reachable(n, p))
+		if (gw_port_reachable(n, p))
 			return p;
 	return 0;
 }
@@ -75,7 +75,7 @@ next_port_or_mgmt(struct gw_eval *e, uint32_t after)
 {
 	uint32_t p = after < MGMT_PORT ? next_data_port(e, after) : 0;
 
-	if (p == 0 && after < MGMT_PORT && sma_is_switch(gw_node(e)))
+	if (p == 0 && after < MGMT_PORT && gw_is_switch(gw_node(e)))
 		return MGMT_PORT;
 	return p;
 }
@@ -94,14 +94,14 @@ ib_port(uint32_t idx)
 static uint32_t
 next_ca_port(struct gw_eval *e, uint32_t after)
 {
-	return sma_is_switch(gw_node(e)) ? 0 : next_data_port(e, after);
+	return gw_is_switch(gw_node(e)) ? 0 : next_data_port(e, after);
 }
 
 static int
 guid_count(struct gw_eval *e, uint32_t port, uint32_t *count)
 {
 	struct smp_portinfo pi;
-	int rc = sma_portinfo(e, port, &pi);
+	int rc = gw_portinfo(e, port, &pi);
 
 	*count = rc == 0 ? pi.guid_cap : 0;
 	return rc;
@@ -118,8 +118,8 @@ static int
 guid_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	uint32_t i = row->i[1] - 1;
-	const uint8_t *d = gw_attr(e, SMP_ATTR_GUID_INFO, i / 8,
-	    sma_route_port(gw_node(e), row->i[0]), CACHE_TABLES);
+	const uint8_t *d = gw_attr(e, ATTR_GUID_INFO, i / 8,
+	    gw_route_port(gw_node(e), row->i[0]));
 
 	if (d == NULL)
 		return GW_NEED;
@@ -127,16 +127,14 @@ guid_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col guid_cols[] = {
-	{ 3, guid_val, "ibSmaGuidVal" },
+	GW_GET(3, "ibSmaGuidVal", guid_val),
 };
 
 static const struct gw_table guid_table = {
 	.name = "ibSmaGuidInfoTable",
-	.base = { SMA_OBJECTS, 3, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 3, 1, 1),
 	.nindex = 2,
-	.cols = guid_cols,
-	.ncols = 1,
+	.GW_COLS(guid_cols),
 	.row_next = guid_rows,
 };
 
@@ -152,13 +150,13 @@ pkey_count(struct gw_eval *e, uint32_t port, uint32_t *count)
 	int rc;
 
 	*count = 0;
-	if (sma_is_switch(gw_node(e)) && port != MGMT_PORT) {
-		if ((rc = sma_switchinfo(e, &si)) != 0)
+	if (gw_is_switch(gw_node(e)) && port != MGMT_PORT) {
+		if ((rc = gw_switchinfo(e, &si)) != 0)
 			return rc;
 		*count = si.part_enf_cap;
 		return 0;
 	}
-	if ((rc = sma_nodeinfo(e, &ni)) != 0)
+	if ((rc = gw_nodeinfo(e, &ni)) != 0)
 		return rc;
 	*count = ni.partition_cap;
 	return 0;
@@ -177,9 +175,9 @@ pkey_get(struct gw_eval *e, const struct gw_row *row, uint16_t *pkey)
 	const struct store_node *n = gw_node(e);
 	uint32_t port = ib_port(row->i[0]), blk = row->i[1] / 32;
 	/* 14.2.5.7: switches take the port in bits 31:16. */
-	uint32_t mod = sma_is_switch(n) ? port << 16 | blk : blk;
-	const uint8_t *d = gw_attr(e, SMP_ATTR_PKEY_TABLE, mod,
-	    sma_route_port(n, port), CACHE_TABLES);
+	uint32_t mod = gw_is_switch(n) ? port << 16 | blk : blk;
+	const uint8_t *d = gw_attr(e, ATTR_PKEY_TABLE, mod,
+	    gw_route_port(n, port));
 
 	if (d == NULL)
 		return GW_NEED;
@@ -211,17 +209,15 @@ pkey_base(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col pkey_cols[] = {
-	{ 3, pkey_membership, "ibSmaPKeyMembership" },
-	{ 4, pkey_base, "ibSmaPKeyBase" },
+	GW_GET(3, "ibSmaPKeyMembership", pkey_membership),
+	GW_GET(4, "ibSmaPKeyBase", pkey_base),
 };
 
 static const struct gw_table pkey_table = {
 	.name = "ibSmaPKeyTable",
-	.base = { SMA_OBJECTS, 6, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 6, 1, 1),
 	.nindex = 2,
-	.cols = pkey_cols,
-	.ncols = 2,
+	.GW_COLS(pkey_cols),
 	.row_next = pkey_rows,
 };
 
@@ -235,7 +231,7 @@ sl2vl_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
     struct gw_row *out)
 {
 	const struct store_node *n = gw_node(e);
-	int sw = sma_is_switch(n);
+	int sw = gw_is_switch(n);
 	uint32_t o = lb->i[0], i = lb->i[1];
 	uint64_t sl = (uint64_t)lb->i[2] + (incl ? 0 : 1);
 
@@ -297,9 +293,9 @@ sl2vl_vl(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	const struct store_node *n = gw_node(e);
 	uint32_t out = row->i[0], in = ib_port(row->i[1]);
 	/* 14.2.5.8: bits 15:8 input port, 7:0 output port (switches). */
-	uint32_t mod = sma_is_switch(n) ? in << 8 | out : 0;
-	const uint8_t *d = gw_attr(e, SMP_ATTR_SL2VL_TABLE, mod,
-	    sma_route_port(n, out), CACHE_TABLES);
+	uint32_t mod = gw_is_switch(n) ? in << 8 | out : 0;
+	const uint8_t *d = gw_attr(e, ATTR_SL2VL_TABLE, mod,
+	    gw_route_port(n, out));
 
 	if (d == NULL)
 		return GW_NEED;
@@ -307,16 +303,14 @@ sl2vl_vl(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col sl2vl_cols[] = {
-	{ 4, sl2vl_vl, "ibSmaVirtualLane" },
+	GW_GET(4, "ibSmaVirtualLane", sl2vl_vl),
 };
 
 static const struct gw_table sl2vl_table = {
 	.name = "ibSmaSL2VLMapTable",
-	.base = { SMA_OBJECTS, 7, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 7, 1, 1),
 	.nindex = 3,
-	.cols = sl2vl_cols,
-	.ncols = 1,
+	.GW_COLS(sl2vl_cols),
 	.row_next = sl2vl_rows,
 };
 
@@ -329,7 +323,7 @@ static int
 vlarb_count(struct gw_eval *e, uint32_t port, uint32_t *count, int high)
 {
 	struct smp_portinfo pi;
-	int rc = sma_portinfo(e, port, &pi);
+	int rc = gw_portinfo(e, port, &pi);
 
 	*count = 0;
 	if (rc != 0)
@@ -373,9 +367,9 @@ vlarb_entry(struct gw_eval *e, const struct gw_row *row, int high,
 	const struct store_node *n = gw_node(e);
 	uint32_t i = row->i[1] - 1, blk = (high ? 3 : 1) + i / 32;
 	/* 14.2.5.9: bits 31:16 block, 15:0 port (switches). */
-	uint32_t mod = blk << 16 | (sma_is_switch(n) ? row->i[0] : 0);
-	const uint8_t *d = gw_attr(e, SMP_ATTR_VLARB_TABLE, mod,
-	    sma_route_port(n, row->i[0]), CACHE_TABLES);
+	uint32_t mod = blk << 16 | (gw_is_switch(n) ? row->i[0] : 0);
+	const uint8_t *d = gw_attr(e, ATTR_VLARB_TABLE, mod,
+	    gw_route_port(n, row->i[0]));
 
 	if (d == NULL)
 		return GW_NEED;
@@ -400,32 +394,28 @@ VLARB_GET(vlarb_lo_vl, 0, gw_val_uint_in(v, vl, 0, 14))
 VLARB_GET(vlarb_lo_weight, 0, gw_val_uint(v, weight))
 
 static const struct gw_col vlarb_hi_cols[] = {
-	{ 3, vlarb_hi_vl, "ibSmaHiPriVirtLane" },
-	{ 4, vlarb_hi_weight, "ibSmaHiPriWeight" },
+	GW_GET(3, "ibSmaHiPriVirtLane", vlarb_hi_vl),
+	GW_GET(4, "ibSmaHiPriWeight", vlarb_hi_weight),
 };
 
 static const struct gw_col vlarb_lo_cols[] = {
-	{ 3, vlarb_lo_vl, "ibSmaLowPriVirtLane" },
-	{ 4, vlarb_lo_weight, "ibSmaLowPriWeight" },
+	GW_GET(3, "ibSmaLowPriVirtLane", vlarb_lo_vl),
+	GW_GET(4, "ibSmaLowPriWeight", vlarb_lo_weight),
 };
 
 static const struct gw_table vlarb_hi_table = {
 	.name = "ibSmaHiPriVlArbTable",
-	.base = { SMA_OBJECTS, 8, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 8, 1, 1),
 	.nindex = 2,
-	.cols = vlarb_hi_cols,
-	.ncols = 2,
+	.GW_COLS(vlarb_hi_cols),
 	.row_next = vlarb_hi_rows,
 };
 
 static const struct gw_table vlarb_lo_table = {
 	.name = "ibSmaLowPriVlArbTable",
-	.base = { SMA_OBJECTS, 8, 2, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 8, 2, 1),
 	.nindex = 2,
-	.cols = vlarb_lo_cols,
-	.ncols = 2,
+	.GW_COLS(vlarb_lo_cols),
 	.row_next = vlarb_lo_rows,
 };
 
@@ -437,7 +427,7 @@ static const struct gw_table vlarb_lo_table = {
 static int
 lft_port(struct gw_eval *e, uint32_t lid, uint8_t *port)
 {
-	const uint8_t *d = gw_attr(e, SMP_ATTR_LFT, lid / 64, 0, CACHE_FDB);
+	const uint8_t *d = gw_attr(e, ATTR_LFT, lid / 64, 0);
 
 	if (d == NULL)
 		return GW_NEED;
@@ -453,13 +443,13 @@ lft_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	uint64_t lid;
 	int rc;
 
-	if ((rc = sma_switchinfo(e, &si)) != 0)
+	if ((rc = gw_switchinfo(e, &si)) != 0)
 		return rc;
 	lid = lb->i[0] == 0 ? 0 : (uint64_t)lb->i[0] - 1 + (incl ? 0 : 1);
 	/* One block read per 64 LIDs. */
 	while (lid <= si.linear_top) {
-		const uint8_t *d = gw_attr(e, SMP_ATTR_LFT, (uint32_t)(lid / 64),
-		    0, CACHE_FDB);
+		const uint8_t *d = gw_attr(e, ATTR_LFT, (uint32_t)(lid / 64),
+		    0);
 
 		if (d == NULL)
 			return GW_NEED;
@@ -494,28 +484,26 @@ fdb_read_ahead(struct gw_eval *e, const struct cache_key *k)
 
 	/* Only within LinearFDBTop: read-ahead must not cost SMPs a walk
 	 * would never need. */
-	if (k->attr != SMP_ATTR_LFT || sma_switchinfo(e, &si) != 0)
+	if (k->attr != SMP_ATTR_LFT || gw_switchinfo(e, &si) != 0)
 		return;
 	for (int i = 1; i <= 4; i++) {
 		a.mod = k->mod + i;
 		if (a.mod * 64 > si.linear_top)
 			break;
-		cache_prefetch(&a, CACHE_FDB);
+		cache_prefetch(&a, attr_defs[ATTR_LFT].ttl);
 	}
 }
 
 static const struct gw_col lft_cols[] = {
-	{ 2, lft_egress, "ibSmaLinForwEgressPort" },
+	GW_GET(2, "ibSmaLinForwEgressPort", lft_egress),
 };
 
 static const struct gw_table lft_table = {
 	.name = "ibSmaLinForTable",
-	.base = { SMA_OBJECTS, 9, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 9, 1, 1),
 	.nindex = 1,
-	.cols = lft_cols,
-	.ncols = 1,
-	.applies = sma_is_switch,
+	.GW_COLS(lft_cols),
+	.applies = gw_is_switch,
 	.row_next = lft_rows,
 	.read_ahead = fdb_read_ahead,
 };
@@ -530,7 +518,7 @@ rft_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	struct smp_switchinfo si;
 	int rc;
 
-	if ((rc = sma_switchinfo(e, &si)) != 0)
+	if ((rc = gw_switchinfo(e, &si)) != 0)
 		return rc;
 	return gw_row_range(lb, incl, 1, si.random_cap > 254 ? 254 :
 	    si.random_cap, out);
@@ -541,7 +529,7 @@ rft_entry(struct gw_eval *e, const struct gw_row *row, uint16_t *lid,
     uint8_t *lmc, uint8_t *port, int *valid)
 {
 	uint32_t i = row->i[0] - 1;
-	const uint8_t *d = gw_attr(e, SMP_ATTR_RFT, i / 16, 0, CACHE_FDB);
+	const uint8_t *d = gw_attr(e, ATTR_RFT, i / 16, 0);
 
 	if (d == NULL)
 		return GW_NEED;
@@ -567,20 +555,18 @@ RFT_GET(rft_lmc, gw_val_uint(v, lmc))
 RFT_GET(rft_valid, gw_val_truth(v, valid))
 
 static const struct gw_col rft_cols[] = {
-	{ 2, rft_lid, "ibSmaRandomDestLID" },
-	{ 3, rft_port, "ibSmaRandomForwEgressPort" },
-	{ 4, rft_lmc, "ibSmaRandomLMC" },
-	{ 5, rft_valid, "ibSmaRandomIsValid" },
+	GW_GET(2, "ibSmaRandomDestLID", rft_lid),
+	GW_GET(3, "ibSmaRandomForwEgressPort", rft_port),
+	GW_GET(4, "ibSmaRandomLMC", rft_lmc),
+	GW_GET(5, "ibSmaRandomIsValid", rft_valid),
 };
 
 static const struct gw_table rft_table = {
 	.name = "ibSmaRandomForwardingTable",
-	.base = { SMA_OBJECTS, 10, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 10, 1, 1),
 	.nindex = 1,
-	.cols = rft_cols,
-	.ncols = 4,
-	.applies = sma_is_switch,
+	.GW_COLS(rft_cols),
+	.applies = gw_is_switch,
 	.row_next = rft_rows,
 };
 
@@ -608,8 +594,8 @@ mft_mask(struct gw_eval *e, const struct smp_switchinfo *si, uint32_t m,
 	memset(list, 0, 32);
 	*empty = 1;
 	for (int pos = 0; pos < npos; pos++) {
-		const uint8_t *d = gw_attr(e, SMP_ATTR_MFT,
-		    (uint32_t)pos << 28 | m / 32, 0, CACHE_FDB);
+		const uint8_t *d = gw_attr(e, ATTR_MFT,
+		    (uint32_t)pos << 28 | m / 32, 0);
 		uint16_t mask;
 
 		if (d == NULL) {
@@ -617,8 +603,8 @@ mft_mask(struct gw_eval *e, const struct smp_switchinfo *si, uint32_t m,
 			need = 1;
 			for (uint32_t b = m / 32; b < m / 32 + 4 &&
 			    b < last_blk; b++)
-				gw_prefetch(e, SMP_ATTR_MFT, (uint32_t)pos << 28 |
-				    b, 0, CACHE_FDB);
+				gw_prefetch(e, ATTR_MFT, (uint32_t)pos << 28 |
+				    b, 0);
 			continue;
 		}
 		mask = smp_mft_mask(d, m % 32);
@@ -653,7 +639,7 @@ mft_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	uint32_t count;
 	int rc, empty;
 
-	if ((rc = sma_switchinfo(e, &si)) != 0)
+	if ((rc = gw_switchinfo(e, &si)) != 0)
 		return rc;
 	count = mft_entries(&si);
 	m = lb->i[0] <= 0xc000 ? 0 : (uint64_t)lb->i[0] - 0xc001 +
@@ -677,24 +663,22 @@ mft_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	uint8_t list[32];
 	int empty, rc;
 
-	if ((rc = sma_switchinfo(e, &si)) != 0 ||
+	if ((rc = gw_switchinfo(e, &si)) != 0 ||
 	    (rc = mft_mask(e, &si, row->i[0] - 0xc001, list, &empty)) != 0)
 		return rc;
 	return gw_val_octets(v, list, sizeof(list));
 }
 
 static const struct gw_col mft_cols[] = {
-	{ 2, mft_val, "ibSmaMulForwMask" },
+	GW_GET(2, "ibSmaMulForwMask", mft_val),
 };
 
 static const struct gw_table mft_table = {
 	.name = "ibSmaMulForTable",
-	.base = { SMA_OBJECTS, 11, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 11, 1, 1),
 	.nindex = 1,
-	.cols = mft_cols,
-	.ncols = 1,
-	.applies = sma_is_switch,
+	.GW_COLS(mft_cols),
+	.applies = gw_is_switch,
 	.row_next = mft_rows,
 };
 
@@ -706,7 +690,7 @@ static int
 sm_count(struct gw_eval *e, uint32_t port, uint32_t *count)
 {
 	struct smp_portinfo pi;
-	int rc = sma_portinfo(e, port, &pi);
+	int rc = gw_portinfo(e, port, &pi);
 
 	*count = rc == 0 && (pi.cap_mask & 2) ? 1 : 0;
 	return rc;
@@ -742,26 +726,14 @@ sm_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	return port_rows(e, lb, incl, next_ca_port, sm_count, out);
 }
 
+/* SMInfo of the row's port. */
 static int
-sm_get(struct gw_eval *e, const struct gw_row *row, struct smp_sminfo *sm)
+sm_inst(struct gw_eval *e, const struct gw_row *row, uint32_t *mod,
+    uint8_t *port)
 {
-	const uint8_t *d = gw_attr(e, SMP_ATTR_SM_INFO, 0,
-	    sma_route_port(gw_node(e), row->i[0]), CACHE_SWITCHINFO);
-
-	if (d == NULL)
-		return GW_NEED;
-	return smp_decode_sminfo(d, PROXY_SMP_DATA_SIZE, sm) == 0 ? 0 : GW_BAD;
-}
-
-#define SM_GET(fn, expr) \
-static int \
-fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
-{ \
-	struct smp_sminfo sm; \
-	int rc = sm_get(e, row, &sm); \
-	if (rc != 0) \
-		return rc; \
-	return (expr); \
+	*mod = 0;
+	*port = gw_route_port(gw_node(e), row->i[0]);
+	return 0;
 }
 
 static int
@@ -772,27 +744,24 @@ sm_key(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return gw_val_octets(v, zero, sizeof(zero));
 }
 
-SM_GET(sm_guid, gw_val_guid(v, sm.guid))
-SM_GET(sm_count_val, gw_val_counter(v, sm.act_count))
-SM_GET(sm_prio, gw_val_uint(v, sm.priority))
-/* IBA SMState 0..3 (notActive, discovering, standby, master). */
-SM_GET(sm_state, gw_val_int(v, sm.state <= 3 ? sm.state + 1 : 5))
+#define SM(sub, nm, f, ...) GW_FIELD(sub, nm, ATTR_SM_INFO, f, __VA_ARGS__)
 
 static const struct gw_col sm_cols[] = {
-	{ 2, sm_guid, "ibSmaSmGuid" },
-	{ 3, sm_key, "ibSmaSmSmKey" },
-	{ 4, sm_count_val, "ibSmaSmSmpCount" },
-	{ 5, sm_prio, "ibSmaSmPriority" },
-	{ 6, sm_state, "ibSmaSmState" },
+	SM(2, "ibSmaSmGuid", IB_SMINFO_GUID_F, GW_K_GUID),
+	GW_GET(3, "ibSmaSmSmKey", sm_key),
+	SM(4, "ibSmaSmSmpCount", IB_SMINFO_ACT_F, GW_K_COUNTER),
+	SM(5, "ibSmaSmPriority", IB_SMINFO_PRIO_F, GW_K_UINT),
+	/* SMState 0..3: notActive, discovering, standby, master. */
+	SM(6, "ibSmaSmState", IB_SMINFO_STATE_F, GW_K_ENUM,
+	    GW_CODES(0, 3, 1, 5)),
 };
 
 static const struct gw_table sm_table = {
 	.name = "ibSmaSmInfoTable",
-	.base = { SMA_OBJECTS, 12, 1, 1, 1 },
-	.base_len = 12,
+	.GW_OID(GW_SMA_OBJECTS, 12, 1, 1, 1),
 	.nindex = 1,
-	.cols = sm_cols,
-	.ncols = 5,
+	.GW_COLS(sm_cols),
+	.inst = sm_inst,
 	.row_next = sm_rows,
 };
 
@@ -812,11 +781,10 @@ static const uint8_t *
 vdiag_block(struct gw_eval *e, uint32_t port, uint32_t index, int *unsup)
 {
 	const struct store_node *n = gw_node(e);
-	uint32_t mod = sma_is_switch(n) ? port << 16 | index : index;
+	uint32_t mod = gw_is_switch(n) ? port << 16 | index : index;
 
-	return gw_attr_opt(e, SMP_ATTR_VENDOR_DIAG, mod,
-	    sma_route_port(n, port), CACHE_TABLES, STORE_UNSUP_VENDOR_DIAG,
-	    unsup);
+	return gw_attr_opt(e, ATTR_VENDOR_DIAG, mod,
+	    gw_route_port(n, port), unsup);
 }
 
 static int
@@ -826,7 +794,7 @@ vdiag_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	int unsup;
 
 	/* Probe support once, on the management port. */
-	if (vdiag_block(e, sma_mgmt_port(gw_node(e)), 0, &unsup) == NULL)
+	if (vdiag_block(e, gw_mgmt_port(gw_node(e)), 0, &unsup) == NULL)
 		return unsup ? 0 : GW_NEED;
 	return port_rows(e, lb, incl, next_port_or_mgmt, any_port, out);
 }
@@ -836,7 +804,7 @@ static int \
 fn(struct gw_eval *e, const struct gw_row *row, struct gw_val *v) \
 { \
 	struct smp_portinfo p; \
-	int rc = sma_portinfo(e, ib_port(row->i[0]), &p); \
+	int rc = gw_portinfo(e, ib_port(row->i[0]), &p); \
 	if (rc != 0) \
 		return rc; \
 	return (expr); \
@@ -856,7 +824,7 @@ vdiag_data(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	uint8_t buf[124];
 	const uint8_t *d0, *d1 = NULL;
 	uint32_t port = ib_port(row->i[0]);
-	int rc = sma_portinfo(e, port, &p), unsup;
+	int rc = gw_portinfo(e, port, &p), unsup;
 
 	if (rc != 0)
 		return rc;
@@ -878,19 +846,17 @@ vdiag_data(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col vdiag_cols[] = {
-	{ 2, vdiag_generic, "ibSmaPortGenericDiagCode" },
-	{ 3, vdiag_vendor, "ibSmaPortVendorDiagCode" },
-	{ 4, vdiag_fwd, "ibSmaPortVendorDiagIndexFwd" },
-	{ 5, vdiag_data, "ibSmaPortVendorDiagData" },
+	GW_GET(2, "ibSmaPortGenericDiagCode", vdiag_generic),
+	GW_GET(3, "ibSmaPortVendorDiagCode", vdiag_vendor),
+	GW_GET(4, "ibSmaPortVendorDiagIndexFwd", vdiag_fwd),
+	GW_GET(5, "ibSmaPortVendorDiagData", vdiag_data),
 };
 
 static const struct gw_table vdiag_table = {
 	.name = "ibSmaVendDiagInfoTable",
-	.base = { SMA_OBJECTS, 13, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 13, 1, 1),
 	.nindex = 1,
-	.cols = vdiag_cols,
-	.ncols = 4,
+	.GW_COLS(vdiag_cols),
 	.row_next = vdiag_rows,
 };
 
@@ -902,8 +868,8 @@ led_block(struct gw_eval *e, uint32_t port, int *unsup)
 {
 	const struct store_node *n = gw_node(e);
 
-	return gw_attr_opt(e, SMP_ATTR_LED_INFO, sma_is_switch(n) ? port : 0,
-	    sma_route_port(n, port), CACHE_TABLES, STORE_UNSUP_LED_INFO, unsup);
+	return gw_attr_opt(e, ATTR_LED_INFO, gw_is_switch(n) ? port : 0,
+	    gw_route_port(n, port), unsup);
 }
 
 static int
@@ -914,12 +880,13 @@ led_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	struct smp_portinfo pi;
 	int rc;
 
-	if (n->unsupported & STORE_UNSUP_LED_INFO)
+	if (n->unsupported & attr_defs[ATTR_LED_INFO].unsup)
 		return 0;
-	if ((rc = sma_portinfo(e, sma_mgmt_port(n), &pi)) != 0)
+	if ((rc = gw_portinfo(e, gw_mgmt_port(n), &pi)) != 0)
 		return rc;
 	if (!(pi.cap_mask & (1u << 9))) {
-		store_node_set_unsupported(n->idx, STORE_UNSUP_LED_INFO);
+		store_node_set_unsupported(n->idx,
+		    attr_defs[ATTR_LED_INFO].unsup);
 		return 0;
 	}
 	return port_rows(e, lb, incl, next_data_port, any_port, out);
@@ -937,16 +904,14 @@ led_state(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col led_cols[] = {
-	{ 2, led_state, "ibSmaLedState" },
+	GW_GET(2, "ibSmaLedState", led_state),
 };
 
 static const struct gw_table led_table = {
 	.name = "ibSmaLedInfoTable",
-	.base = { SMA_OBJECTS, 14, 1, 1 },
-	.base_len = 11,
+	.GW_OID(GW_SMA_OBJECTS, 14, 1, 1),
 	.nindex = 1,
-	.cols = led_cols,
-	.ncols = 1,
+	.GW_COLS(led_cols),
 	.row_next = led_rows,
 };
 

@@ -12,15 +12,6 @@
 #include "proxy/mad.h"
 #include "util/log.h"
 
-typedef void (*sys_fn)(struct gw_val *v, int arg);
-
-struct sys_obj {
-	oid	 name[32];
-	size_t	 len;
-	sys_fn	 fn;
-	int	 arg;
-};
-
 static char sys_descr[256], sys_contact[256], sys_name[256], sys_location[256];
 
 /* sysObjectID values: BASE.0.1 for the gateway, BASE.1.T for a node of
@@ -33,39 +24,45 @@ static size_t	sys_oid_base_len = 10;
 static oid	sys_object_id[MAX_OID_LEN];
 static size_t	sys_object_id_len;
 
-static void
-str(struct gw_val *v, int arg)
+/* Getters of the gateway's own context; the column's arg says which
+ * string, number or statistic. */
+
+static int
+sys_str(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	static const char *tab[] = { sys_descr, sys_contact, sys_name,
 	    sys_location };
+	const char *s = tab[gw_column(e)->arg];
 
-	gw_val_octets(v, tab[arg], strlen(tab[arg]));
+	return gw_val_octets(v, s, strlen(s));
 }
 
-static void
-objid(struct gw_val *v, int arg)
+static int
+sys_objid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	gw_val_oid(v, sys_object_id, sys_object_id_len);
+	return gw_val_oid(v, sys_object_id, sys_object_id_len);
 }
 
-static void
-uptime(struct gw_val *v, int arg)
+static int
+sys_uptime(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	v->type = ASN_TIMETICKS;
 	v->l = netsnmp_get_agent_uptime();
+	return 0;
 }
 
-static void
-integer(struct gw_val *v, int arg)
+static int
+sys_int(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	gw_val_int(v, arg);
+	return gw_val_int(v, gw_column(e)->arg);
 }
 
-static void
-stat(struct gw_val *v, int arg)
+/* net-snmp's own counters (snmp_get_statistic). */
+static int
+sys_stat(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	v->type = ASN_COUNTER;
-	v->l = snmp_get_statistic(arg) & 0xffffffffUL;
+	return gw_val_counter(v, snmp_get_statistic((int)gw_column(e)->arg) &
+	    0xffffffffUL);
 }
 
 /* IBSNMPGW-MIB ibsnmpgwStats (mibs/IBSNMPGW-MIB), under the base. */
@@ -77,8 +74,8 @@ enum {
 	ST_PORT_FAILURES, ST_PORT_STATE
 };
 
-static void
-gwstat(struct gw_val *v, int arg)
+static int
+gw_stat(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	struct proxy_mad_stats m;
 	struct cache_stats c;
@@ -90,7 +87,7 @@ gwstat(struct gw_val *v, int arg)
 	cache_get_stats(&c);
 	proxy_discover_get_stats(&s);
 	gw_snmp_get_stats(&g);
-	switch (arg) {
+	switch (gw_column(e)->arg) {
 	case ST_MAD_SENT: x = m.sent; break;
 	case ST_MAD_ANSWERED: x = m.answered; break;
 	case ST_MAD_TIMEOUTS: x = m.timeouts; break;
@@ -101,16 +98,13 @@ gwstat(struct gw_val *v, int arg)
 	case ST_CACHE_COALESCED: x = c.coalesced; break;
 	case ST_NODE_REQUESTS: x = g.node_requests; break;
 	case ST_SWEEPS:
-		gw_val_counter(v, s.sweeps);
-		return;
+		return gw_val_counter(v, s.sweeps);
 	case ST_PORT_FAILURES:
-		gw_val_counter(v, (unsigned long)m.port_failures);
-		return;
+		return gw_val_counter(v, (unsigned long)m.port_failures);
 	case ST_PORT_STATE:
-		gw_val_int(v, m.port_down ? 2 : 1);	/* up(1), down(2) */
-		return;
+		return gw_val_int(v, m.port_down ? 2 : 1);	/* up(1), down(2) */
 	default:
-		switch (arg) {
+		switch (gw_column(e)->arg) {
 		case ST_MAD_INFLIGHT: x = m.inflight; break;
 		case ST_MAD_QUEUED: x = m.queued; break;
 		case ST_CACHE_ENTRIES: x = c.entries; break;
@@ -121,153 +115,111 @@ gwstat(struct gw_val *v, int arg)
 			break;
 		case ST_SWEEP_MS: x = s.duration_ms; break;
 		}
-		gw_val_uint(v, x > 0xffffffffULL ? 0xffffffffUL : (unsigned long)x);
-		return;
+		return gw_val_uint(v, x > 0xffffffffULL ? 0xffffffffUL :
+		    (unsigned long)x);
 	}
-	gw_val_counter64(v, x);
+	return gw_val_counter64(v, x);
 }
 
-#define SYS(n)	{ 1, 3, 6, 1, 2, 1, 1, n, 0 }, 9
-#define SNMPG(n) { 1, 3, 6, 1, 2, 1, 11, n, 0 }, 9
-#define TGT(n)	{ 1, 3, 6, 1, 6, 3, 12, 1, n, 0 }, 10
-#define USM(n)	{ 1, 3, 6, 1, 6, 3, 15, 1, 1, n, 0 }, 11
-
-/* Sorted by OID. */
-static const struct sys_obj sys_objs[] = {
-	{ SYS(1), str, 0 },
-	{ SYS(2), objid, 0 },
-	{ SYS(3), uptime, 0 },
-	{ SYS(4), str, 1 },
-	{ SYS(5), str, 2 },
-	{ SYS(6), str, 3 },
-	{ SYS(7), integer, 72 },	/* applications + end-to-end */
-	{ SNMPG(1), stat, STAT_SNMPINPKTS },
-	{ SNMPG(2), stat, STAT_SNMPOUTPKTS },
-	{ SNMPG(3), stat, STAT_SNMPINBADVERSIONS },
-	{ SNMPG(4), stat, STAT_SNMPINBADCOMMUNITYNAMES },
-	{ SNMPG(5), stat, STAT_SNMPINBADCOMMUNITYUSES },
-	{ SNMPG(6), stat, STAT_SNMPINASNPARSEERRS },
-	{ SNMPG(8), stat, STAT_SNMPINTOOBIGS },
-	{ SNMPG(9), stat, STAT_SNMPINNOSUCHNAMES },
-	{ SNMPG(10), stat, STAT_SNMPINBADVALUES },
-	{ SNMPG(11), stat, STAT_SNMPINREADONLYS },
-	{ SNMPG(12), stat, STAT_SNMPINGENERRS },
-	{ SNMPG(13), stat, STAT_SNMPINTOTALREQVARS },
-	{ SNMPG(14), stat, STAT_SNMPINTOTALSETVARS },
-	{ SNMPG(15), stat, STAT_SNMPINGETREQUESTS },
-	{ SNMPG(16), stat, STAT_SNMPINGETNEXTS },
-	{ SNMPG(17), stat, STAT_SNMPINSETREQUESTS },
-	{ SNMPG(18), stat, STAT_SNMPINGETRESPONSES },
-	{ SNMPG(19), stat, STAT_SNMPINTRAPS },
-	{ SNMPG(20), stat, STAT_SNMPOUTTOOBIGS },
-	{ SNMPG(21), stat, STAT_SNMPOUTNOSUCHNAMES },
-	{ SNMPG(22), stat, STAT_SNMPOUTBADVALUES },
-	{ SNMPG(24), stat, STAT_SNMPOUTGENERRS },
-	{ SNMPG(25), stat, STAT_SNMPOUTGETREQUESTS },
-	{ SNMPG(26), stat, STAT_SNMPOUTGETNEXTS },
-	{ SNMPG(27), stat, STAT_SNMPOUTSETREQUESTS },
-	{ SNMPG(28), stat, STAT_SNMPOUTGETRESPONSES },
-	{ SNMPG(29), stat, STAT_SNMPOUTTRAPS },
-	{ SNMPG(30), integer, 2 },	/* snmpEnableAuthenTraps: disabled */
-	{ SNMPG(31), stat, STAT_SNMPSILENTDROPS },
-	{ SNMPG(32), stat, STAT_SNMPPROXYDROPS },
-	{ TGT(4), stat, STAT_SNMPUNAVAILABLECONTEXTS },
-	{ TGT(5), stat, STAT_SNMPUNKNOWNCONTEXTS },
-	/* SNMP-USER-BASED-SM-MIB usmStats (RFC 3414): rejected v3 messages. */
-	{ USM(1), stat, STAT_USMSTATSUNSUPPORTEDSECLEVELS },
-	{ USM(2), stat, STAT_USMSTATSNOTINTIMEWINDOWS },
-	{ USM(3), stat, STAT_USMSTATSUNKNOWNUSERNAMES },
-	{ USM(4), stat, STAT_USMSTATSUNKNOWNENGINEIDS },
-	{ USM(5), stat, STAT_USMSTATSWRONGDIGESTS },
-	{ USM(6), stat, STAT_USMSTATSDECRYPTIONERRORS },
-};
-#define NSYS	(sizeof(sys_objs) / sizeof(sys_objs[0]))
-#define NSTATS	18
-
-/* The stats objects' OIDs depend on the configured base: built at
- * start-up, in OID order as sys_handler's GETNEXT loop needs, and
- * registered as a group of their own under the base. */
-static struct sys_obj stat_objs[NSTATS];
-
-static void
-answer(netsnmp_request_info *r, const struct sys_obj *o)
-{
-	struct gw_val v;
-
-	memset(&v, 0, sizeof(v));
-	o->fn(&v, o->arg);
-	gw_val_set(r, &v);
-}
-
-struct sys_group {
-	const struct sys_obj	*objs;
-	size_t			 n;
+static const struct gw_col sys_cols[] = {
+	GW_GETA(1, "sysDescr", sys_str, 0),
+	GW_GET(2, "sysObjectID", sys_objid),
+	GW_GET(3, "sysUpTime", sys_uptime),
+	GW_GETA(4, "sysContact", sys_str, 1),
+	GW_GETA(5, "sysName", sys_str, 2),
+	GW_GETA(6, "sysLocation", sys_str, 3),
+	GW_GETA(7, "sysServices", sys_int, 72),	/* applications, e2e */
 };
 
-static int
-sys_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
-{
-	const struct sys_group *g = h->myvoid;
-	const struct sys_obj *objs = g->objs;
-	size_t nobjs = g->n;
+#define SNMPG(n, nm, st)	GW_GETA(n, nm, sys_stat, st)
 
-	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
-		const oid *name = r->requestvb->name;
-		size_t len = r->requestvb->name_length, i;
+static const struct gw_col snmp_cols[] = {
+	SNMPG(1, "snmpInPkts", STAT_SNMPINPKTS),
+	SNMPG(2, "snmpOutPkts", STAT_SNMPOUTPKTS),
+	SNMPG(3, "snmpInBadVersions", STAT_SNMPINBADVERSIONS),
+	SNMPG(4, "snmpInBadCommunityNames", STAT_SNMPINBADCOMMUNITYNAMES),
+	SNMPG(5, "snmpInBadCommunityUses", STAT_SNMPINBADCOMMUNITYUSES),
+	SNMPG(6, "snmpInASNParseErrs", STAT_SNMPINASNPARSEERRS),
+	SNMPG(8, "snmpInTooBigs", STAT_SNMPINTOOBIGS),
+	SNMPG(9, "snmpInNoSuchNames", STAT_SNMPINNOSUCHNAMES),
+	SNMPG(10, "snmpInBadValues", STAT_SNMPINBADVALUES),
+	SNMPG(11, "snmpInReadOnlys", STAT_SNMPINREADONLYS),
+	SNMPG(12, "snmpInGenErrs", STAT_SNMPINGENERRS),
+	SNMPG(13, "snmpInTotalReqVars", STAT_SNMPINTOTALREQVARS),
+	SNMPG(14, "snmpInTotalSetVars", STAT_SNMPINTOTALSETVARS),
+	SNMPG(15, "snmpInGetRequests", STAT_SNMPINGETREQUESTS),
+	SNMPG(16, "snmpInGetNexts", STAT_SNMPINGETNEXTS),
+	SNMPG(17, "snmpInSetRequests", STAT_SNMPINSETREQUESTS),
+	SNMPG(18, "snmpInGetResponses", STAT_SNMPINGETRESPONSES),
+	SNMPG(19, "snmpInTraps", STAT_SNMPINTRAPS),
+	SNMPG(20, "snmpOutTooBigs", STAT_SNMPOUTTOOBIGS),
+	SNMPG(21, "snmpOutNoSuchNames", STAT_SNMPOUTNOSUCHNAMES),
+	SNMPG(22, "snmpOutBadValues", STAT_SNMPOUTBADVALUES),
+	SNMPG(24, "snmpOutGenErrs", STAT_SNMPOUTGENERRS),
+	SNMPG(25, "snmpOutGetRequests", STAT_SNMPOUTGETREQUESTS),
+	SNMPG(26, "snmpOutGetNexts", STAT_SNMPOUTGETNEXTS),
+	SNMPG(27, "snmpOutSetRequests", STAT_SNMPOUTSETREQUESTS),
+	SNMPG(28, "snmpOutGetResponses", STAT_SNMPOUTGETRESPONSES),
+	SNMPG(29, "snmpOutTraps", STAT_SNMPOUTTRAPS),
+	/* snmpEnableAuthenTraps: disabled(2) */
+	GW_GETA(30, "snmpEnableAuthenTraps", sys_int, 2),
+	SNMPG(31, "snmpSilentDrops", STAT_SNMPSILENTDROPS),
+	SNMPG(32, "snmpProxyDrops", STAT_SNMPPROXYDROPS),
+};
 
-		if (r->processed)
-			continue;
-		switch (reqinfo->mode) {
-		case MODE_GET:
-			for (i = 0; i < nobjs; i++)
-				if (snmp_oid_compare(name, len, objs[i].name,
-				    objs[i].len) == 0)
-					break;
-			if (i == nobjs)
-				netsnmp_set_request_error(reqinfo, r,
-				    SNMP_NOSUCHOBJECT);
-			else
-				answer(r, &objs[i]);
-			break;
-		case MODE_GETNEXT:
-			for (i = 0; i < nobjs; i++)
-				if (snmp_oid_compare(objs[i].name,
-				    objs[i].len, name, len) > 0 &&
-				    netsnmp_oid_is_subtree(reg->rootoid,
-				    reg->rootoid_len, objs[i].name,
-				    objs[i].len) == 0)
-					break;
-			if (i < nobjs) {
-				snmp_set_var_objid(r->requestvb,
-				    objs[i].name, objs[i].len);
-				answer(r, &objs[i]);
-			}
-			break;
-		default:
-			netsnmp_set_request_error(reqinfo, r,
-			    SNMP_ERR_NOTWRITABLE);
-		}
-	}
-	return SNMP_ERR_NOERROR;
-}
+/* SNMP-TARGET-MIB (RFC 3413): contexts the gateway could not name. */
+static const struct gw_col target_cols[] = {
+	SNMPG(4, "snmpUnavailableContexts", STAT_SNMPUNAVAILABLECONTEXTS),
+	SNMPG(5, "snmpUnknownContexts", STAT_SNMPUNKNOWNCONTEXTS),
+};
 
-static int
-reg_group(const char *name, const oid *root, size_t len,
-    const struct sys_group *g)
-{
-	netsnmp_handler_registration *reg;
+/* SNMP-USER-BASED-SM-MIB usmStats (RFC 3414): rejected v3 messages. */
+static const struct gw_col usm_cols[] = {
+	SNMPG(1, "usmStatsUnsupportedSecLevels",
+	    STAT_USMSTATSUNSUPPORTEDSECLEVELS),
+	SNMPG(2, "usmStatsNotInTimeWindows", STAT_USMSTATSNOTINTIMEWINDOWS),
+	SNMPG(3, "usmStatsUnknownUserNames", STAT_USMSTATSUNKNOWNUSERNAMES),
+	SNMPG(4, "usmStatsUnknownEngineIDs", STAT_USMSTATSUNKNOWNENGINEIDS),
+	SNMPG(5, "usmStatsWrongDigests", STAT_USMSTATSWRONGDIGESTS),
+	SNMPG(6, "usmStatsDecryptionErrors", STAT_USMSTATSDECRYPTIONERRORS),
+};
 
-	reg = netsnmp_create_handler_registration(name, sys_handler, root, len,
-	    HANDLER_CAN_RONLY);
-	if (reg != NULL)
-		reg->handler->myvoid = (void *)g;
-	if (reg == NULL || netsnmp_register_handler(reg) != MIB_REGISTERED_OK) {
-		log_warnx("mib: cannot register %s", name);
-		return -1;
-	}
-	return 0;
-}
+#define GWST(n, nm)	GW_GETA(n, nm, gw_stat, n)
+
+static const struct gw_col stats_cols[] = {
+	GWST(ST_MAD_SENT, "ibsnmpgwMadSent"),
+	GWST(ST_MAD_ANSWERED, "ibsnmpgwMadAnswered"),
+	GWST(ST_MAD_TIMEOUTS, "ibsnmpgwMadTimeouts"),
+	GWST(ST_MAD_RETRIES, "ibsnmpgwMadRetries"),
+	GWST(ST_MAD_ERRORS, "ibsnmpgwMadErrors"),
+	GWST(ST_MAD_INFLIGHT, "ibsnmpgwMadInFlight"),
+	GWST(ST_MAD_QUEUED, "ibsnmpgwMadQueued"),
+	GWST(ST_CACHE_HITS, "ibsnmpgwCacheHits"),
+	GWST(ST_CACHE_MISSES, "ibsnmpgwCacheMisses"),
+	GWST(ST_CACHE_COALESCED, "ibsnmpgwCacheCoalesced"),
+	GWST(ST_CACHE_ENTRIES, "ibsnmpgwCacheEntries"),
+	GWST(ST_NODES, "ibsnmpgwFabricNodes"),
+	GWST(ST_UNREACHABLE, "ibsnmpgwFabricUnreachable"),
+	GWST(ST_SWEEPS, "ibsnmpgwSweeps"),
+	GWST(ST_SWEEP_MS, "ibsnmpgwLastSweepDuration"),
+	GWST(ST_NODE_REQUESTS, "ibsnmpgwNodeRequests"),
+	GWST(ST_PORT_FAILURES, "ibsnmpgwMadPortFailures"),
+	GWST(ST_PORT_STATE, "ibsnmpgwMadPortState"),
+};
+
+static const struct gw_table gw_tables[] = {
+	{ .name = "system", .GW_OID(1, 3, 6, 1, 2, 1, 1), .GW_COLS(sys_cols),
+	  .context = "" },
+	{ .name = "snmp", .GW_OID(1, 3, 6, 1, 2, 1, 11), .GW_COLS(snmp_cols),
+	  .context = "" },
+	{ .name = "snmpTargetObjects", .GW_OID(1, 3, 6, 1, 6, 3, 12, 1),
+	  .GW_COLS(target_cols), .context = "" },
+	{ .name = "usmStats", .GW_OID(1, 3, 6, 1, 6, 3, 15, 1, 1),
+	  .GW_COLS(usm_cols), .context = "" },
+	/* ibsnmpgwStats(2) under the base */
+	{ .name = "ibsnmpgwStats", .GW_OID(2), .under_sys_base = 1,
+	  .GW_COLS(stats_cols), .context = "" },
+};
 
 static int
 set_base(const struct gw_conf *c)
@@ -280,6 +232,10 @@ set_base(const struct gw_conf *c)
 			return -1;
 		}
 		sys_oid_base_len = len;
+	}
+	if (sys_oid_base_len + 8 > MAX_OID_LEN) {
+		log_warnx("snmp: sys-object-id-base is too long");
+		return -1;
 	}
 	memcpy(sys_object_id, sys_oid_base, sys_oid_base_len * sizeof(oid));
 	sys_object_id[sys_oid_base_len] = 0;
@@ -300,11 +256,6 @@ gw_mib_sys_base(oid *o, size_t max)
 int
 gw_mib_system_init(const struct gw_conf *c)
 {
-	static const oid sys[] = { 1, 3, 6, 1, 2, 1, 1 };
-	static const oid snmp[] = { 1, 3, 6, 1, 2, 1, 11 };
-	static const oid tgt[] = { 1, 3, 6, 1, 6, 3, 12, 1 };
-	static const oid usm[] = { 1, 3, 6, 1, 6, 3, 15, 1, 1 };
-
 	if (set_base(c) == -1)
 		return -1;
 	snprintf(sys_descr, sizeof(sys_descr), "ibsnmpgw %s: SNMP gateway "
@@ -316,33 +267,9 @@ gw_mib_system_init(const struct gw_conf *c)
 	if (gethostname(sys_name, sizeof(sys_name)) == -1)
 		sys_name[0] = '\0';
 	sys_name[sizeof(sys_name) - 1] = '\0';
-	static struct sys_group fixed = { sys_objs, NSYS };
-	static struct sys_group stats = { stat_objs, NSTATS };
-	oid stats_root[MAX_OID_LEN];
-
-	if (sys_oid_base_len + 3 > sizeof(stat_objs[0].name) / sizeof(oid)) {
-		log_warnx("snmp: sys-object-id-base is too long");
-		return -1;
-	}
-	memcpy(stats_root, sys_oid_base, sys_oid_base_len * sizeof(oid));
-	stats_root[sys_oid_base_len] = 2;	/* ibsnmpgwStats */
-	for (int i = 0; i < NSTATS; i++) {
-		struct sys_obj *o = &stat_objs[i];
-		memcpy(o->name, stats_root, (sys_oid_base_len + 1) *
-		    sizeof(oid));
-		o->name[sys_oid_base_len + 1] = i + 1;
-		o->name[sys_oid_base_len + 2] = 0;
-		o->len = sys_oid_base_len + 3;
-		o->fn = gwstat;
-		o->arg = i + 1;
-	}
-	if (reg_group("system", sys, OID_LENGTH(sys), &fixed) == -1 ||
-	    reg_group("snmp", snmp, OID_LENGTH(snmp), &fixed) == -1 ||
-	    reg_group("snmpTargetObjects", tgt, OID_LENGTH(tgt), &fixed) ==
-	    -1 || reg_group("usmStats", usm, OID_LENGTH(usm), &fixed) == -1 ||
-	    reg_group("ibsnmpgwStats", stats_root, sys_oid_base_len + 1,
-	    &stats) == -1)
-		return -1;
+	for (size_t i = 0; i < sizeof(gw_tables) / sizeof(gw_tables[0]); i++)
+		if (gw_mib_register(&gw_tables[i]) == -1)
+			return -1;
 	return 0;
 }
 
@@ -426,21 +353,19 @@ node_services(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col node_sys_cols[] = {
-	{ 1, node_descr, "sysDescr" },
-	{ 2, node_objid, "sysObjectID" },
-	{ 3, node_uptime, "sysUpTime" },
-	{ 4, node_contact, "sysContact" },
-	{ 5, node_name, "sysName" },
-	{ 6, node_location, "sysLocation" },
-	{ 7, node_services, "sysServices" },
+	GW_GET(1, "sysDescr", node_descr),
+	GW_GET(2, "sysObjectID", node_objid),
+	GW_GET(3, "sysUpTime", node_uptime),
+	GW_GET(4, "sysContact", node_contact),
+	GW_GET(5, "sysName", node_name),
+	GW_GET(6, "sysLocation", node_location),
+	GW_GET(7, "sysServices", node_services),
 };
 
 static const struct gw_table node_sys_table = {
 	.name = "system",
-	.base = { 1, 3, 6, 1, 2, 1, 1 },
-	.base_len = 7,
-	.cols = node_sys_cols,
-	.ncols = sizeof(node_sys_cols) / sizeof(node_sys_cols[0]),
+	.GW_OID(1, 3, 6, 1, 2, 1, 1),
+	.GW_COLS(node_sys_cols),
 };
 
 int

@@ -274,7 +274,7 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 			break;
 		}
 		if ((node = store_node_resolve(nm.node, nm.node_len)) == NULL ||
-		    !gw_selector_match(&cm->nodes, node))
+		    !store_select_match(&cm->nodes, node))
 			goto bad_community;
 		if (set_context(pdu, GW_NODE_CONTEXT) == -1)
 			return 0;
@@ -291,7 +291,7 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 		    pdu->contextNameLen)) == NULL ||
 		    /* A user USM still knows but a reload removed from the
 		     * file may see nothing. */
-		    user == NULL || !gw_selector_match(&user->nodes, node)) {
+		    user == NULL || !store_select_match(&user->nodes, node)) {
 			report_unknown_context(sess, pdu);
 			return 0;
 		}

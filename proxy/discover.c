@@ -8,7 +8,7 @@
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
-#include "proxy/smp.h"
+#include "codec/smp.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -78,7 +78,7 @@ send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
 	memset(&a, 0, sizeof(a));
 	a.node_key = key;
 	a.target.path = *path;
-	a.mgmt_class = PROXY_CLASS_SMI_DR;
+	a.mgmt_class = ATTR_CLASS_SMI_DR;
 	a.method = SMP_METHOD_GET;
 	a.attr_id = attr;
 	a.attr_mod = mod;
@@ -182,7 +182,7 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 	struct dnode *dn;
 	int is_new = 0;
 
-	if (smp_decode_nodeinfo(data, PROXY_SMP_DATA_SIZE, &ni) == -1) {
+	if (smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
 		char p[256];
 		store_path_format(&r->path, p, sizeof(p));
 		log_warnx("discover: garbage NodeInfo at route %s", p);
@@ -248,7 +248,7 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	struct smp_portinfo pi;
 	struct store_path next;
 
-	if (smp_decode_portinfo(data, PROXY_SMP_DATA_SIZE, &pi) == -1) {
+	if (smp_decode_portinfo(data, SMP_DATA_SIZE, &pi) == -1) {
 		log_warnx("discover: garbage PortInfo from 0x%016llx port %u",
 		    (unsigned long long)dn->n.guid, r->port);
 		return -1;
@@ -395,7 +395,7 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 	 * send that fails at once inside that processing (its dreq_cb runs
 	 * nested) cannot end the sweep under us. */
 	if (status == 0) {
-		const uint8_t *data = mad + PROXY_SMP_DATA_OFFS;
+		const uint8_t *data = mad + SMP_DATA_OFFS;
 		int rc = 0;
 
 		switch (r->attr) {
@@ -404,7 +404,7 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 			break;
 		case SMP_ATTR_NODE_DESC:
 			r->dn->desc_ok = smp_decode_nodedesc(data,
-			    PROXY_SMP_DATA_SIZE, r->dn->n.desc,
+			    SMP_DATA_SIZE, r->dn->n.desc,
 			    sizeof(r->dn->n.desc)) == 0;
 			break;
 		case SMP_ATTR_PORT_INFO:

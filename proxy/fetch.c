@@ -7,11 +7,12 @@
 
 #include <infiniband/mad.h>
 
+#include "codec/attr.h"
+#include "codec/perf.h"
+#include "codec/smp.h"
 #include "proxy/fetch.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
-#include "proxy/perf.h"
-#include "proxy/smp.h"
 #include "store/counters.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -22,46 +23,24 @@ struct fetch {
 	int			probe;		/* HEALTH_PROBE of a held node */
 };
 
-/* The optional PerfMgt attributes a PMA may lack (IBA 16.1.4): an
- * "unsupported" answer is remembered in the inventory, so neither the
- * poller nor a walk asks again. */
-unsigned
-proxy_perf_unsup_flag(uint16_t attr)
-{
-	switch (attr) {
-	case PERF_ATTR_RCV_ERROR_DETAILS:	return STORE_UNSUP_RCV_DETAILS;
-	case PERF_ATTR_XMIT_DISCARD_DETAILS:	return STORE_UNSUP_XMIT_DETAILS;
-	case PERF_ATTR_FLOW_CTL_COUNTERS:	return STORE_UNSUP_FLOWCTL;
-	case PERF_ATTR_VL_OP_PACKETS:		return STORE_UNSUP_VL_OP_PKTS;
-	case PERF_ATTR_VL_OP_DATA:		return STORE_UNSUP_VL_OP_DATA;
-	}
-	return 0;
-}
-
+/* An optional attribute's bit in the inventory's per-node set (its
+ * catalogue row), 0 for one every node answers. An "unsupported"
+ * answer sets it, so neither the poller nor a walk asks again. */
 static unsigned
 optional_flag(const struct cache_key *k)
 {
-	return k->mclass == PROXY_CLASS_PERF ? proxy_perf_unsup_flag(k->attr) :
-	    0;
+	const struct attr_def *a = attr_find(k->mclass, k->attr);
+
+	return a ? a->unsup : 0;
 }
 
-/* Attributes a live node may leave unanswered (optional ones; the
- * gateway remembers which a node lacks): their silence is not the
- * node's (proxy/health.h), and they cannot probe a held node. */
+/* Optional attributes a live node may leave unanswered: their silence
+ * is not the node's (proxy/health.h), and they cannot probe a held
+ * node. */
 static int
 may_drop(const struct cache_key *k)
 {
-	if (k->mclass == PROXY_CLASS_PERF)
-		return optional_flag(k) != 0;
-	switch (k->attr) {
-	case SMP_ATTR_GUID_INFO: case SMP_ATTR_PKEY_TABLE:
-	case SMP_ATTR_SL2VL_TABLE: case SMP_ATTR_VLARB_TABLE:
-	case SMP_ATTR_RFT: case SMP_ATTR_MFT: case SMP_ATTR_SM_INFO:
-	case SMP_ATTR_VENDOR_DIAG: case SMP_ATTR_LED_INFO:
-	case SMP_ATTR_PORT_INFO_EXT:
-		return 1;
-	}
-	return 0;
+	return optional_flag(k) != 0;
 }
 
 /* An optional PerfMgt attribute timed out. Some PMAs drop what they do
@@ -82,9 +61,9 @@ confirm_cb(void *arg, int status, const uint8_t *data, size_t len)
 	struct confirm *c = arg;
 
 	if (status == 0) {
-		log_info("fetch: node %u port %u: the PMA answers PortCounters "
-		    "but not attribute 0x%04x: taken as unsupported", c->node,
-		    c->port, c->attr);
+		log_info("fetch: %s port %u: the PMA answers PortCounters but "
+		    "not attribute 0x%04x: taken as unsupported",
+		    store_node_ident_idx(c->node), c->port, c->attr);
 		store_node_set_unsupported(c->node, c->flag);
 	}
 	free(c);
@@ -103,7 +82,8 @@ confirm_pma(const struct cache_key *k)
 	c->port = (uint8_t)k->mod;
 	c->flag = optional_flag(k);
 	pc.attr = PERF_ATTR_PORT_COUNTERS;
-	switch (cache_refetch(&pc, CACHE_COUNTERS, confirm_cb, c)) {
+	switch (cache_refetch(&pc, attr_defs[ATTR_PORT_COUNTERS].ttl,
+	    confirm_cb, c)) {
 	case 1:
 		return;		/* confirm_cb decides */
 	case 0:
@@ -120,7 +100,7 @@ confirm_pma(const struct cache_key *k)
 static int
 perf_wrong_port(const struct fetch *f, const uint8_t *mad)
 {
-	return f->key.mclass == PROXY_CLASS_PERF &&
+	return f->key.mclass == ATTR_CLASS_PERF &&
 	    f->key.attr != PERF_ATTR_CLASS_PORT_INFO &&
 	    mad[f->offs + 1] != (uint8_t)f->key.mod;
 }
@@ -132,7 +112,8 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 
 	/* Before the waiters hear of the timeout, so that they find
 	 * PortCounters being read again and wait for the verdict. */
-	if (status == -ETIMEDOUT && optional_flag(&f->key))
+	if (status == -ETIMEDOUT && optional_flag(&f->key) &&
+	    f->key.mclass == ATTR_CLASS_PERF)
 		confirm_pma(&f->key);
 	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
 		proxy_health_answer(f->key.node);	/* it answered */
@@ -141,8 +122,9 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 	else
 		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
 	if (status == 0 && perf_wrong_port(f, mad)) {
-		log_debug("fetch: node %u: the PMA answered port %u for port "
-		    "%u", f->key.node, mad[f->offs + 1], f->key.mod);
+		log_debug("fetch: %s: the PMA answered port %u for port %u",
+		    store_node_ident_idx(f->key.node), mad[f->offs + 1],
+		    f->key.mod);
 		status = -EINVAL;
 		mad = NULL;
 	}
@@ -150,7 +132,7 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 		const uint8_t *d = mad + f->offs;
 		/* Every answer that carries counters or a port state feeds
 		 * the accumulators, whoever asked for it. */
-		if (f->key.mclass == PROXY_CLASS_PERF &&
+		if (f->key.mclass == ATTR_CLASS_PERF &&
 		    f->key.attr != PERF_ATTR_CLASS_PORT_INFO)
 			counters_feed(f->key.node, (uint8_t)f->key.mod,
 			    f->key.attr, d, f->len);
@@ -168,9 +150,9 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 	} else {
 		if (status == -EIO && mad != NULL) {
 			int st = proxy_mad_status(mad);
-			log_debug("fetch: node %u attribute 0x%04x/0x%x: MAD "
-			    "status 0x%04x", f->key.node, f->key.attr,
-			    f->key.mod, st);
+			log_debug("fetch: %s attribute 0x%04x/0x%x: MAD "
+			    "status 0x%04x", store_node_ident_idx(f->key.node),
+			    f->key.attr, f->key.mod, st);
 			/* IBA 13.4.7 Table 119, bits 4:2: 2 method and 3
 			 * method/attribute unsupported; 7 bad field. */
 			switch ((st >> 2) & 7) {
@@ -222,7 +204,7 @@ perf_submit(const struct store_node *n, uint8_t port, uint8_t method,
 		return -1;	/* no LID yet: no PerfMgt */
 	a.node_key = n->guid;
 	a.target.lid = lid;
-	a.mgmt_class = PROXY_CLASS_PERF;
+	a.mgmt_class = ATTR_CLASS_PERF;
 	a.method = method;
 	a.attr_id = attr;
 	a.optional = (uint8_t)optional;
@@ -257,21 +239,21 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 	}
 	f->key = *key;
 	f->probe = probe;
-	if (key->mclass == PROXY_CLASS_SMI_DR) {
+	if (key->mclass == ATTR_CLASS_SMI_DR) {
 		a.node_key = n->guid;
 		a.mgmt_class = key->mclass;
 		a.method = SMP_METHOD_GET;
 		a.attr_id = key->attr;
 		a.attr_mod = key->mod;
 		a.target.path = *route_for(n, key);
-		f->offs = PROXY_SMP_DATA_OFFS;
-		f->len = PROXY_SMP_DATA_SIZE;
+		f->offs = SMP_DATA_OFFS;
+		f->len = SMP_DATA_SIZE;
 		rc = proxy_mad_submit(&a, fetch_cb, f);
 	} else {
 		/* The optional attributes' timeouts say nothing of the rest
 		 * of the node's queue. */
-		f->offs = PROXY_GS_DATA_OFFS;
-		f->len = PROXY_GS_DATA_SIZE;
+		f->offs = PERF_DATA_OFFS;
+		f->len = PERF_DATA_SIZE;
 		rc = perf_submit(n, (uint8_t)key->mod, SMP_METHOD_GET,
 		    key->attr, 0, optional_flag(key) != 0, fetch_cb, f);
 	}

@@ -9,9 +9,6 @@
 #include "proxy/mad.h"
 
 int	proxy_fetch(const struct cache_key *key, void *arg);
-/* The STORE_UNSUP_* flag of an optional PerfMgt attribute, 0 for one
- * every PMA has. */
-unsigned proxy_perf_unsup_flag(uint16_t attr);
 /* A PerfMgt request to the PMA that counts for (node, port): LID-routed
  * to a switch's port 0 or to the CA port itself, PortSelect naming the
  * port and counter_select the counters (IBA 16.1.3.5; a bit per VL for

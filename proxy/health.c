@@ -29,14 +29,6 @@ static struct health	*health;
 static size_t		 health_n;
 static uint64_t		 health_hold_ms;
 
-static uint64_t
-guid_of(uint32_t node)
-{
-	const struct store_node *n = store_node_at(node);
-
-	return n ? n->guid : 0;
-}
-
 static struct health *
 get(uint32_t node)
 {
@@ -96,8 +88,8 @@ proxy_health_answer(uint32_t node)
 	if (h == NULL || (h->state == HEALTH_OK && h->fails == 0))
 		return;
 	if (h->state != HEALTH_OK)
-		log_notice("node 0x%016llx answers again after %s",
-		    (unsigned long long)guid_of(node),
+		log_notice("%s answers again after %s",
+		    store_node_ident_idx(node),
 		    h->state == HEALTH_BAD_MKEY ? "refusing our M_Key" :
 		    "being silent");
 	h->state = HEALTH_OK;
@@ -125,9 +117,9 @@ proxy_health_silent(uint32_t node, int probe)
 	    proxy_mad_mkey_is(0));
 	if (h->state == HEALTH_OK) {
 		h->hold_ms = health_hold_ms;
-		log_warnx("node 0x%016llx: %u requests in a row unanswered%s; "
-		    "requests for it fail at once for %llu s, then one "
-		    "probes", (unsigned long long)guid_of(node), h->fails,
+		log_warnx("%s: %u requests in a row unanswered%s; requests "
+		    "for it fail at once for %llu s, then one probes",
+		    store_node_ident_idx(node), h->fails,
 		    bad_mkey ? ": it protects its M_Key and ours is not its "
 		    "key (fix ib.mkey-file and reload)" : "",
 		    (unsigned long long)(h->hold_ms / 1000));
@@ -175,15 +167,15 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 	h->prot_hi = (pi->mkey_prot & 2) ? h->prot_hi | bit : h->prot_hi & ~bit;
 	h->mismatch = mismatch ? h->mismatch | bit : h->mismatch & ~bit;
 	if (mismatch && !was)
-		log_warnx("node 0x%016llx port %u: protects its M_Key "
-		    "(MKeyProtectBits %u) and ours does not match it; %s",
-		    (unsigned long long)guid_of(node), port, pi->mkey_prot,
+		log_warnx("%s port %u: protects its M_Key (MKeyProtectBits "
+		    "%u) and ours does not match it; %s",
+		    store_node_ident_idx(node), port, pi->mkey_prot,
 		    pi->mkey_prot == 3 ? "it will drop our SMPs" :
 		    "reads still work, SMPs will be dropped if the SM raises "
 		    "the protection to 3");
 	else if (was && h->mismatch == 0)
-		log_notice("node 0x%016llx: our M_Key matches it again",
-		    (unsigned long long)guid_of(node));
+		log_notice("%s: our M_Key matches it again",
+		    store_node_ident_idx(node));
 }
 
 void

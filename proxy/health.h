@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "proxy/smp.h"
+#include "codec/smp.h"
 
 #define HEALTH_FAILS		3	/* silent requests in a row */
 #define HEALTH_MAX_HOLD_MS	60000	/* or mad.hold-down if longer */

@@ -13,7 +13,8 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#include "proxy/health.h"
+#include "codec/perf.h"
+#include "codec/smp.h"
 #include "proxy/mad.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -125,7 +126,7 @@ int
 proxy_mad_status(const uint8_t *mad)
 {
 	if (mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) ==
-	    PROXY_CLASS_SMI_DR)
+	    ATTR_CLASS_SMI_DR)
 		return mad_get_field((void *)mad, 0, IB_DRSMP_STATUS_F);
 	return mad_get_field((void *)mad, 0, IB_MAD_STATUS_F);
 }
@@ -546,11 +547,11 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 	rpc.attr.id = a->attr_id;
 	rpc.attr.mod = a->attr_mod;
 	rpc.trid = 1;	/* replaced at send time */
-	if (a->mgmt_class == PROXY_CLASS_SMI_DR ||
-	    a->mgmt_class == PROXY_CLASS_SMI)
+	if (a->mgmt_class == ATTR_CLASS_SMI_DR ||
+	    a->mgmt_class == ATTR_CLASS_SMI)
 		rpc.mkey = mad_mkey;
 	switch (a->mgmt_class) {
-	case PROXY_CLASS_SMI_DR:
+	case ATTR_CLASS_SMI_DR:
 		if (a->target.path.cnt >= STORE_PATH_MAX)
 			return -1;
 		pid.drpath.cnt = a->target.path.cnt;
@@ -558,23 +559,23 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 		    sizeof(a->target.path.hop));
 		pid.drpath.drslid = 0xffff;
 		pid.drpath.drdlid = 0xffff;
-		rpc.dataoffs = PROXY_SMP_DATA_OFFS;
+		rpc.dataoffs = SMP_DATA_OFFS;
 		break;
-	case PROXY_CLASS_SMI:
+	case ATTR_CLASS_SMI:
 		pid.lid = a->target.lid;
-		rpc.dataoffs = PROXY_SMP_DATA_OFFS;
+		rpc.dataoffs = SMP_DATA_OFFS;
 		break;
-	case PROXY_CLASS_PERF:
+	case ATTR_CLASS_PERF:
 		pid.lid = a->target.lid;
 		pid.qp = 1;
 		pid.qkey = IB_DEFAULT_QP1_QKEY;
-		rpc.dataoffs = PROXY_GS_DATA_OFFS;
+		rpc.dataoffs = PERF_DATA_OFFS;
 		break;
 	default:
 		return -1;
 	}
 	if (a->data != NULL && a->data_len > (a->mgmt_class ==
-	    PROXY_CLASS_PERF ? PROXY_GS_DATA_SIZE : PROXY_SMP_DATA_SIZE))
+	    ATTR_CLASS_PERF ? PERF_DATA_SIZE : SMP_DATA_SIZE))
 		return -1;
 	rpc.datasz = a->data ? a->data_len : 0;
 	if (mad_build_pkt(buf, &rpc, &pid, NULL,
@@ -606,8 +607,8 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 		return -1;
 	}
 	switch (a->mgmt_class) {
-	case PROXY_CLASS_SMI_DR: r->agent = mad_agent_dr; break;
-	case PROXY_CLASS_SMI: r->agent = mad_agent_lid; break;
+	case ATTR_CLASS_SMI_DR: r->agent = mad_agent_dr; break;
+	case ATTR_CLASS_SMI: r->agent = mad_agent_lid; break;
 	default: r->agent = mad_agent_perf; break;
 	}
 	mad = umad_get_mad(r->umad);
@@ -650,9 +651,6 @@ proxy_mad_local(struct proxy_local_port *lp)
 void
 proxy_mad_set_mkey(uint64_t mkey)
 {
-	/* Verdicts and holds made with the old key mean nothing now. */
-	if (mkey != mad_mkey)
-		proxy_health_reset();
 	mad_mkey = mkey;
 }
 
@@ -676,11 +674,11 @@ port_open(void)
 {
 	if ((mad_fd = umad_open_port(mad_ca, mad_port)) < 0)
 		return -1;
-	if ((mad_agent_dr = umad_register(mad_fd, PROXY_CLASS_SMI_DR, 1, 0,
+	if ((mad_agent_dr = umad_register(mad_fd, ATTR_CLASS_SMI_DR, 1, 0,
 	    NULL)) < 0 ||
-	    (mad_agent_lid = umad_register(mad_fd, PROXY_CLASS_SMI, 1, 0,
+	    (mad_agent_lid = umad_register(mad_fd, ATTR_CLASS_SMI, 1, 0,
 	    NULL)) < 0 ||
-	    (mad_agent_perf = umad_register(mad_fd, PROXY_CLASS_PERF, 1, 0,
+	    (mad_agent_perf = umad_register(mad_fd, ATTR_CLASS_PERF, 1, 0,
 	    NULL)) < 0) {
 		umad_close_port(mad_fd);
 		mad_fd = -1;

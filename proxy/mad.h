@@ -10,18 +10,10 @@
 
 #include <stdint.h>
 
+#include "codec/attr.h"
 #include "store/store.h"
 
 #define PROXY_MAD_SIZE		256
-#define PROXY_SMP_DATA_OFFS	64	/* IBA 14.2.1.1 SMP data field */
-#define PROXY_SMP_DATA_SIZE	64
-#define PROXY_GS_DATA_OFFS	64	/* PerfMgt data, IBA 16.1.3 */
-#define PROXY_GS_DATA_SIZE	192
-
-/* Management classes (IBA 13.4.4 Table 118). */
-#define PROXY_CLASS_SMI		0x01
-#define PROXY_CLASS_SMI_DR	0x81
-#define PROXY_CLASS_PERF	0x04
 
 struct proxy_target {
 	uint16_t		lid;	/* 0: use the directed route */

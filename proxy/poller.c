@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/mad.h"
-#include "proxy/perf.h"
+#include "codec/attr.h"
+#include "codec/perf.h"
+#include "codec/smp.h"
 #include "proxy/fetch.h"
+#include "proxy/mad.h"
 #include "proxy/poller.h"
-#include "proxy/smp.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/store.h"
@@ -50,10 +51,10 @@ struct poll_reset {
 	uint16_t		 mask;
 };
 
-static const struct gw_policy	*poll_pols;
+static const struct proxy_policy	*poll_pols;
 static int			 poll_npols;
-static struct gw_policy		 poll_default = {
-	.name = "default", .groups = GW_POLL_COUNTERS, .interval = 60,
+static struct proxy_policy		 poll_default = {
+	.name = "default", .groups = ATTR_POLL_COUNTERS, .interval = 60,
 	.ttl = 60, .max_inflight = 16,
 };
 static struct poll_node		**poll_nodes;
@@ -65,7 +66,7 @@ static int			 full_outstanding;
 static uint64_t			 full_started, full_sent0;
 static unsigned			 full_nodes;
 
-static const struct gw_policy *
+static const struct proxy_policy *
 policy_of(int idx)
 {
 	return idx < 0 ? &poll_default : &poll_pols[idx];
@@ -80,7 +81,7 @@ policy_index(uint32_t node)
 	if (n == NULL)
 		return -1;
 	for (int i = 0; i < poll_npols; i++)
-		if (gw_selector_match(&poll_pols[i].match, n))
+		if (store_select_match(&poll_pols[i].match, n))
 			return i;
 	return -1;
 }
@@ -92,26 +93,26 @@ proxy_poll_policy_name(uint32_t node)
 	    policy_of(poll_nodes[node]->policy)->name : "default";
 }
 
-/* Cache TTLs follow the node's policy for the classes it polls. */
+/* The per-port attributes a node's policy polls (PortInfo, counters)
+ * live as long as the policy says; the rest keep their class's TTL. */
 static int
-ttl_hook(const struct cache_key *k, enum cache_class cls)
+ttl_hook(const struct cache_key *k, enum attr_ttl cls)
 {
-	const struct gw_policy *p;
+	const struct proxy_policy *p;
+	const struct attr_def *a;
 
-	if (k->node >= poll_n || poll_nodes[k->node] == NULL)
+	if (k->node >= poll_n || poll_nodes[k->node] == NULL ||
+	    (a = attr_find(k->mclass, k->attr)) == NULL)
 		return -1;
 	p = policy_of(poll_nodes[k->node]->policy);
-	if ((cls == CACHE_COUNTERS && (p->groups & (GW_POLL_COUNTERS |
-	    GW_POLL_ERROR_DETAILS | GW_POLL_VL_COUNTERS))) ||
-	    (cls == CACHE_PORTINFO && (p->groups & GW_POLL_PORTINFO)))
-		return p->ttl;
-	return -1;
+	return (a->poll & p->groups) && a->scope == ATTR_SCOPE_PORT ?
+	    p->ttl : -1;
 }
 
 static void
 check_thresholds(struct poll_node *pn)
 {
-	const struct gw_policy *p = policy_of(pn->policy);
+	const struct proxy_policy *p = policy_of(pn->policy);
 	const struct store_node *n = store_node_at(pn->node);
 	uint64_t now = ev_now();
 	double minutes;
@@ -138,7 +139,7 @@ check_thresholds(struct poll_node *pn)
 		if (cp == NULL)
 			continue;
 		for (int t = 0; t < p->nthresholds; t++) {
-			const struct gw_threshold *th = &p->thresholds[t];
+			const struct proxy_threshold *th = &p->thresholds[t];
 			uint64_t *last = &pn->last_totals[port *
 			    p->nthresholds + t];
 			uint64_t total = counters_acc(cp, th->ctr)->total;
@@ -147,11 +148,9 @@ check_thresholds(struct poll_node *pn)
 			if (pn->last_ms && minutes > 0) {
 				rate = (total - *last) / minutes;
 				if (rate > th->per_minute)
-					log_warnx("threshold: node 0x%016llx "
-					    "(%s) port %d %s %.1f/min above "
-					    "%.1f/min (policy %s)",
-					    (unsigned long long)n->guid,
-					    n->alias ? n->alias : n->desc,
+					log_warnx("threshold: %s port %d %s "
+					    "%.1f/min above %.1f/min (policy "
+					    "%s)", store_node_ident(n),
 					    port, perf_ctrs[th->ctr].name, rate,
 					    th->per_minute, p->name);
 			}
@@ -168,11 +167,12 @@ reset_cb(void *arg, int status, const uint8_t *mad)
 
 	if (status == 0) {
 		counters_was_reset(r->node, r->port, r->attr, r->mask);
-		log_debug("poll: node %u port %u: attribute 0x%04x counters "
-		    "0x%04x reset", r->node, r->port, r->attr, r->mask);
+		log_debug("poll: %s port %u: attribute 0x%04x counters 0x%04x "
+		    "reset", store_node_ident_idx(r->node), r->port, r->attr,
+		    r->mask);
 	} else
-		log_warnx("poll: node %u port %u: counter reset (attribute "
-		    "0x%04x) failed", r->node, r->port, r->attr);
+		log_warnx("poll: %s port %u: counter reset (attribute 0x%04x) "
+		    "failed", store_node_ident_idx(r->node), r->port, r->attr);
 	free(r);
 }
 
@@ -200,7 +200,7 @@ reset_port(const struct store_node *n, int port, uint16_t attr)
 static void
 maybe_reset(struct poll_node *pn)
 {
-	const struct gw_policy *p = policy_of(pn->policy);
+	const struct proxy_policy *p = policy_of(pn->policy);
 	const struct store_node *n = store_node_at(pn->node);
 
 	if (!p->reset || n == NULL)
@@ -208,7 +208,7 @@ maybe_reset(struct poll_node *pn)
 	for (int port = 1; port <= n->num_ports; port++) {
 		reset_port(n, port, PERF_ATTR_PORT_COUNTERS);
 		/* The 16-bit per-VL packet counters fill in seconds. */
-		if (p->groups & GW_POLL_VL_COUNTERS) {
+		if (p->groups & ATTR_POLL_VL_COUNTERS) {
 			reset_port(n, port, PERF_ATTR_VL_OP_PACKETS);
 			reset_port(n, port, PERF_ATTR_VL_OP_DATA);
 		}
@@ -249,10 +249,10 @@ wait_cb(void *arg, int status, const uint8_t *data, size_t len)
 }
 
 static void
-want(struct poll_node *pn, uint8_t mclass, uint16_t attr, uint32_t mod,
-    uint8_t port, enum cache_class cls)
+want(struct poll_node *pn, const struct attr_def *a, uint32_t mod,
+    uint8_t port)
 {
-	struct cache_key k = { pn->node, attr, mclass, port, mod };
+	struct cache_key k = { pn->node, a->id, a->mclass, port, mod };
 	struct poll_wait *w;
 	const uint8_t *d;
 	size_t len;
@@ -262,7 +262,7 @@ want(struct poll_node *pn, uint8_t mclass, uint16_t attr, uint32_t mod,
 	w->pn = pn;
 	w->policy = pn->policy;
 	w->full = poll_full_now;
-	if (cache_lookup(&k, cls, &d, &len, wait_cb, w) == 1) {
+	if (cache_lookup(&k, a->ttl, &d, &len, wait_cb, w) == 1) {
 		pn->outstanding++;
 		poll_inflight[pn->policy + 1]++;
 		if (w->full)
@@ -271,77 +271,69 @@ want(struct poll_node *pn, uint8_t mclass, uint16_t attr, uint32_t mod,
 		free(w);	/* fresh (or failing): nothing to send */
 }
 
-/* The PerfMgt attributes read per port, by policy group; a node is not
- * asked for an optional one it lacks. */
-static const struct {
-	unsigned	 group;
-	uint16_t	 attr;
-} poll_perf[] = {
-	{ GW_POLL_COUNTERS, PERF_ATTR_PORT_COUNTERS },
-	{ GW_POLL_COUNTERS, PERF_ATTR_PORT_COUNTERS_EXT },
-	{ GW_POLL_COUNTERS, PERF_ATTR_FLOW_CTL_COUNTERS },
-	{ GW_POLL_ERROR_DETAILS, PERF_ATTR_RCV_ERROR_DETAILS },
-	{ GW_POLL_ERROR_DETAILS, PERF_ATTR_XMIT_DISCARD_DETAILS },
-	{ GW_POLL_VL_COUNTERS, PERF_ATTR_VL_OP_PACKETS },
-	{ GW_POLL_VL_COUNTERS, PERF_ATTR_VL_OP_DATA },
-};
+/* Every port's read of a per-port attribute, with the cache keys the
+ * MIB handlers use too (one entry for both). A switch's port 0 carries
+ * its LID, SM and M_Key fields; a CA port without a LID has no PMA. */
+static void
+want_ports(struct poll_node *pn, const struct store_node *n,
+    const struct attr_def *a)
+{
+	int sw = n->type == STORE_NODE_SWITCH;
+	int perf = a->mclass == ATTR_CLASS_PERF;
 
+	for (int port = sw && !perf ? 0 : 1; port <= n->num_ports; port++) {
+		if (perf && !sw && n->ports[port].lid == 0)
+			continue;
+		want(pn, a, port, sw ? 0 : (uint8_t)port);
+	}
+}
+
+/* The linear forwarding table, block by block up to LinearFDBTop, as
+ * far as a cached SwitchInfo tells (the next poll reads the rest). */
+static void
+want_lft(struct poll_node *pn, const struct attr_def *a)
+{
+	const struct attr_def *sia = &attr_defs[ATTR_SWITCH_INFO];
+	struct cache_key k = { pn->node, sia->id, sia->mclass, 0, 0 };
+	struct smp_switchinfo si;
+	const uint8_t *d;
+	size_t len;
+
+	if (cache_peek(&k, &d, &len) == 0 &&
+	    smp_decode_switchinfo(d, len, &si) == 0)
+		for (uint32_t b = 0; b <= si.linear_top / 64u; b++)
+			want(pn, a, b, 0);
+}
+
+/* What a policy's groups read: the catalogue's rows in those groups,
+ * except optional ones the node is known to lack. */
 static void
 poll_node_now(struct poll_node *pn)
 {
-	const struct gw_policy *p = policy_of(pn->policy);
+	const struct proxy_policy *p = policy_of(pn->policy);
 	const struct store_node *n = store_node_at(pn->node);
-	int sw;
 
 	if (n == NULL || !n->reachable)
 		return;
-	sw = n->type == STORE_NODE_SWITCH;
-	if (p->groups & GW_POLL_NODEINFO) {
-		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_NODE_INFO, 0, 0,
-		    CACHE_NODEINFO);
-		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_NODE_DESC, 0, 0,
-		    CACHE_NODEDESC);
-	}
-	if (p->groups & (GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS |
-	    GW_POLL_VL_COUNTERS))
-		/* The key the MIB handlers use too (mib_if.c): one entry. */
-		want(pn, PROXY_CLASS_PERF, PERF_ATTR_CLASS_PORT_INFO, 0, 0,
-		    CACHE_TABLES);
-	/* A switch's port 0 carries its LID, SM and M_Key fields. */
-	if (sw && (p->groups & GW_POLL_PORTINFO))
-		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_PORT_INFO, 0, 0,
-		    CACHE_PORTINFO);
-	for (int port = 1; port <= n->num_ports; port++) {
-		uint8_t rp = sw ? 0 : (uint8_t)port;
+	for (int i = 0; i < ATTR_MAX; i++) {
+		const struct attr_def *a = &attr_defs[i];
 
-		if (p->groups & GW_POLL_PORTINFO)
-			want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_PORT_INFO, port,
-			    rp, CACHE_PORTINFO);
-		/* A CA port without a LID has no PMA to ask. */
-		if (!sw && n->ports[port].lid == 0)
+		if (!(a->poll & p->groups) || (n->unsupported & a->unsup) ||
+		    ((a->flags & ATTR_F_SWITCH) &&
+		    n->type != STORE_NODE_SWITCH))
 			continue;
-		for (size_t i = 0; i < sizeof(poll_perf) / sizeof(poll_perf[0]);
-		    i++)
-			if ((p->groups & poll_perf[i].group) &&
-			    !(n->unsupported &
-			    proxy_perf_unsup_flag(poll_perf[i].attr)))
-				want(pn, PROXY_CLASS_PERF, poll_perf[i].attr,
-				    port, rp, CACHE_COUNTERS);
-	}
-	if ((p->groups & GW_POLL_FORWARDING) && sw) {
-		const uint8_t *d;
-		size_t len;
-		struct cache_key k = { pn->node, SMP_ATTR_SWITCH_INFO,
-		    PROXY_CLASS_SMI_DR, 0, 0 };
-		struct smp_switchinfo si;
-
-		want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_SWITCH_INFO, 0, 0,
-		    CACHE_SWITCHINFO);
-		if (cache_peek(&k, &d, &len) == 0 &&
-		    smp_decode_switchinfo(d, len, &si) == 0)
-			for (uint32_t b = 0; b <= si.linear_top / 64u; b++)
-				want(pn, PROXY_CLASS_SMI_DR, SMP_ATTR_LFT, b,
-				    0, CACHE_FDB);
+		switch (a->scope) {
+		case ATTR_SCOPE_NODE:
+			want(pn, a, 0, 0);
+			break;
+		case ATTR_SCOPE_PORT:
+			want_ports(pn, n, a);
+			break;
+		case ATTR_SCOPE_BLOCK:
+			if (i == ATTR_LFT)
+				want_lft(pn, a);
+			break;
+		}
 	}
 	if (pn->outstanding == 0)
 		check_thresholds(pn);
@@ -351,7 +343,7 @@ static void
 node_timer(void *arg)
 {
 	struct poll_node *pn = arg;
-	const struct gw_policy *p = policy_of(pn->policy);
+	const struct proxy_policy *p = policy_of(pn->policy);
 
 	/* The policy's cap on MADs in flight: come back shortly. */
 	if (poll_inflight[pn->policy + 1] >= p->max_inflight) {
@@ -381,7 +373,7 @@ assign(void)
 	for (size_t i = 0; i < n; i++) {
 		struct poll_node *pn = poll_nodes[i];
 		int pol = policy_index(i);
-		const struct gw_policy *p = policy_of(pol);
+		const struct proxy_policy *p = policy_of(pol);
 
 		if (pn == NULL) {
 			if ((pn = calloc(1, sizeof(*pn))) == NULL)
@@ -404,7 +396,7 @@ assign(void)
 }
 
 int
-proxy_poll_set_policies(const struct gw_policy *pols, int n)
+proxy_poll_set_policies(const struct proxy_policy *pols, int n)
 {
 	int *f = calloc(n + 1, sizeof(*f));
 
@@ -431,7 +423,7 @@ proxy_poll_inventory_changed(void)
 }
 
 int
-proxy_poll_init(const struct gw_policy *pols, int n)
+proxy_poll_init(const struct proxy_policy *pols, int n)
 {
 	cache_set_ttl_hook(ttl_hook);
 	return proxy_poll_set_policies(pols, n);

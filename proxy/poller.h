@@ -4,13 +4,33 @@
 
 #include <stdint.h>
 
-#include "gateway/conf.h"
+#include "store/select.h"
+
+struct proxy_threshold {
+	int	 ctr;			/* enum perf_ctr */
+	double	 per_minute;
+};
+
+/* A polling policy (ibsnmpgw.yaml(5) polling[]): the nodes it matches,
+ * which ATTR_POLL_* groups are read, how often and how hard. */
+struct proxy_policy {
+	char			*name;
+	int			 line;
+	struct store_select	 match;
+	unsigned		 groups;	/* ATTR_POLL_* */
+	int			 interval;	/* seconds */
+	int			 ttl;		/* seconds */
+	int			 max_inflight;
+	int			 reset;		/* may reset PortCounters */
+	struct proxy_threshold	*thresholds;
+	int			 nthresholds;
+};
 
 /* pols stays owned by the caller and must outlive the poller (or the
  * next proxy_poll_set_policies()). */
-int		 proxy_poll_init(const struct gw_policy *pols, int n);
+int		 proxy_poll_init(const struct proxy_policy *pols, int n);
 void		 proxy_poll_finalise(void);
-int		 proxy_poll_set_policies(const struct gw_policy *pols, int n);
+int		 proxy_poll_set_policies(const struct proxy_policy *pols, int n);
 /* After a sweep: new nodes get a policy and a timer. */
 void		 proxy_poll_inventory_changed(void);
 /* The name of the node's policy ("default" when none matches). */

@@ -20,7 +20,7 @@ struct cache_entry {
 	struct cache_key	 key;
 	enum cache_state	 state;
 	int			 error;		/* negative errno if FAILED */
-	enum cache_class	 cls;		/* TTL class of the fetch */
+	enum attr_ttl	 cls;		/* TTL class of the fetch */
 	uint64_t		 expires;	/* ms, monotonic */
 	uint64_t		 completed;	/* ms, last completion */
 	struct cache_waiter	*waiters, **wtail;
@@ -49,7 +49,7 @@ entry_store(struct cache_entry *e, const uint8_t *data, size_t len)
 {
 	if (len > CACHE_DATA_MAX)
 		len = CACHE_DATA_MAX;
-	if (e->cls == CACHE_COUNTERS) {
+	if (e->cls == ATTR_TTL_COUNTERS) {
 		if (e->data != cache_nodata)
 			free(e->data);
 		e->data = cache_nodata;
@@ -73,14 +73,15 @@ entry_store(struct cache_entry *e, const uint8_t *data, size_t len)
 static struct htab	 cache_tab;
 static cache_fetch_fn	 cache_fetch;
 static void		*cache_fetch_arg;
-static int		 cache_ttl[CACHE_CLASS_MAX] = { 300, 3600, 30, 60, 300,
-    60, 60, 5 };
+/* Seconds, once set; the catalogue's defaults until then. */
+static int		 cache_ttl_s[ATTR_TTL_MAX];
+static uint8_t		 cache_ttl_given[ATTR_TTL_MAX];
 static struct cache_stats cache_st;
 static int		(*cache_ttl_hook)(const struct cache_key *,
-			    enum cache_class);
+			    enum attr_ttl);
 
 void
-cache_set_ttl_hook(int (*fn)(const struct cache_key *, enum cache_class))
+cache_set_ttl_hook(int (*fn)(const struct cache_key *, enum attr_ttl))
 {
 	cache_ttl_hook = fn;
 }
@@ -116,16 +117,20 @@ cache_finalise(void)
 }
 
 void
-cache_set_ttl(enum cache_class c, int seconds)
+cache_set_ttl(enum attr_ttl c, int seconds)
 {
-	if (c < CACHE_CLASS_MAX)
-		cache_ttl[c] = seconds;
+	if (c < ATTR_TTL_MAX) {
+		cache_ttl_s[c] = seconds;
+		cache_ttl_given[c] = 1;
+	}
 }
 
 int
-cache_get_ttl(enum cache_class c)
+cache_get_ttl(enum attr_ttl c)
 {
-	return c < CACHE_CLASS_MAX ? cache_ttl[c] : 0;
+	if (c >= ATTR_TTL_MAX)
+		return 0;
+	return cache_ttl_given[c] ? cache_ttl_s[c] : attr_ttls[c].seconds;
 }
 
 static struct cache_entry *
@@ -166,12 +171,12 @@ serve_stale(struct cache_entry *e)
 	cache_st.stale++;
 	e->state = CACHE_VALID;
 	e->error = 0;
-	e->expires = ev_now() + (uint64_t)cache_ttl[CACHE_ERROR] * 1000;
+	e->expires = ev_now() + (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000;
 }
 
 /* Start a fetch unless one is under way. */
 static int
-entry_start(struct cache_entry *e, enum cache_class cls)
+entry_start(struct cache_entry *e, enum attr_ttl cls)
 {
 	int rc;
 
@@ -192,7 +197,7 @@ entry_start(struct cache_entry *e, enum cache_class cls)
 }
 
 int
-cache_lookup(const struct cache_key *key, enum cache_class cls,
+cache_lookup(const struct cache_key *key, enum attr_ttl cls,
     const uint8_t **data, size_t *len, cache_waiter_cb cb, void *arg)
 {
 	struct cache_entry *e = entry_get(key, 1);
@@ -238,7 +243,25 @@ cache_lookup(const struct cache_key *key, enum cache_class cls,
 }
 
 int
-cache_refetch(const struct cache_key *key, enum cache_class cls,
+cache_cancel(const struct cache_key *key, cache_waiter_cb cb, void *arg)
+{
+	struct cache_entry *e = entry_get(key, 0);
+	struct cache_waiter **wp, *w;
+
+	if (e == NULL)
+		return 0;
+	for (wp = &e->waiters; (w = *wp) != NULL; wp = &w->next)
+		if (w->cb == cb && w->arg == arg) {
+			if ((*wp = w->next) == NULL)
+				e->wtail = wp;
+			free(w);
+			return 1;
+		}
+	return 0;
+}
+
+int
+cache_refetch(const struct cache_key *key, enum attr_ttl cls,
     cache_waiter_cb cb, void *arg)
 {
 	struct cache_entry *e = entry_get(key, 1);
@@ -283,7 +306,7 @@ cache_peek(const struct cache_key *key, const uint8_t **data, size_t *len)
 }
 
 void
-cache_prefetch(const struct cache_key *key, enum cache_class cls)
+cache_prefetch(const struct cache_key *key, enum attr_ttl cls)
 {
 	struct cache_entry *e = entry_get(key, 1);
 
@@ -310,14 +333,14 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 		e->good = 1;
 		int ttl = cache_ttl_hook ? cache_ttl_hook(&e->key, e->cls) : -1;
 		e->expires = ev_now() + (uint64_t)(ttl >= 0 ? ttl :
-		    cache_ttl[e->cls]) * 1000;
+		    cache_get_ttl(e->cls)) * 1000;
 	} else if (status == -ENETDOWN && e->good) {
 		serve_stale(e);
 	} else {
 		cache_st.failures++;
 		e->state = CACHE_FAILED;
 		e->error = status;
-		e->expires = ev_now() + (uint64_t)cache_ttl[CACHE_ERROR] * 1000;
+		e->expires = ev_now() + (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000;
 	}
 	/* Detach the list first: a waiter may look the key up again. */
 	w = e->waiters;
@@ -360,7 +383,7 @@ cache_reject(const struct cache_key *key, int status)
 	cache_st.failures++;
 	e->state = CACHE_FAILED;
 	e->error = status;
-	e->expires = ev_now() + (uint64_t)cache_ttl[CACHE_ERROR] * 1000;
+	e->expires = ev_now() + (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000;
 }
 
 struct flush_ctx {

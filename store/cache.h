@@ -11,20 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/attr.h"
+
 #define CACHE_DATA_MAX	224
 
-/* Attribute classes that carry their own TTL. */
-enum cache_class {
-	CACHE_NODEINFO,
-	CACHE_NODEDESC,
-	CACHE_PORTINFO,
-	CACHE_SWITCHINFO,	/* SwitchInfo, SMInfo */
-	CACHE_TABLES,		/* GUIDInfo, P_Key, SL2VL, VLArb, LED, diag */
-	CACHE_FDB,		/* linear, random and multicast forwarding */
-	CACHE_COUNTERS,		/* PerfMgt counters */
-	CACHE_ERROR,		/* how long a failed fetch is remembered */
-	CACHE_CLASS_MAX
-};
 
 struct cache_key {
 	uint32_t	node;		/* inventory node index */
@@ -59,18 +49,18 @@ struct cache_stats {
 
 int	 cache_init(cache_fetch_fn fetch, void *fetch_arg);
 void	 cache_finalise(void);
-void	 cache_set_ttl(enum cache_class c, int seconds);
+void	 cache_set_ttl(enum attr_ttl c, int seconds);
 /* Optional per-key TTL (seconds, or -1 for the class's): polling
  * policies give their nodes their own TTLs. */
 void	 cache_set_ttl_hook(int (*fn)(const struct cache_key *,
-	    enum cache_class));
-int	 cache_get_ttl(enum cache_class c);
+	    enum attr_ttl));
+int	 cache_get_ttl(enum attr_ttl c);
 
 /* Lookup. Returns 0 and points *data at a fresh payload on a hit;
  * 1 if the caller's waiter was queued (cb runs later, never inline);
  * or a negative errno if the last fetch failed recently (negative
  * caching) or no fetch could be started. */
-int	 cache_lookup(const struct cache_key *key, enum cache_class cls,
+int	 cache_lookup(const struct cache_key *key, enum attr_ttl cls,
 	    const uint8_t **data, size_t *len, cache_waiter_cb cb, void *arg);
 /* Read without starting a fetch: 0 with data if fresh, or completed at
  * or after 'since' (ms) even if stale since; a negative errno if the last
@@ -83,11 +73,15 @@ int	 cache_read(const struct cache_key *key, uint64_t since,
 int	 cache_peek(const struct cache_key *key, const uint8_t **data,
 	    size_t *len);
 /* Start a fetch in the background if the entry is missing or stale. */
-void	 cache_prefetch(const struct cache_key *key, enum cache_class cls);
+void	 cache_prefetch(const struct cache_key *key, enum attr_ttl cls);
 /* Like cache_lookup, but a fresh entry is read again: what is wanted is
  * an answer from now on (a fetch under way is joined). */
-int	 cache_refetch(const struct cache_key *key, enum cache_class cls,
+int	 cache_refetch(const struct cache_key *key, enum attr_ttl cls,
 	    cache_waiter_cb cb, void *arg);
+/* Take back a waiter that cache_lookup() queued (the caller gave up):
+ * 1 if it was queued, 0 if not; the fetch goes on for the others. */
+int	 cache_cancel(const struct cache_key *key, cache_waiter_cb cb,
+	    void *arg);
 /* Called by the fetch function's completion. */
 void	 cache_complete(const struct cache_key *key, int status,
 	    const uint8_t *data, size_t len);

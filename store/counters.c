@@ -175,10 +175,9 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		if (e)
 			ctr_urgent = 1;
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
-			struct store_node *sn = store_node_at(node);
-			log_info("counters: node 0x%016llx port %u %s %s at "
-			    "%llu", sn ? (unsigned long long)sn->guid : 0ULL,
-			    port, perf_ctrs[i].name, (e & CTR_EV_RESET) ?
+			log_info("counters: %s port %u %s %s at %llu",
+			    store_node_ident_idx(node), port,
+			    perf_ctrs[i].name, (e & CTR_EV_RESET) ?
 			    "went down (reset or reboot)" : "saturated",
 			    (unsigned long long)vals[i]);
 		}

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/perf.h"
+#include "codec/perf.h"
 
 struct ctr_acc {
 	uint64_t	total;		/* accumulated count */

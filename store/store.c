@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/attr.h"
+#include "store/descname.h"
 #include "store/store.h"
 #include "util/ev.h"
-#include "store/descname.h"
 #include "util/htab.h"
 #include "util/log.h"
 
@@ -257,8 +258,8 @@ load_inventory(void)
 		n->system_guid = sqlite3_column_int64(st, 7);
 		n->lid = sqlite3_column_int(st, 8);
 		if (r == NULL || store_path_parse(r, &n->route) == -1) {
-			log_warnx("store: node 0x%016llx has a bad route; "
-			    "it is rediscovered", (unsigned long long)n->guid);
+			log_warnx("store: %s has a bad route; it is "
+			    "rediscovered", store_node_ident(n));
 			n->route.cnt = 0;
 		}
 		n->first_seen = sqlite3_column_int64(st, 10);
@@ -641,17 +642,37 @@ save_unsupported(const struct store_node *n)
 	sqlite3_finalize(st);
 }
 
+const char *
+store_node_ident(const struct store_node *n)
+{
+	static char buf[4][STORE_DESC_LEN + 40];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+
+	if (n == NULL)
+		return "node (unknown)";
+	snprintf(b, sizeof(buf[0]), "node 0x%016llx (%s)",
+	    (unsigned long long)n->guid, n->alias ? n->alias : n->desc);
+	return b;
+}
+
+const char *
+store_node_ident_idx(uint32_t idx)
+{
+	return store_node_ident(store_node_at(idx));
+}
+
 void
 store_node_set_unsupported(uint32_t idx, unsigned flag)
 {
 	struct store_node *n = store_node_at(idx);
+	char names[128];
 
 	if (n == NULL || (n->unsupported & flag))
 		return;
 	n->unsupported |= flag;
-	log_info("node 0x%016llx (%s) does not support optional attribute "
-	    "set 0x%x; not asked again", (unsigned long long)n->guid, n->desc,
-	    flag);
+	log_info("%s does not support %s; not asked again",
+	    store_node_ident(n), attr_unsup_names(flag, names, sizeof(names)));
 	save_unsupported(n);
 }
 
@@ -666,48 +687,6 @@ store_node_clear_unsupported(uint32_t idx)
 		return;
 	n->unsupported = 0;
 	save_unsupported(n);
-}
-
-static const struct {
-	unsigned	 flag;
-	const char	*name;
-} unsup_names[] = {
-	{ STORE_UNSUP_VENDOR_DIAG, "VendorDiag" },
-	{ STORE_UNSUP_LED_INFO, "LedInfo" },
-	{ STORE_UNSUP_SM_INFO, "SMInfo" },
-	{ STORE_UNSUP_RFT, "RandomForwardingTable" },
-	{ STORE_UNSUP_MFT, "MulticastForwardingTable" },
-	{ STORE_UNSUP_GUID_INFO, "GUIDInfo" },
-	{ STORE_UNSUP_SL2VL, "SLtoVLMappingTable" },
-	{ STORE_UNSUP_VLARB, "VLArbitrationTable" },
-	{ STORE_UNSUP_PKEY, "P_KeyTable" },
-	{ STORE_UNSUP_FLOWCTL, "PortFlowCtlCounters" },
-	{ STORE_UNSUP_RCV_DETAILS, "PortRcvErrorDetails" },
-	{ STORE_UNSUP_XMIT_DETAILS, "PortXmitDiscardDetails" },
-	{ STORE_UNSUP_VL_OP_PKTS, "PortVLOpPackets" },
-	{ STORE_UNSUP_VL_OP_DATA, "PortVLOpData" },
-	{ STORE_UNSUP_PORT_INFO_EXT, "PortInfoExtended" },
-};
-
-/* The attribute names of a STORE_UNSUP_* set, comma-separated ("-" for
- * none), into buf. */
-const char *
-store_unsupported_names(unsigned set, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	snprintf(buf, len, "-");
-	for (size_t i = 0; i < sizeof(unsup_names) / sizeof(unsup_names[0]);
-	    i++) {
-		int w;
-
-		if (!(set & unsup_names[i].flag) || off >= len)
-			continue;
-		w = snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-		    unsup_names[i].name);
-		off = w < 0 ? len : off + (size_t)w;
-	}
-	return buf;
 }
 
 /* Sweeps */
@@ -806,9 +785,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		else if (store_nodes[i]->reachable) {
 			store_nodes[i]->reachable = 0;
 			gone++;
-			log_notice("store: node 0x%016llx (%s) is unreachable",
-			    (unsigned long long)store_nodes[i]->guid,
-			    store_nodes[i]->desc);
+			log_notice("store: %s is unreachable",
+			    store_node_ident(store_nodes[i]));
 		}
 	}
 	*nodes = seen;

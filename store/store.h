@@ -20,25 +20,6 @@ enum store_node_type {
 	STORE_NODE_CA = 1, STORE_NODE_SWITCH = 2, STORE_NODE_ROUTER = 3
 };
 
-/* Optional attributes a node answered "unsupported" to; remembered so
- * later walks do not ask again (cleared when the node's revision
- * changes). */
-#define STORE_UNSUP_VENDOR_DIAG	0x01
-#define STORE_UNSUP_LED_INFO	0x02
-#define STORE_UNSUP_SM_INFO	0x04
-#define STORE_UNSUP_RFT		0x08
-#define STORE_UNSUP_MFT		0x10
-#define STORE_UNSUP_GUID_INFO	0x20
-#define STORE_UNSUP_SL2VL	0x40
-#define STORE_UNSUP_VLARB	0x80
-#define STORE_UNSUP_PKEY	0x100
-#define STORE_UNSUP_FLOWCTL	0x200	/* PerfMgt PortFlowCtlCounters */
-#define STORE_UNSUP_RCV_DETAILS	0x400	/* PortRcvErrorDetails */
-#define STORE_UNSUP_XMIT_DETAILS 0x800	/* PortXmitDiscardDetails */
-#define STORE_UNSUP_VL_OP_PKTS	0x1000	/* PortVLOpPackets */
-#define STORE_UNSUP_VL_OP_DATA	0x2000	/* PortVLOpData */
-#define STORE_UNSUP_PORT_INFO_EXT 0x4000	/* PortInfoExtended */
-
 /* A directed route: hop[0] is unused (always 0), hop[1..cnt] are the
  * output ports, as in ib_dr_path_t and smpquery -D "0,1,3". */
 struct store_path {
@@ -74,7 +55,8 @@ struct store_node {
 	uint16_t		 lid;		/* base LID (port 0 or entry port) */
 	int64_t			 first_seen, last_seen;	/* unix seconds */
 	int			 reachable;
-	unsigned		 unsupported;	/* STORE_UNSUP_* the node lacks */
+	unsigned		 unsupported;	/* attr_def.unsup bits: optional
+						   attributes the node lacks */
 	struct store_path	 route;
 	char			*alias;
 	/* ports[0..num_ports]; ports[0] is the switch management port. */
@@ -114,16 +96,21 @@ struct store_node	*store_node_resolve(const char *name, size_t len);
 const char	*store_descname_names(const struct store_node *n, char *buf,
 		    size_t size);
 
+/* "node 0xGUID (name)" for log lines: the alias, else the
+ * NodeDescription. Four calls may share one log line. */
+const char	*store_node_ident(const struct store_node *n);
+const char	*store_node_ident_idx(uint32_t idx);
+
 /* Parse helpers (exposed for unit tests). Return 0 on success. */
 int	 store_parse_guid(const char *s, size_t len, uint64_t *guid);
 int	 store_parse_lid(const char *s, size_t len, uint16_t *lid);
 int	 store_path_parse(const char *s, struct store_path *p);
 void	 store_path_format(const struct store_path *p, char *buf, size_t len);
 
-/* Remember that a node does not support an optional attribute. */
+/* Remember that a node does not support an optional attribute (its
+ * attr_def.unsup bit; cleared when the node's revision changes). */
 void	 store_node_set_unsupported(uint32_t idx, unsigned flag);
 void	 store_node_clear_unsupported(uint32_t idx);
-const char *store_unsupported_names(unsigned set, char *buf, size_t len);
 
 /* Sweeps. A sweep reports every node it saw; store_sweep_end()
  * marks the rest unreachable and writes everything in one transaction. */

@@ -95,8 +95,9 @@ def main():
     R.check(COLD[1] in vals, "after the hold-down the probe is answered "
             "and the request succeeds", out.stdout + out.stderr)
     R.equal(state(), ["state: ok"], "the node is ok again")
-    R.check("node 0x0002c90300bb0700 answers again after being silent" in
-            fab.log(), "its return is logged")
+    R.check("node 0x0002c90300bb0700 (node07) answers again after being "
+            "silent" in fab.log(), "its return is logged, with the node's "
+            "GUID and name")
     check_mkey()
 
 
@@ -128,7 +129,7 @@ def check_mkey():
     node = fab.ctl("node", "node07").stdout
     R.check("mkey: protection bits 2, our M_Key does NOT match" in node,
             "ctl node shows the M_Key mismatch", node)
-    R.check("node 0x0002c90300bb0700 port 1: protects its M_Key "
+    R.check("node 0x0002c90300bb0700 (node07) port 1: protects its M_Key "
             "(MKeyProtectBits 2) and ours does not match it" in fab.log(),
             "the mismatch is logged", fab.log()[-600:])
     R.check("cafe0001" not in fab.log() + node, "the key itself appears "

@@ -176,7 +176,48 @@ def main():
             "average %.0f/s, peak second %.0f/s" % (rate, total, avg, peak))
 
     check_garbage()
-    check_listener_reload()
+    check_deadline()
+    check_listener_reload()      # last: it moves the listener
+
+
+def deadlines():
+    m = re.search(r"deadlines (\d+)", fab.ctl("stats").stdout)
+    return int(m.group(1)) if m else -1
+
+
+def check_deadline():
+    """A varbind whose MAD waits behind the rate limit is answered at
+    snmp.request-timeout-ms by its own timer, not when the MAD ends; the
+    fetch goes on and fills the cache for the next request."""
+    path = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(path).read()
+    slow = re.sub(r"rate-limit: [0-9]+", "rate-limit: 2", text)
+    slow = slow.replace("snmp:\n", "snmp:\n  request-timeout-ms: 1500\n", 1)
+    open(path, "w").write(slow)
+    fab.reload()
+    fab.ctl("flush")
+    before = deadlines()
+    # ifMtu of 10 ports: 10 PortInfo SMPs, 5 s at 2 MADs/s.
+    oids = [".1.3.6.1.2.1.2.2.1.4.%d" % p for p in range(1, 11)]
+    t0 = time.time()
+    # -Cf: the first answer, not snmpget's retries without failed OIDs.
+    out = fab.snmp("snmpget", fab.v2("spine01"), ["-Cf"] + oids, timeout=20)
+    took = time.time() - t0
+    R.check("genError" in out.stdout + out.stderr and 1.2 < took < 3.5,
+            "a GET whose MADs wait behind mad.rate-limit is answered "
+            "genErr at request-timeout-ms (1.5 s), not when the MADs end "
+            "(5 s): %.1f s" % took, out.stdout + out.stderr)
+    after = deadlines()
+    R.check(after > before, "ctl stats counts the varbinds answered by "
+            "their deadline (%d -> %d)" % (before, after))
+    time.sleep(8)           # 10 SMPs and the rest at 2 MADs/s
+    out = fab.snmp("snmpget", fab.v2("spine01"), oids, timeout=5)
+    got = parse_vars(out.stdout)
+    R.check(len(got) == 10 and "genError" not in out.stdout + out.stderr,
+            "the fetches went on: the same GET is answered from the cache "
+            "afterwards", out.stdout + out.stderr)
+    open(path, "w").write(text)
+    fab.reload()
 
 
 def free_port():

@@ -55,8 +55,8 @@ setup(void **state)
 	fetches = fail_start = complete_inside = 0;
 	ev_set_clock(fake_clock);
 	cache_init(fake_fetch, NULL);
-	cache_set_ttl(CACHE_PORTINFO, 30);
-	cache_set_ttl(CACHE_ERROR, 5);
+	cache_set_ttl(ATTR_TTL_PORTINFO, 30);
+	cache_set_ttl(ATTR_TTL_ERROR, 5);
 	return 0;
 }
 
@@ -78,7 +78,7 @@ test_miss_then_hit(void **state)
 	size_t len;
 	uint8_t payload[64] = { 42 };
 
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), 1);
 	assert_int_equal(fetches, 1);
 	assert_int_equal(w.calls, 0);	/* never called inline */
@@ -88,7 +88,7 @@ test_miss_then_hit(void **state)
 	assert_int_equal(w.status, 0);
 	assert_int_equal(w.first, 42);
 	/* A hit sends nothing. */
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), 0);
 	assert_int_equal(d[0], 42);
 	assert_int_equal(len, 64);
@@ -106,17 +106,17 @@ test_reject(void **state)
 	size_t len;
 	uint8_t payload[64] = { 9 };
 
-	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_complete(&K, 0, payload, sizeof(payload));
 	cache_reject(&K, -ERANGE);
 	assert_int_equal(cache_read(&K, 0, &d, &len), -ERANGE);
 	assert_int_equal(cache_peek(&K, &d, &len), -1);
 	now_ms += 4999;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), -ERANGE);
 	assert_int_equal(fetches, 1);
 	now_ms += 1;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), 1);
 	assert_int_equal(fetches, 2);
 	/* Only a valid entry can be rejected: a pending one stays pending
@@ -132,7 +132,7 @@ test_reject(void **state)
 	assert_int_equal(d[0], 9);
 	/* New contents can be rejected again. */
 	now_ms += 30000;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), 1);
 	payload[0] = 10;
 	cache_complete(&K, 0, payload, sizeof(payload));
@@ -156,13 +156,13 @@ test_expiry(void **state)
 	size_t len;
 	uint8_t payload[64] = { 1 };
 
-	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_complete(&K, 0, payload, sizeof(payload));
 	now_ms += 29999;
 	assert_int_equal(cache_peek(&K, &d, &len), 0);
 	now_ms += 1;	/* exactly the TTL: stale */
 	assert_int_equal(cache_peek(&K, &d, &len), -1);
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), 1);
 	assert_int_equal(fetches, 2);
 	payload[0] = 2;
@@ -180,7 +180,7 @@ test_coalescing(void **state)
 	struct cache_stats st;
 
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len,
+		assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len,
 		    waiter_cb, &w[i]), 1);
 	/* Five readers, one MAD. */
 	assert_int_equal(fetches, 1);
@@ -193,7 +193,7 @@ test_coalescing(void **state)
 	assert_int_equal(st.misses, 1);
 	assert_int_equal(st.coalesced, 4);
 	/* A prefetch of a fresh entry sends nothing either. */
-	cache_prefetch(&K, CACHE_PORTINFO);
+	cache_prefetch(&K, ATTR_TTL_PORTINFO);
 	assert_int_equal(fetches, 1);
 }
 
@@ -204,15 +204,15 @@ test_negative(void **state)
 	const uint8_t *d;
 	size_t len;
 
-	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_complete(&K, -ETIMEDOUT, NULL, 0);
 	assert_int_equal(w.status, -ETIMEDOUT);
 	/* Remembered for the error TTL: no new MAD. */
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w2), -ETIMEDOUT);
 	assert_int_equal(fetches, 1);
 	now_ms += 5000;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w2), 1);
 	assert_int_equal(fetches, 2);
 }
@@ -225,11 +225,11 @@ test_start_failure(void **state)
 	size_t len;
 
 	fail_start = 1;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), -EAGAIN);
 	assert_int_equal(w.calls, 0);
 	fail_start = 0;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), 1);
 }
 
@@ -243,16 +243,16 @@ test_flush(void **state)
 	struct cache_key other = K;
 
 	other.node = 8;
-	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_complete(&K, 0, payload, sizeof(payload));
-	cache_lookup(&other, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_lookup(&other, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_complete(&other, 0, payload, sizeof(payload));
 	cache_flush(7);
 	assert_int_equal(cache_peek(&K, &d, &len), -1);
 	assert_int_equal(cache_peek(&other, &d, &len), 0);
 	/* A pending entry survives a flush and still answers. */
 	cache_flush(UINT32_MAX);
-	cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_flush(UINT32_MAX);
 	cache_complete(&K, 0, payload, sizeof(payload));
 	assert_int_equal(w.calls, 3);
@@ -281,12 +281,12 @@ test_complete_inside_fetch(void **state)
 	size_t len;
 
 	complete_inside = 1;
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), -EIO);
 	assert_int_equal(fetches, 1);
 	assert_int_equal(w.calls, 0);
 	/* ... and it is remembered as a failure like any other. */
-	assert_int_equal(cache_lookup(&K, CACHE_PORTINFO, &d, &len, waiter_cb,
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
 	    &w), -EIO);
 	assert_int_equal(fetches, 1);
 }

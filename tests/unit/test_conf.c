@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "gateway/conf.h"
-#include "proxy/perf.h"
+#include "codec/perf.h"
 
 static char path[64];
 
@@ -105,7 +105,7 @@ test_good(void **state)
 	assert_int_equal(c->sweep_interval, 120);
 	assert_int_equal(c->mad_timeout_ms, 150);
 	assert_int_equal(c->mad_max_inflight_node, 2);
-	assert_int_equal(c->ttl[CACHE_PORTINFO], 10);
+	assert_int_equal(c->ttl[ATTR_TTL_PORTINFO], 10);
 	assert_string_equal(c->state_dir, "/tmp/x");
 	gw_conf_free(c);
 }
@@ -330,7 +330,7 @@ test_polling(void **state)
 	assert_string_equal(c->policies[0].name, "leaves");
 	assert_int_equal(c->policies[0].match.type, 2);
 	assert_int_equal(c->policies[0].groups,
-	    GW_POLL_COUNTERS | GW_POLL_ERROR_DETAILS | GW_POLL_VL_COUNTERS);
+	    ATTR_POLL_COUNTERS | ATTR_POLL_ERROR_DETAILS | ATTR_POLL_VL_COUNTERS);
 	assert_int_equal(c->policies[0].interval, 30);
 	assert_int_equal(c->policies[0].ttl, 30);	/* defaults to it */
 	assert_int_equal(c->policies[0].reset, 1);

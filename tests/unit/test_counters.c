@@ -11,7 +11,7 @@
 
 #include <infiniband/mad.h>
 
-#include "proxy/perf.h"
+#include "codec/perf.h"
 #include "store/counters.h"
 #include "store/store.h"
 #include "util/ev.h"

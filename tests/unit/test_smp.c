@@ -11,7 +11,7 @@
 #include <infiniband/umad.h>
 
 #include "proxy/mad.h"
-#include "proxy/smp.h"
+#include "codec/smp.h"
 
 static void
 enc(uint8_t *d, enum MAD_FIELDS f, uint64_t v)
@@ -358,7 +358,7 @@ test_encode_dr(void **state)
 	uint8_t *mad = buf + umad_size();
 
 	memset(&a, 0, sizeof(a));
-	a.mgmt_class = PROXY_CLASS_SMI_DR;
+	a.mgmt_class = ATTR_CLASS_SMI_DR;
 	a.method = SMP_METHOD_GET;
 	a.attr_id = SMP_ATTR_PORT_INFO;
 	a.attr_mod = 7;
@@ -402,7 +402,7 @@ test_encode_perf_and_bad(void **state)
 	uint8_t *mad = buf + umad_size();
 
 	memset(&a, 0, sizeof(a));
-	a.mgmt_class = PROXY_CLASS_PERF;
+	a.mgmt_class = ATTR_CLASS_PERF;
 	a.method = 1;
 	a.attr_id = 0x12;
 	a.target.lid = 5;
@@ -415,7 +415,7 @@ test_encode_perf_and_bad(void **state)
 	assert_int_equal(ntohl(umad_get_mad_addr(buf)->qpn), 1);
 	a.mgmt_class = 0x42;
 	assert_int_equal(proxy_mad_encode(&a, buf), -1);
-	a.mgmt_class = PROXY_CLASS_SMI_DR;
+	a.mgmt_class = ATTR_CLASS_SMI_DR;
 	a.target.path.cnt = STORE_PATH_MAX;
 	assert_int_equal(proxy_mad_encode(&a, buf), -1);
 	a.target.path.cnt = 1;

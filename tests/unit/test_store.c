@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <cmocka.h>
 
+#include "codec/attr.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -161,18 +162,18 @@ test_migration_keeps_data(void **state)
 	/* Version 2 added the sweep history, 3 the unsupported flags. */
 	assert_int_equal(store_node_by_guid(4660)->unsupported, 0);
 	store_node_set_unsupported(store_node_by_guid(4660)->idx,
-	    STORE_UNSUP_LED_INFO);
+	    attr_defs[ATTR_LED_INFO].unsup);
 	store_sweep_begin();
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
 	store_finalise();
 	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM sweeps"), 1);
 	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM nodes"), 1);
 	assert_int_equal(sql_int(dbpath, "SELECT unsupported FROM nodes"),
-	    STORE_UNSUP_LED_INFO);
+	    attr_defs[ATTR_LED_INFO].unsup);
 	/* And it survives a restart. */
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(store_node_by_guid(4660)->unsupported,
-	    STORE_UNSUP_LED_INFO);
+	    attr_defs[ATTR_LED_INFO].unsup);
 	/* ctl flush forgets it, in memory and on disk. */
 	store_node_clear_unsupported(store_node_by_guid(4660)->idx);
 	assert_int_equal(store_node_by_guid(4660)->unsupported, 0);
@@ -188,11 +189,11 @@ test_unsupported_names(void **state)
 	char buf[256], tiny[12];
 
 	(void)state;
-	assert_string_equal(store_unsupported_names(0, buf, sizeof(buf)), "-");
-	assert_string_equal(store_unsupported_names(STORE_UNSUP_LED_INFO |
-	    STORE_UNSUP_VL_OP_DATA, buf, sizeof(buf)), "LedInfo,PortVLOpData");
+	assert_string_equal(attr_unsup_names(0, buf, sizeof(buf)), "-");
+	assert_string_equal(attr_unsup_names(attr_defs[ATTR_LED_INFO].unsup |
+	    attr_defs[ATTR_VL_OP_DATA].unsup, buf, sizeof(buf)), "LedInfo,PortVLOpData");
 	/* Every flag has a name: the whole set names 14 attributes. */
-	store_unsupported_names(0x3fff, buf, sizeof(buf));
+	attr_unsup_names(0x3fff, buf, sizeof(buf));
 	assert_null(strstr(buf, ",,"));
 	{
 		int commas = 0;
@@ -202,7 +203,7 @@ test_unsupported_names(void **state)
 		assert_int_equal(commas, 13);
 	}
 	/* Truncated, never overrun. */
-	store_unsupported_names(0x3fff, tiny, sizeof(tiny));
+	attr_unsup_names(0x3fff, tiny, sizeof(tiny));
 	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 

@@ -5,7 +5,7 @@
 
 #include <infiniband/mad.h>
 
-#include "proxy/perf.h"
+#include "codec/perf.h"
 
 #define PC(f, w, n)	{ PERF_ATTR_PORT_COUNTERS, f, w, n }
 #define EXT(f, n)	{ PERF_ATTR_PORT_COUNTERS_EXT, f, 64, n }

@@ -1,12 +1,11 @@
-/* proxy_smp: decoders for SMP attributes, on libibmad's field tables. */
+/* smp: decoders for SMP attributes, on libibmad's field tables. */
 #include "config.h"
 
 #include <string.h>
 
 #include <infiniband/mad.h>
 
-#include "proxy/mad.h"
-#include "proxy/smp.h"
+#include "codec/smp.h"
 
 static uint32_t
 get32(const uint8_t *d, enum MAD_FIELDS f)

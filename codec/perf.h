@@ -1,8 +1,8 @@
-/* proxy_perf: PerfMgt (class 0x04) attributes and counter catalogue
+/* perf: PerfMgt (class 0x04) attributes and counter catalogue
  * (IBA 16.1). Every counter the gateway accumulates has an ID, the
  * attribute it comes from, its libibmad field and its width in bits. */
-#ifndef IBSNMPGW_PROXY_PERF_H
-#define IBSNMPGW_PROXY_PERF_H
+#ifndef IBSNMPGW_CODEC_PERF_H
+#define IBSNMPGW_CODEC_PERF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +21,10 @@
  * and without the unicast/multicast counters. */
 #define PERF_CAP_EXT_WIDTH		(1u << 9)
 #define PERF_CAP_EXT_WIDTH_NOIETF	(1u << 10)
+
+/* IBA 16.1.3: the PerfMgt data field. */
+#define PERF_DATA_OFFS	64
+#define PERF_DATA_SIZE	192
 
 #define PERF_NVL	16	/* VL0..VL15 */
 

@@ -1,11 +1,11 @@
-/* proxy_smp: SMP attribute IDs and decoders (IBA 14.2.5).
+/* smp: SMP attribute IDs and decoders (IBA 14.2.5).
  *
  * Decoders take the 64-byte SMP data field and use libibmad's field
  * tables, never hand-coded bit offsets. Each checks what the IBA fixes
  * (node type, port counts, enumerations) and returns -1 on garbage, so a
  * misbehaving node cannot put out-of-range values into a PDU. */
-#ifndef IBSNMPGW_PROXY_SMP_H
-#define IBSNMPGW_PROXY_SMP_H
+#ifndef IBSNMPGW_CODEC_SMP_H
+#define IBSNMPGW_CODEC_SMP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +28,11 @@
 #define SMP_ATTR_PORT_INFO_EXT	0x0033	/* PortInfoExtended, optional */
 
 #define SMP_METHOD_GET		0x01
+
+/* IBA 14.2.1.1: the SMP data field. */
+#define SMP_DATA_OFFS		64
+#define SMP_DATA_SIZE		64
+#define SMP_DESC_LEN		64	/* NodeDescription, 14.2.5.2 */
 
 /* IBA 14.2.5.3 Table 147: NodeInfo. */
 struct smp_nodeinfo {

@@ -1,0 +1,56 @@
+/* gw_node: the node and port accessors every node-context table file
+ * uses (mib_sma*.c, mib_if.c, mib_ibif.c, mib_gwport.c). The table
+ * files import from here and from mib.h only, never from each other. */
+#ifndef IBSNMPGW_GW_MIB_NODE_H
+#define IBSNMPGW_GW_MIB_NODE_H
+
+#include "codec/smp.h"
+#include "gateway/mib.h"
+#include "store/counters.h"
+
+int	 gw_is_switch(const struct store_node *n);
+/* The cache key port for a port attribute (see proxy/fetch.c): switch
+ * attributes go to the switch, a CA's through the port itself. */
+uint8_t	 gw_route_port(const struct store_node *n, uint32_t port);
+/* Whether port attributes of this port can be read (a CA port needs
+ * its own route). */
+int	 gw_port_reachable(const struct store_node *n, uint32_t port);
+/* Port 0 of a switch; the port a CA or router is reached through. */
+uint32_t gw_mgmt_port(const struct store_node *n);
+
+/* Decoded attributes: 0, GW_NEED or GW_BAD. */
+int	 gw_nodeinfo(struct gw_eval *e, struct smp_nodeinfo *ni);
+int	 gw_switchinfo(struct gw_eval *e, struct smp_switchinfo *si);
+int	 gw_portinfo(struct gw_eval *e, uint32_t port, struct smp_portinfo *pi);
+
+/* Rows: data ports 1..NumPorts (IbDataPort). */
+int	 gw_data_ports(struct gw_eval *e, const struct gw_row *lb, int incl,
+	    struct gw_row *out);
+/* Field instances (gw_table.inst): PortInfo of the row's port, of the
+ * management port. */
+int	 gw_inst_row_port(struct gw_eval *e, const struct gw_row *row,
+	    uint32_t *mod, uint8_t *port);
+int	 gw_inst_mgmt_port(struct gw_eval *e, const struct gw_row *row,
+	    uint32_t *mod, uint8_t *port);
+
+/* A PerfMgt attribute of a port's PMA (a switch's through port 0). */
+const uint8_t	*gw_perf_attr(struct gw_eval *e, enum attr_idx a,
+		    uint32_t port);
+const uint8_t	*gw_perf_attr_opt(struct gw_eval *e, enum attr_idx a,
+		    uint32_t port, int *unsupported);
+
+/* Draft 3.4's octet terms (docs/counters.md): packet overhead (start
+ * and end delimiters, VCRC) and a link flow control packet. */
+#define GW_IF_POH	4
+#define GW_IF_SLP	8
+
+/* A port's accumulators (*pp): 0 when PortCounters (and, with ext,
+ * PortCountersExtended) are fresh; GW_STALE when the port cannot be
+ * read now and *pp holds what was read before, or zeros for a port the
+ * PMA refuses and that never was read; GW_NEED while they are read or
+ * when the node itself fails (docs/errors.md). */
+#define GW_STALE	1
+int	 gw_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
+	    const struct ctr_port **pp);
+
+#endif

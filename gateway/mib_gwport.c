@@ -89,6 +89,8 @@ static const struct gw_col gp_cols[] = {
 	GW_GET(2, "ibsnmpgwPortWidth", gp_width),
 	GW_GET(3, "ibsnmpgwPortDataRate", gp_rate),
 	GW_GET(4, "ibsnmpgwPortFecMode", gp_fec),
+	GW_FIELD(5, "ibsnmpgwPortCapabilityMask2", ATTR_PORT_INFO,
+	    IB_PORT_CAPMASK2_F, GW_K_UINT, GW_RANGE(0, 65535)),
 };
 
 /* Under the configured base, as the statistics: ibsnmpgwPorts(4).

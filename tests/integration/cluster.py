@@ -185,6 +185,9 @@ def check_links():
                 "%s port 1 ibsnmpgwPortSpeed/Width/DataRate" % node)
         R.equal(vals.get(GWPORT + ".4.1", (None, None))[1], 1,
                 "%s port 1 FEC mode unknown (no PortInfoExtended)" % node)
+        R.equal(vals.get(GWPORT + ".5.1", (None, None))[1],
+                int(pi.get("CapabilityMask2", "-1"), 16),
+                "%s port 1 ibsnmpgwPortCapabilityMask2 is smpquery's" % node)
         _, ifx = walk(node, IFX + ".15")
         R.equal(ifx.get(IFX + ".15.1", (None, None))[1],
                 lanes * LANE_MBPS[sp], "%s port 1 ifHighSpeed" % node)

@@ -1,0 +1,595 @@
+/* proxy_mad scheduling: the caps on MADs in flight, round-robin across
+ * nodes, a fresh TID per retry, bounded retries, failing a dead node's
+ * queue, and exactly one callback per request.
+ *
+ * proxy/mad.c is included, so its static functions can be driven
+ * directly: handle_answer() stands for the reader thread and
+ * mad_timeout_cb() for the timer. The device side of libibumad is
+ * stubbed (open, register, send, port state); libibmad builds and
+ * parses the MADs for real. The clock is ev_set_clock()'s. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+#include <cmocka.h>
+
+/* No reader thread: the tests hand answers to handle_answer(). */
+#define pthread_create(t, a, fn, x)	((void)(t), (void)(fn), 0)
+#define pthread_join(t, r)		((void)(t), (void)(r))
+
+#include "proxy/mad.c"
+
+#define MAX_SENT	64
+#define MAX_REQS	64
+#define UMAD_LEN	((int)umad_size() + PROXY_MAD_SIZE)
+
+/* What umad_send() saw, in order. */
+static struct sent {
+	uint32_t	tid;
+	int		agent;
+	uint64_t	node;	/* from the request's callback argument */
+	uint8_t		umad[512];	/* umad_size() + PROXY_MAD_SIZE */
+} sent[MAX_SENT];
+static int nsent;
+static int send_errno;		/* umad_send fails with it when set */
+static int port_state = 4;	/* what umad_get_port reports */
+static uint64_t now_ms = 1000;
+
+/* One per submitted request: its callbacks and the last status. */
+static struct req {
+	uint64_t	node;
+	int		calls;
+	int		status;
+	int		resubmit;	/* the callback queues one more */
+	int		accepted;	/* proxy_mad_submit took it */
+} reqs[MAX_REQS];
+static int nreqs;
+
+static int submit(uint64_t node, int optional);
+
+static uint64_t
+fake_clock(void)
+{
+	return now_ms;
+}
+
+/* libibumad, device side. */
+int
+umad_init(void)
+{
+	return 0;
+}
+
+int
+umad_get_port(const char *ca, int portnum, umad_port_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->ca_name, sizeof(p->ca_name), "ibsim0");
+	p->portnum = 1;
+	p->state = port_state;
+	p->base_lid = 1;
+	return 0;
+}
+
+int
+umad_release_port(umad_port_t *p)
+{
+	return 0;
+}
+
+int
+umad_open_port(const char *ca, int port)
+{
+	return 100;
+}
+
+int
+umad_close_port(int fd)
+{
+	return 0;
+}
+
+int
+umad_register(int fd, int mgmt_class, int version, uint8_t rmpp,
+    long method_mask[16 / sizeof(long)])
+{
+	return mgmt_class;	/* one agent per class, distinct */
+}
+
+int
+umad_send(int fd, int agent, void *umad, int length, int timeout_ms,
+    int retries)
+{
+	void *mad = umad_get_mad(umad);
+
+	if (send_errno) {
+		errno = send_errno;
+		return -1;
+	}
+	assert_true(nsent < MAX_SENT);
+	sent[nsent].tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
+	sent[nsent].agent = agent;
+	/* The attribute modifier carries the request's number. */
+	sent[nsent].node = reqs[mad_get_field(mad, 0, IB_MAD_ATTRMOD_F)].node;
+	memcpy(sent[nsent].umad, umad, UMAD_LEN);
+	nsent++;
+	return 0;
+}
+
+static void
+req_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct req *q = arg;
+
+	q->calls++;
+	q->status = status;
+	if (q->resubmit) {
+		q->resubmit = 0;
+		assert_int_equal(submit(q->node, 0), 0);
+	}
+}
+
+/* Queue a PortInfo SMP for node; the attribute modifier is the
+ * request's number, so a sent MAD can be traced back to it. */
+static int
+submit_to(uint64_t node, int optional, struct req **out)
+{
+	struct proxy_mad_args a;
+	struct req *q;
+
+	assert_true(nreqs < MAX_REQS);
+	q = &reqs[nreqs];
+	memset(q, 0, sizeof(*q));
+	q->node = node;
+	q->status = 1;
+	memset(&a, 0, sizeof(a));
+	a.node_key = node;
+	a.mgmt_class = ATTR_CLASS_SMI_DR;
+	a.method = IB_MAD_METHOD_GET;
+	a.attr_id = IB_ATTR_PORT_INFO;
+	a.attr_mod = (uint32_t)nreqs;
+	a.optional = (uint8_t)optional;
+	a.target.path.cnt = 1;
+	a.target.path.hop[1] = 1;
+	nreqs++;
+	if (out != NULL)
+		*out = q;
+	if (proxy_mad_submit(&a, req_cb, q) == -1)
+		return -1;
+	q->accepted = 1;
+	return 0;
+}
+
+static int
+submit(uint64_t node, int optional)
+{
+	return submit_to(node, optional, NULL);
+}
+
+/* Answer the i-th MAD sent, as the fabric would. */
+static void
+answer(int i, int mad_status)
+{
+	uint8_t umad[sizeof(sent[0].umad)];
+	void *mad = umad_get_mad(umad);
+
+	memcpy(umad, sent[i].umad, sizeof(umad));
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_DRSMP_STATUS_F, mad_status);
+	handle_answer(umad, UMAD_LEN);
+}
+
+static void
+expire(void)
+{
+	now_ms += 1000;
+	mad_timeout_cb(NULL);
+}
+
+static int
+inflight_for(uint64_t node)
+{
+	struct mad_req *r;
+	int n = 0;
+
+	TAILQ_FOREACH(r, &mad_inflight, link)
+		n += r->node->key == node;
+	return n;
+}
+
+static int
+start(int retries, int max, int max_node)
+{
+	ev_init();
+	ev_set_clock(fake_clock);
+	nsent = nreqs = send_errno = 0;
+	port_state = 4;
+	memset(&mad_st, 0, sizeof(mad_st));
+	mad_state_checked = 0;
+	assert_int_equal(proxy_mad_init(NULL, 0, 1000, retries, max,
+	    max_node), 0);
+	proxy_mad_set_rate(0);
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	return start(2, 4, 2);
+}
+
+static int
+setup_rr(void **state)
+{
+	return start(2, 1, 4);
+}
+
+static int
+teardown(void **state)
+{
+	proxy_mad_finalise();
+	/* Every request taken ended in exactly one callback; a refused
+	 * one in none. */
+	for (int i = 0; i < nreqs; i++)
+		assert_int_equal(reqs[i].calls, reqs[i].accepted);
+	ev_finalise();
+	return 0;
+}
+
+/* Never more than max in flight in all, nor max_node per node; each
+ * answer lets exactly one more out. */
+static void
+test_caps(void **state)
+{
+	for (uint64_t n = 1; n <= 3; n++)
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(submit(n, 0), 0);
+	assert_int_equal(nsent, 4);
+	assert_int_equal(mad_inflight_n, 4);
+	for (uint64_t n = 1; n <= 3; n++)
+		assert_true(inflight_for(n) <= 2);
+	for (int done = 0; done < 9; done++) {
+		int before = nsent;
+
+		answer(done, 0);
+		assert_int_equal(nsent, before + (before < 9));
+		assert_true(mad_inflight_n <= 4);
+		for (uint64_t n = 1; n <= 3; n++)
+			assert_true(inflight_for(n) <= 2);
+	}
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(reqs[i].status, 0);
+	assert_int_equal(mad_queued_n, 0);
+	assert_int_equal(mad_inflight_n, 0);
+}
+
+/* One in flight at a time: a node with a long queue takes one turn
+ * per round instead of sending its whole queue first. A node goes to
+ * the back of the ring when it sends; a newcomer joins at the back. */
+static void
+test_round_robin(void **state)
+{
+	uint64_t want[] = { 1, 1, 2, 3, 1, 2, 2 };
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(submit(1, 0), 0);	/* the first goes out */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(submit(2, 0), 0);
+	assert_int_equal(submit(3, 0), 0);
+	for (int i = 0; i < 7; i++) {
+		assert_int_equal(nsent, i + 1);
+		assert_int_equal(sent[i].node, want[i]);
+		answer(i, 0);
+	}
+	assert_int_equal(nsent, 7);
+}
+
+/* A retry carries a new TID: a late answer to the old one is dropped,
+ * and the answer to the new one ends the request. */
+static void
+test_retry_fresh_tid(void **state)
+{
+	struct req *q;
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	assert_int_equal(nsent, 1);
+	expire();
+	assert_int_equal(nsent, 2);
+	assert_int_not_equal(sent[1].tid, sent[0].tid);
+	assert_int_equal(mad_st.retries, 1);
+	answer(0, 0);			/* late, for the first TID */
+	assert_int_equal(q->calls, 0);
+	assert_int_equal(mad_inflight_n, 1);
+	answer(1, 0);
+	assert_int_equal(q->calls, 1);
+	assert_int_equal(q->status, 0);
+	answer(1, 0);			/* a duplicate of the last one */
+	assert_int_equal(q->calls, 1);
+	assert_int_equal(mad_st.answered, 1);
+}
+
+/* 1 + retries sends, then one -ETIMEDOUT; every TID differs. */
+static void
+test_retries_bounded(void **state)
+{
+	struct req *q;
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	for (int i = 0; i < 5; i++)
+		expire();
+	assert_int_equal(nsent, 3);
+	assert_int_not_equal(sent[0].tid, sent[1].tid);
+	assert_int_not_equal(sent[1].tid, sent[2].tid);
+	assert_int_not_equal(sent[0].tid, sent[2].tid);
+	assert_int_equal(q->calls, 1);
+	assert_int_equal(q->status, -ETIMEDOUT);
+	assert_int_equal(mad_st.timeouts, 1);
+	assert_int_equal(mad_st.retries, 2);
+	assert_int_equal(mad_inflight_n, 0);
+	assert_false(ev_timer_pending(&mad_timer));
+}
+
+/* A node silent to a mandatory attribute: what is queued for it fails
+ * at once with -EHOSTUNREACH, never sent; other nodes go on. */
+static void
+test_dead_node_fails_queue(void **state)
+{
+	struct req *a1, *a2, *a3, *b;
+
+	/* max_node 2: a1 and a2 go out, a3 waits. */
+	assert_int_equal(submit_to(1, 0, &a1), 0);
+	assert_int_equal(submit_to(1, 0, &a2), 0);
+	assert_int_equal(submit_to(1, 1, &a3), 0);
+	assert_int_equal(submit_to(2, 0, &b), 0);
+	assert_int_equal(nsent, 3);
+	answer(2, 0);			/* b */
+	assert_int_equal(b->calls, 1);
+	for (int i = 0; i < 3; i++)
+		expire();
+	assert_int_equal(a1->status, -ETIMEDOUT);
+	assert_int_equal(a2->status, -ETIMEDOUT);
+	/* a3 was never sent: 2 x 3 sends of a1, a2, and b. */
+	assert_int_equal(nsent, 7);
+	assert_int_equal(a3->calls, 1);
+	assert_int_equal(a3->status, -EHOSTUNREACH);
+	assert_int_equal(mad_st.timeouts, 2);
+	assert_int_equal(mad_queued_n, 0);
+}
+
+/* An optional attribute a live node drops fails alone. */
+static void
+test_optional_timeout_keeps_queue(void **state)
+{
+	struct req *opt, *a2, *a3;
+
+	assert_int_equal(submit_to(1, 1, &opt), 0);
+	assert_int_equal(submit_to(1, 0, &a2), 0);
+	assert_int_equal(submit_to(1, 0, &a3), 0);
+	assert_int_equal(nsent, 2);
+	answer(1, 0);			/* a2; a3 goes out */
+	assert_int_equal(nsent, 3);
+	answer(2, 0);			/* a3 */
+	for (int i = 0; i < 3; i++)
+		expire();
+	assert_int_equal(opt->status, -ETIMEDOUT);
+	assert_int_equal(a2->status, 0);
+	assert_int_equal(a3->status, 0);
+
+	/* Queued behind a silent optional one: still sent after it. */
+	struct req *o2, *m1;
+
+	mad_max_node = 1;
+	assert_int_equal(submit_to(2, 1, &o2), 0);
+	assert_int_equal(submit_to(2, 0, &m1), 0);
+	for (int i = 0; i < 3; i++)
+		expire();
+	assert_int_equal(o2->status, -ETIMEDOUT);
+	assert_int_equal(m1->calls, 0);
+	answer(nsent - 1, 0);
+	assert_int_equal(m1->status, 0);
+}
+
+/* A callback that queues for the node whose queue is being failed:
+ * the new request is neither lost nor failed with the old ones. */
+static void
+test_fail_queue_resubmit(void **state)
+{
+	struct req *a1, *a2, *a3;
+
+	mad_max_node = 1;
+	assert_int_equal(submit_to(1, 0, &a1), 0);
+	assert_int_equal(submit_to(1, 0, &a2), 0);
+	assert_int_equal(submit_to(1, 0, &a3), 0);
+	a2->resubmit = 1;
+	for (int i = 0; i < 3; i++)
+		expire();
+	assert_int_equal(a1->status, -ETIMEDOUT);
+	assert_int_equal(a2->status, -EHOSTUNREACH);
+	assert_int_equal(a3->status, -EHOSTUNREACH);
+	/* The request a2's callback queued was sent. */
+	assert_int_equal(nreqs, 4);
+	assert_int_equal(reqs[3].calls, 0);
+	assert_int_equal(nsent, 4);
+	answer(3, 0);
+	assert_int_equal(reqs[3].status, 0);
+}
+
+/* A garbled answer is asked again within the same tries, and ends in
+ * -EPROTO, not -ETIMEDOUT: the node answered, its queue stays. */
+static void
+test_garbled(void **state)
+{
+	struct req *q, *q2;
+	uint8_t umad[sizeof(sent[0].umad)];
+
+	assert_int_equal(submit_to(1, 0, &q), 0);	/* request 0 */
+	assert_int_equal(submit_to(1, 0, &q2), 0);
+	for (int i = 0; i < 3; i++) {
+		int j = nsent - 1;
+
+		/* The newest send of request 0, answered with another
+		 * attribute's ID. */
+		while (mad_get_field(umad_get_mad(sent[j].umad), 0,
+		    IB_MAD_ATTRMOD_F) != 0)
+			j--;
+		memcpy(umad, sent[j].umad, sizeof(umad));
+		mad_set_field(umad_get_mad(umad), 0, IB_MAD_RESPONSE_F, 1);
+		mad_set_field(umad_get_mad(umad), 0, IB_MAD_ATTRID_F,
+		    IB_ATTR_NODE_INFO);
+		handle_answer(umad, UMAD_LEN);
+	}
+	assert_int_equal(q->calls, 1);
+	assert_int_equal(q->status, -EPROTO);
+	assert_int_equal(mad_st.malformed, 3);
+	assert_int_equal(mad_st.timeouts, 0);
+	/* q2 was not failed with it, and is answered normally. */
+	assert_int_equal(q2->calls, 0);
+	answer(1, 0);
+	assert_int_equal(q2->status, 0);
+}
+
+/* A MAD status error ends the request with -EIO at once. */
+static void
+test_status_error(void **state)
+{
+	struct req *q;
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	answer(0, 0x001c);		/* unsupported attribute */
+	assert_int_equal(q->status, -EIO);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(mad_st.errors, 1);
+}
+
+/* The kernel's timeout (umad status ETIMEDOUT) retries at once. */
+static void
+test_kernel_timeout(void **state)
+{
+	struct req *q;
+	uint8_t umad[sizeof(sent[0].umad)];
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	memcpy(umad, sent[0].umad, sizeof(umad));
+	((struct ib_user_mad *)umad)->status = ETIMEDOUT;
+	handle_answer(umad, UMAD_LEN);
+	assert_int_equal(nsent, 2);
+	assert_int_not_equal(sent[1].tid, sent[0].tid);
+	assert_int_equal(q->calls, 0);
+	answer(1, 0);
+	assert_int_equal(q->status, 0);
+}
+
+/* The token bucket: a burst of rate/20 + 1, then one MAD per token as
+ * the clock moves; retries take tokens too. */
+static void
+test_rate(void **state)
+{
+	mad_max = mad_max_node = 64;
+	proxy_mad_set_rate(20);		/* burst of 2 */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(submit(1 + i, 0), 0);
+	assert_int_equal(nsent, 2);
+	assert_true(mad_st.throttled > 0);
+	assert_true(ev_timer_pending(&mad_rate_timer));
+	now_ms += 100;			/* two more tokens */
+	rate_timer_cb(NULL);
+	assert_int_equal(nsent, 4);
+	now_ms += 1000;
+	rate_timer_cb(NULL);
+	assert_int_equal(nsent, 6);
+	for (int i = 0; i < 6; i++)
+		answer(i, 0);
+}
+
+/* The device going away fails everything at once with -ENETDOWN and
+ * refuses new requests until the port is back. */
+static void
+test_port_down(void **state)
+{
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(submit(1 + i % 2, 0), 0);
+	assert_int_equal(nsent, 4);
+	send_errno = ENODEV;
+	answer(0, 0);			/* frees a slot; the next send fails */
+	assert_int_equal(reqs[0].status, 0);
+	for (int i = 1; i < 6; i++)
+		assert_int_equal(reqs[i].status, -ENETDOWN);
+	assert_int_equal(mad_inflight_n, 0);
+	assert_int_equal(mad_queued_n, 0);
+	assert_false(proxy_mad_port_up());
+	assert_int_equal(submit(1, 0), -1);
+	assert_int_equal(errno, ENETDOWN);
+	/* Reopened by the backoff timer once the port is active. */
+	send_errno = 0;
+	reopen_cb(NULL);
+	assert_true(proxy_mad_port_up());
+	assert_int_equal(submit(1, 0), 0);
+	answer(nsent - 1, 0);
+	assert_int_equal(reqs[nreqs - 1].status, 0);
+}
+
+/* Silence from everyone while the local link is down is the port's
+ * fault, not the nodes': -ENETDOWN, not -ETIMEDOUT. */
+static void
+test_local_link_down(void **state)
+{
+	struct req *q;
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	port_state = 1;
+	expire();
+	assert_int_equal(q->status, -ENETDOWN);
+	assert_int_equal(mad_st.timeouts, 0);
+	assert_int_equal(mad_st.port_failures, 1);
+}
+
+/* Shutdown ends what is queued and in flight with -ECANCELED. */
+static void
+test_finalise_cancels(void **state)
+{
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(submit(1 + i % 3, 0), 0);
+	proxy_mad_finalise();
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(reqs[i].status, -ECANCELED);
+	/* teardown finalises again: harmless. */
+	assert_int_equal(proxy_mad_init(NULL, 0, 1000, 2, 4, 2), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_round_robin, setup_rr,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_retry_fresh_tid, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_retries_bounded, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_dead_node_fails_queue,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_optional_timeout_keeps_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fail_queue_resubmit,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_error, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_timeout, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_down, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_local_link_down, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_finalise_cancels, setup,
+		    teardown),
+	};
+
+	log_init("test_mad", 1, LOG_CRIT);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -529,6 +529,19 @@ valid_oid(const char *s)
 	return n >= 2 && n <= 24;	/* room for .2.N.0 below it */
 }
 
+/* A name a community suffix and an SNMPv3 context can both carry
+ * (RFC 3411 SnmpAdminString, at most 32 octets). */
+static int
+valid_context(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s; s++)
+		if (*s <= ' ' || *s == '@' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 static void
 snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
@@ -549,7 +562,12 @@ snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_int(x, v, key, &c->max_repetitions, 1, 10000);
 	else if (strcmp(key, "request-timeout-ms") == 0)
 		get_int(x, v, key, &c->request_timeout_ms, 100, 600000);
-	else if (strcmp(key, "sys-object-id-base") == 0) {
+	else if (strcmp(key, "fabric-context") == 0) {
+		if (get_str(x, v, key, &c->fabric_context, 32) == 0 &&
+		    !valid_context(c->fabric_context))
+			cerr(x, v, "fabric-context must be a non-empty name "
+			    "without '@', spaces or control characters");
+	} else if (strcmp(key, "sys-object-id-base") == 0) {
 		if (get_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
 		    !valid_oid(c->sys_object_id_base))
 			cerr(x, v, "sys-object-id-base must be a dotted OID "
@@ -1004,6 +1022,8 @@ gw_conf_load(const char *path, FILE *err)
 	if (root != NULL && x.c->ncommunities == 0 && x.c->nusers == 0)
 		cerr(&x, root, "no snmp.communities or snmp.users: nobody "
 		    "could query the gateway");
+	if (x.c->fabric_context == NULL)
+		x.c->fabric_context = xstrdup("fabric");
 	if (x.c->store_path == NULL)
 		x.c->store_path = xstrdup("/var/lib/ibsnmpgw/inventory.db");
 	if (x.c->state_dir == NULL) {
@@ -1182,6 +1202,7 @@ gw_conf_free(struct gw_conf *c)
 	free(c->sys_contact);
 	free(c->sys_location);
 	free(c->sys_object_id_base);
+	free(c->fabric_context);
 	free(c->ib_ca);
 	free(c->node_name_map);
 	free(c->mkey_file);

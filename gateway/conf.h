@@ -63,6 +63,7 @@ struct gw_conf {
 	char			*sys_contact;
 	char			*sys_location;
 	char			*sys_object_id_base;	/* dotted OID */
+	char			*fabric_context;	/* "fabric" */
 
 	char			*ib_ca;		/* NULL: first CA, as -C */
 	int			 ib_port;	/* 0: first active, as -P */

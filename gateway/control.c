@@ -169,10 +169,11 @@ cmd_stats(FILE *f)
 	counters_stats(&commits, &rows);
 	fprintf(f, "counters commits %llu rows %llu\n",
 	    (unsigned long long)commits, (unsigned long long)rows);
-	fprintf(f, "snmp requests %llu node-requests %llu bad-names %llu "
-	    "unknown-contexts %llu deadlines %llu\n",
+	fprintf(f, "snmp requests %llu node-requests %llu fabric-requests "
+	    "%llu bad-names %llu unknown-contexts %llu deadlines %llu\n",
 	    (unsigned long long)g.requests,
 	    (unsigned long long)g.node_requests,
+	    (unsigned long long)g.fabric_requests,
 	    (unsigned long long)g.bad_names,
 	    (unsigned long long)g.unknown_contexts,
 	    (unsigned long long)gw_mib_deadlines());

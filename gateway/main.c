@@ -127,6 +127,7 @@ reload(void)
 	proxy_mad_set_rate(c->mad_rate);
 	proxy_health_set_hold(c->mad_hold_down);
 	gw_mib_set_deadline(c->request_timeout_ms);
+	gw_mib_set_sweep_interval(c->sweep_interval);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);

@@ -42,10 +42,13 @@ struct gw_eval {
 	int			 have_last;	/* last: the attribute */
 	struct cache_key	 last;		/* a getter read last */
 	const struct gw_col	*col;		/* being evaluated */
+	const struct store_select *sel;		/* requester's nodes */
+	int			 sel_ok;	/* requester still configured */
 };
 
 struct gw_job {
 	struct gw_eval		 e;
+	const struct store_node	*node;		/* the context's node */
 	netsnmp_mib_handler	*h;
 	netsnmp_handler_registration *reg;
 	netsnmp_delegated_cache	*dc;	/* NULL until delegated */
@@ -208,6 +211,18 @@ gw_column(struct gw_eval *e)
 	return e->col;
 }
 
+void
+gw_set_node(struct gw_eval *e, const struct store_node *n)
+{
+	e->n = n;
+}
+
+int
+gw_visible(struct gw_eval *e, const struct store_node *n)
+{
+	return e->sel_ok && store_select_match(e->sel, n);
+}
+
 static void
 make_key(struct cache_key *k, const struct gw_eval *e,
     const struct attr_def *a, uint32_t mod, uint8_t port)
@@ -231,6 +246,10 @@ attr_read(struct gw_eval *e, enum attr_idx ai, uint32_t mod, uint8_t port,
 	int rc;
 
 	*err = 0;
+	if (e->n == NULL) {
+		*err = -ENODEV;		/* a fabric getter named no node */
+		return NULL;
+	}
 	if (e->n->unsupported & a->unsup) {
 		*err = -EOPNOTSUPP;	/* known to lack it: no MAD */
 		return NULL;
@@ -475,10 +494,11 @@ static void
 log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
     const char *answer, int reject)
 {
-	char inst[3 * 11 + 1] = "";
+	char inst[GW_MAX_INDEX * 4 + 1] = "";
 	int off = 0;
 
-	for (int k = 0; k < e->t->nindex && k < 3; k++)
+	/* Octet indexes (a GUID) print as one subid each. */
+	for (int k = 0; k < e->t->nindex && off < (int)sizeof(inst) - 12; k++)
 		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
 		    row->i[k]);
 	log_warnx("%s: %s%s: the node's answer is outside the MIB's range; "
@@ -499,7 +519,9 @@ refused(struct gw_eval *e, int walk)
 	 * within the error TTL: the walk leaves the row out, as above. */
 	if (!gw_err_refused(e->failed) && !(walk && e->failed == -ERANGE))
 		return 0;
-	gw_degraded_add(e->n->idx, offsetof(struct gw_degraded, skipped));
+	if (e->n != NULL)
+		gw_degraded_add(e->n->idx, offsetof(struct gw_degraded,
+		    skipped));
 	e->failed = 0;
 	e->need = 0;
 	return 1;
@@ -671,8 +693,9 @@ again:
 			/* A value the MIB cannot hold in one row: that row
 			 * is left out of the walk, the rest goes on. */
 			log_bad(e, col->name, &row, "left out of the walk", 0);
-			gw_degraded_add(e->n->idx,
-			    offsetof(struct gw_degraded, skipped));
+			if (e->n != NULL)
+				gw_degraded_add(e->n->idx,
+				    offsetof(struct gw_degraded, skipped));
 			lb = row;
 			incl = 0;
 			goto again;
@@ -734,6 +757,9 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 	for (;;) {
 		j->e.need = 0;
 		j->e.failed = 0;
+		j->e.n = j->node;
+		/* Looked up on every pass: a reload may have replaced it. */
+		j->e.sel_ok = gw_snmp_request_select(ri, &j->e.sel) == 0;
 		j->answered = 0;
 		rc = j->mode == MODE_GET ? eval_get(j, ri, r) :
 		    eval_getnext(j, ri, r);
@@ -858,7 +884,10 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 
 		if (r->processed || r->delegated)
 			continue;
-		if (n == NULL && t->context == NULL) {
+		if (t->context != NULL && strcmp(t->context,
+		    GW_FABRIC_CONTEXT) == 0)
+			n = NULL;	/* rows name their nodes */
+		else if (n == NULL && t->context == NULL) {
 			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
 			continue;
 		}
@@ -870,7 +899,7 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		}
 		memset(&job, 0, sizeof(job));
 		job.e.t = t;
-		job.e.n = n;
+		job.node = n;
 		job.e.since = now;
 		job.h = h;
 		job.reg = reg;
@@ -927,9 +956,11 @@ gw_mib_init(const struct gw_conf *c)
 {
 	mib_nregs = 0;
 	gw_mib_set_deadline(c->request_timeout_ms);
+	gw_mib_set_sweep_interval(c->sweep_interval);
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
-	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1)
+	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1 ||
+	    gw_mib_fabric_init() == -1)
 		return -1;
 	return 0;
 }

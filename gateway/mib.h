@@ -15,7 +15,9 @@
 #include "store/cache.h"
 #include "store/store.h"
 
-#define GW_MAX_INDEX	3
+/* Index subids of a row: IB-SM-MIB's longest is a subnet prefix, an MGID
+ * and a vector index (8 + 16 + 1). */
+#define GW_MAX_INDEX	32
 
 /* Getter and row results besides 0. */
 #define GW_NEED		(-2)	/* an attribute is being fetched */
@@ -42,6 +44,14 @@ struct gw_col;
 const struct store_node	*gw_node(struct gw_eval *e);
 /* The column being evaluated (its arg, for getters shared by columns). */
 const struct gw_col	*gw_column(struct gw_eval *e);
+/* Fabric context: read attributes of node n from here on in this
+ * evaluation (gw_attr and friends address gw_node()). */
+void			 gw_set_node(struct gw_eval *e,
+			    const struct store_node *n);
+/* Whether the requester (its community's or user's node selector) may
+ * see node n; the fabric context shows only such rows. */
+int			 gw_visible(struct gw_eval *e,
+			    const struct store_node *n);
 
 /* An attribute of this node (a: its catalogue row; port: the CA/router
  * port to route through, 0 for the node's route). Returns the payload,
@@ -168,7 +178,9 @@ struct gw_table {
 	/* Optional: on a GETNEXT miss, start fetches a walk will want
 	 * next (the key of the miss is given). */
 	void	(*read_ahead)(struct gw_eval *e, const struct cache_key *k);
-	/* NULL: the node contexts; "": the gateway's own context. */
+	/* NULL: the node contexts; "": the gateway's own context;
+	 * GW_FABRIC_CONTEXT: the fabric's (gw_node() is NULL until a
+	 * getter calls gw_set_node). */
 	const char		*context;
 };
 
@@ -218,6 +230,10 @@ int	gw_mib_node_system_init(const struct gw_conf *c);
 int	gw_mib_if_init(void);
 int	gw_mib_ibif_init(void);
 int	gw_mib_gwport_init(void);
+int	gw_mib_fabric_init(void);
+/* sweep.interval: a node no sweep reached for two of them is stale in
+ * ibsnmpgwNodeState. */
+void	gw_mib_set_sweep_interval(int seconds);
 /* The IBSNMPGW-MIB base (snmp.sys-object-id-base) into o; its length, 0
  * if longer than max. Set by gw_mib_system_init. */
 size_t	gw_mib_sys_base(oid *o, size_t max);

@@ -52,6 +52,7 @@ static int	session_in_use(netsnmp_session *sess);
 static void	close_session(netsnmp_session *sp);
 static struct htab	 snmp_communities;	/* name -> gw_community */
 static struct htab	 snmp_users;		/* name -> gw_user */
+static char		 snmp_fabric[33];	/* snmp.fabric-context */
 static struct gw_snmp_stats snmp_st;
 static char		 snmp_logbuf[1024];
 static size_t		 snmp_loglen;
@@ -201,6 +202,13 @@ report_unknown_context(netsnmp_session *sess, netsnmp_pdu *pdu)
 	}
 }
 
+static int
+is_fabric(const char *name, size_t len)
+{
+	return len == strlen(snmp_fabric) && memcmp(name, snmp_fabric, len) ==
+	    0;
+}
+
 /* Pre-parse hook. net-snmp's own also consults tcp-wrappers on every
  * packet (Debian builds it with libwrap); we only count. */
 static int
@@ -246,6 +254,7 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 	const struct gw_user *user;
 	const struct store_node *node;
 	struct gw_name nm;
+	int fabric;
 
 	/* Counts and drops what did not parse (USM reports are already
 	 * sent by then). Raw community and contextName are not
@@ -273,6 +282,12 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 				return 0;
 			break;
 		}
+		if (is_fabric(nm.node, nm.node_len)) {
+			if (set_context(pdu, GW_FABRIC_CONTEXT) == -1)
+				return 0;
+			snmp_st.fabric_requests++;
+			break;
+		}
 		if ((node = store_node_resolve(nm.node, nm.node_len)) == NULL ||
 		    !store_select_match(&cm->nodes, node))
 			goto bad_community;
@@ -285,13 +300,15 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 			break;
 		user = pdu->securityName ? htab_get(&snmp_users,
 		    pdu->securityName, pdu->securityNameLen) : NULL;
+		fabric = is_fabric(pdu->contextName, pdu->contextNameLen);
 		if (gw_name_check_context(pdu->contextName,
-		    pdu->contextNameLen) == -1 ||
+		    pdu->contextNameLen) == -1 || (!fabric &&
 		    (node = store_node_resolve(pdu->contextName,
-		    pdu->contextNameLen)) == NULL ||
+		    pdu->contextNameLen)) == NULL) ||
 		    /* A user USM still knows but a reload removed from the
 		     * file may see nothing. */
-		    user == NULL || !store_select_match(&user->nodes, node)) {
+		    user == NULL ||
+		    (!fabric && !store_select_match(&user->nodes, node))) {
 			report_unknown_context(sess, pdu);
 			return 0;
 		}
@@ -301,9 +318,13 @@ gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 		pdu->community_len = pdu->contextNameLen;
 		pdu->contextName = NULL;
 		pdu->contextNameLen = 0;
-		if (set_context(pdu, GW_NODE_CONTEXT) == -1)
+		if (set_context(pdu, fabric ? GW_FABRIC_CONTEXT :
+		    GW_NODE_CONTEXT) == -1)
 			return 0;
-		snmp_st.node_requests++;
+		if (fabric)
+			snmp_st.fabric_requests++;
+		else
+			snmp_st.node_requests++;
 		break;
 	default:
 		return 0;
@@ -333,7 +354,8 @@ gw_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 
 	if (pdu->version == SNMP_VERSION_3 && pdu->community != NULL &&
 	    pdu->contextName != NULL &&
-	    strcmp(pdu->contextName, GW_NODE_CONTEXT) == 0) {
+	    (strcmp(pdu->contextName, GW_NODE_CONTEXT) == 0 ||
+	    strcmp(pdu->contextName, GW_FABRIC_CONTEXT) == 0)) {
 		free(pdu->contextName);
 		pdu->contextName = (char *)pdu->community;
 		pdu->contextNameLen = pdu->community_len;
@@ -373,6 +395,34 @@ gw_snmp_request_node(netsnmp_agent_request_info *reqinfo)
 	    nm.node == NULL)
 		return NULL;
 	return store_node_resolve(nm.node, nm.node_len);
+}
+
+int
+gw_snmp_request_select(netsnmp_agent_request_info *reqinfo,
+    const struct store_select **sel)
+{
+	const struct gw_community *cm;
+	const struct gw_user *u;
+	netsnmp_pdu *pdu;
+	struct gw_name nm;
+
+	*sel = NULL;
+	if (reqinfo == NULL || reqinfo->asp == NULL ||
+	    (pdu = reqinfo->asp->pdu) == NULL)
+		return -1;
+	if (pdu->version == SNMP_VERSION_3) {
+		if (pdu->securityName == NULL || (u = htab_get(&snmp_users,
+		    pdu->securityName, pdu->securityNameLen)) == NULL)
+			return -1;
+		*sel = &u->nodes;
+		return 0;
+	}
+	if (pdu->community == NULL || gw_name_split(pdu->community,
+	    pdu->community_len, &nm) == -1 || (cm = htab_get(&snmp_communities,
+	    nm.comm, nm.comm_len)) == NULL)
+		return -1;
+	*sel = &cm->nodes;
+	return 0;
 }
 
 /* USM users, from the configuration. */
@@ -437,6 +487,8 @@ gw_snmp_set_access(const struct gw_conf *c)
 	 * call (a reload). */
 	htab_free(&snmp_communities);
 	htab_free(&snmp_users);
+	snprintf(snmp_fabric, sizeof(snmp_fabric), "%s", c->fabric_context ?
+	    c->fabric_context : "fabric");
 	for (int i = 0; i < c->ncommunities; i++)
 		htab_put(&snmp_communities, c->communities[i].name,
 		    strlen(c->communities[i].name), &c->communities[i]);

@@ -12,13 +12,18 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "gateway/conf.h"
+#include "store/select.h"
 #include "store/store.h"
 
 /* Never a valid node name (has '@'), so no client can select it. */
 #define GW_NODE_CONTEXT	"@ibsnmpgw-node"
+/* The whole fabric (snmp.fabric-context, "fabric" by default): IB-SM-MIB
+ * and the node table. */
+#define GW_FABRIC_CONTEXT "@ibsnmpgw-fabric"
 
 struct gw_snmp_stats {
-	uint64_t	requests, node_requests, bad_names, unknown_contexts;
+	uint64_t	requests, node_requests, fabric_requests, bad_names,
+			unknown_contexts;
 };
 
 /* Library setup: logging, persistent directory, USM. Before MIB
@@ -42,6 +47,11 @@ void	gw_snmp_reload_users(const struct gw_conf *old,
 
 /* The node a request in GW_NODE_CONTEXT is for, or NULL. */
 struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);
+/* The nodes the requester (community or user) may see: 0 and *sel (an
+ * unset selector: all), or -1 when it is no longer configured (a
+ * reload removed it while the request waited): it sees nothing. */
+int	gw_snmp_request_select(netsnmp_agent_request_info *reqinfo,
+	    const struct store_select **sel);
 
 void	gw_snmp_get_stats(struct gw_snmp_stats *st);
 

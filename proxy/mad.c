@@ -27,6 +27,7 @@ struct mad_req;
 
 struct mad_node {
 	uint64_t			 key;
+	struct proxy_mad_node_stats	 st;
 	int				 inflight;
 	int				 ready;	/* on the ready list */
 	TAILQ_HEAD(, mad_req)		 queue;
@@ -228,6 +229,7 @@ send_req(struct mad_req *r)
 		return -1;
 	}
 	mad_st.sent++;
+	r->node->st.sent++;
 	r->deadline = ev_now() + mad_timeout;
 	TAILQ_INSERT_TAIL(&mad_inflight, r, link);
 	return 0;
@@ -247,10 +249,14 @@ inflight_remove(struct mad_req *r)
 static void
 req_finish(struct mad_req *r, int status, const uint8_t *mad)
 {
-	if (status == -ETIMEDOUT)
+	if (status == -ETIMEDOUT) {
 		mad_st.timeouts++;
-	else if (status == -EIO)
+		r->node->st.timeouts++;
+	} else if (status == -EIO) {
 		mad_st.errors++;
+		r->node->st.errors++;
+	} else if (status == -EPROTO)
+		r->node->st.errors++;
 	r->cb(r->arg, status, mad);
 	free(r);
 }
@@ -892,6 +898,19 @@ proxy_mad_finalise(void)
 	TAILQ_INIT(&mad_ready);
 	htab_foreach(&mad_nodes, free_node, NULL);
 	htab_free(&mad_nodes);
+}
+
+int
+proxy_mad_node_stats(uint64_t key, struct proxy_mad_node_stats *st)
+{
+	struct mad_node *n = htab_get_u64(&mad_nodes, key);
+
+	if (n == NULL) {
+		memset(st, 0, sizeof(*st));
+		return -1;
+	}
+	*st = n->st;
+	return 0;
 }
 
 void

@@ -49,6 +49,14 @@ struct proxy_mad_stats {
 	int	 port_down;
 };
 
+/* Per node_key (a node's GUID for every MAD but the sweep's first
+ * NodeInfo, which goes by route): MADs on the wire (retries too),
+ * requests that ended without an answer, and answers that were a MAD
+ * status error or malformed. */
+struct proxy_mad_node_stats {
+	uint64_t sent, timeouts, errors;
+};
+
 struct proxy_local_port {
 	char		ca[32];
 	int		port;
@@ -72,6 +80,8 @@ void	proxy_mad_set_rate(int per_second);
 int	proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb,
 	    void *arg);
 void	proxy_mad_get_stats(struct proxy_mad_stats *st);
+/* 0, or -1 (all zero) when nothing was ever sent for key. */
+int	proxy_mad_node_stats(uint64_t key, struct proxy_mad_node_stats *st);
 /* Whether the local port is usable. While it is not, proxy_mad_submit
  * fails at once with errno ENETDOWN, and what was queued or in flight
  * has failed with -ENETDOWN; the port is reopened with backoff and fn

@@ -34,6 +34,10 @@ struct poll_node {
 	uint64_t		*last_totals;	/* ports x thresholds */
 	int			 last_ports;	/* num_ports it was sized for */
 	uint64_t		 last_ms;
+	/* The round under way and the last one that ended. */
+	uint64_t		 round_started;	/* ev_now() */
+	int64_t			 done_at;	/* ev_wall() */
+	uint64_t		 done_ms;
 };
 
 struct poll_wait {
@@ -84,6 +88,18 @@ policy_index(uint32_t node)
 		if (store_select_match(&poll_pols[i].match, n))
 			return i;
 	return -1;
+}
+
+int
+proxy_poll_last(uint32_t node, int64_t *when, uint64_t *ms)
+{
+	const struct poll_node *pn = node < poll_n ? poll_nodes[node] : NULL;
+
+	if (pn == NULL || pn->done_at == 0)
+		return -1;
+	*when = pn->done_at;
+	*ms = pn->done_ms;
+	return 0;
 }
 
 const char *
@@ -230,6 +246,13 @@ full_done_check(void)
 }
 
 static void
+round_done(struct poll_node *pn)
+{
+	pn->done_at = ev_wall();
+	pn->done_ms = ev_now() - pn->round_started;
+}
+
+static void
 wait_cb(void *arg, int status, const uint8_t *data, size_t len)
 {
 	struct poll_wait *w = arg;
@@ -239,6 +262,7 @@ wait_cb(void *arg, int status, const uint8_t *data, size_t len)
 		full_done_check();
 	}
 	if (w->pn->outstanding > 0 && --w->pn->outstanding == 0) {
+		round_done(w->pn);
 		check_thresholds(w->pn);
 		maybe_reset(w->pn);
 	}
@@ -315,6 +339,8 @@ poll_node_now(struct poll_node *pn)
 
 	if (n == NULL || !n->reachable)
 		return;
+	if (pn->outstanding == 0)
+		pn->round_started = ev_now();
 	for (int i = 0; i < ATTR_MAX; i++) {
 		const struct attr_def *a = &attr_defs[i];
 
@@ -335,8 +361,10 @@ poll_node_now(struct poll_node *pn)
 			break;
 		}
 	}
-	if (pn->outstanding == 0)
+	if (pn->outstanding == 0) {
+		round_done(pn);		/* all of it was cached */
 		check_thresholds(pn);
+	}
 }
 
 static void

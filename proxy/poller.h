@@ -33,6 +33,9 @@ void		 proxy_poll_finalise(void);
 int		 proxy_poll_set_policies(const struct proxy_policy *pols, int n);
 /* After a sweep: new nodes get a policy and a timer. */
 void		 proxy_poll_inventory_changed(void);
+/* When the node's last polling round ended (unix seconds) and how long
+ * it took: 0, or -1 when none has ended yet. */
+int		 proxy_poll_last(uint32_t node, int64_t *when, uint64_t *ms);
 /* The name of the node's policy ("default" when none matches). */
 const char	*proxy_poll_policy_name(uint32_t node);
 /* Poll every reachable node now (flushing the cache first) and log

@@ -146,6 +146,44 @@ test_errors(void **state)
 	assert_int_equal(count_lines(err), 5);
 }
 
+/* snmp.fabric-context: default, a name of one's own, and names no
+ * community suffix or v3 context could carry. */
+static void
+test_fabric_context(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(c->fabric_context, "fabric");
+	gw_conf_free(c);
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "  fabric-context: ib-all\n", err, sizeof(err));
+	assert_non_null(c);
+	assert_string_equal(c->fabric_context, "ib-all");
+	gw_conf_free(c);
+	static const char *bad[] = { "\"\"", "\"a b\"", "x@y",
+	    "abcdefghijklmnopqrstuvwxyz0123456789" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "snmp:\n"
+		    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+		    "  communities: [{name: a}]\n"
+		    "  fabric-context: %s\n", bad[i]);
+		memset(err, 0, sizeof(err));
+		c = load(text, err, sizeof(err));
+		assert_null(c);
+		assert_non_null(strstr(err, ":4: "));
+		assert_non_null(strstr(err, "fabric-context"));
+	}
+}
+
 /* Listeners are compared in normalised form (reloads open only what is
  * new); a reload opens new ones before closing old ones, so at most
  * GW_MAX_LISTEN. */
@@ -422,6 +460,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_listeners),
+		cmocka_unit_test(test_fabric_context),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_empty_and_missing),

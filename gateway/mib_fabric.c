@@ -1,0 +1,225 @@
+/* IBSNMPGW-MIB ibsnmpgwNodeTable in the fabric context: one row per
+ * inventory node with the context name that reaches it and how well
+ * the gateway collects from it (the per-device status an NMS needs to
+ * create its hosts). Rows come from the inventory alone: no MADs. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gateway/mib.h"
+#include "gateway/mib_node.h"
+#include "proxy/health.h"
+#include "proxy/mad.h"
+#include "proxy/poller.h"
+#include "util/ev.h"
+
+enum {
+	NODE_OK = 1, NODE_UNREACHABLE, NODE_HELD, NODE_MKEY_REFUSED,
+	NODE_STALE
+};
+
+static int fabric_sweep_s = 300;	/* sweep.interval */
+
+void
+gw_mib_set_sweep_interval(int seconds)
+{
+	fabric_sweep_s = seconds;
+}
+
+/* The node of a row (index = inventory index + 1), if the requester
+ * may see it. */
+static const struct store_node *
+row_node(struct gw_eval *e, const struct gw_row *row)
+{
+	const struct store_node *n;
+
+	if (row->i[0] == 0 || (n = store_node_at(row->i[0] - 1)) == NULL ||
+	    !gw_visible(e, n))
+		return NULL;
+	return n;
+}
+
+static int
+node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out)
+{
+	uint64_t i = (uint64_t)lb->i[0] + (incl ? 0 : 1);
+	size_t count = store_node_count();
+
+	if (i == 0)
+		i = 1;
+	for (; i <= count; i++) {
+		const struct store_node *n = store_node_at((uint32_t)i - 1);
+
+		if (n != NULL && gw_visible(e, n)) {
+			memset(out, 0, sizeof(*out));
+			out->i[0] = (uint32_t)i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The alias; else the description's first word if it resolves to this
+ * node alone; else the GUID, which always does. */
+static int
+nt_context(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+	char buf[STORE_DESC_LEN + 1];
+	size_t w;
+
+	if (n == NULL)
+		return GW_ABSENT;
+	if (n->alias != NULL && strlen(n->alias) <= 64)
+		return gw_val_octets(v, n->alias, strlen(n->alias));
+	w = strcspn(n->desc, " \t");
+	if (w > 0 && w < sizeof(buf) &&
+	    store_node_resolve(n->desc, w) == n)
+		return gw_val_octets(v, n->desc, w);
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->guid);
+	return gw_val_octets(v, buf, strlen(buf));
+}
+
+static int
+nt_guid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+
+	return n ? gw_val_guid(v, n->guid) : GW_ABSENT;
+}
+
+static int
+nt_type(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+
+	if (n == NULL)
+		return GW_ABSENT;
+	return gw_val_int_in(v, n->type, STORE_NODE_CA, STORE_NODE_ROUTER);
+}
+
+static int
+nt_desc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+
+	return n ? gw_val_octets(v, n->desc, strlen(n->desc)) : GW_ABSENT;
+}
+
+static int
+nt_lid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+
+	return n ? gw_val_uint(v, n->lid) : GW_ABSENT;
+}
+
+static long
+node_state(const struct store_node *n)
+{
+	struct proxy_health_info hi;
+
+	if (!n->reachable)
+		return NODE_UNREACHABLE;
+	proxy_health_get(n->idx, &hi);
+	if (hi.state == HEALTH_BAD_MKEY || hi.mkey_mismatch)
+		return NODE_MKEY_REFUSED;
+	if (hi.state == HEALTH_SILENT)
+		return NODE_HELD;
+	if (ev_wall() - n->last_seen > 2 * (int64_t)fabric_sweep_s)
+		return NODE_STALE;
+	return NODE_OK;
+}
+
+static int
+nt_state(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+
+	return n ? gw_val_int(v, node_state(n)) : GW_ABSENT;
+}
+
+/* Unix seconds as Unsigned32 (0 for none or before 1970). */
+static int
+val_time(struct gw_val *v, int64_t t)
+{
+	return gw_val_uint(v, t > 0 && t <= 0xffffffffLL ?
+	    (unsigned long)t : 0);
+}
+
+static int
+nt_seen(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+
+	if (n == NULL)
+		return GW_ABSENT;
+	return val_time(v, gw_column(e)->arg ? n->last_seen : n->first_seen);
+}
+
+static int
+nt_mads(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+	struct proxy_mad_node_stats st;
+
+	if (n == NULL)
+		return GW_ABSENT;
+	(void)proxy_mad_node_stats(n->guid, &st);	/* zero if none */
+	switch (gw_column(e)->arg) {
+	case 0: return gw_val_counter64(v, st.sent);
+	case 1: return gw_val_counter64(v, st.timeouts);
+	default: return gw_val_counter64(v, st.errors);
+	}
+}
+
+static int
+nt_poll(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = row_node(e, row);
+	int64_t when = 0;
+	uint64_t ms = 0;
+
+	if (n == NULL)
+		return GW_ABSENT;
+	(void)proxy_poll_last(n->idx, &when, &ms);
+	if (gw_column(e)->arg == 0)
+		return val_time(v, when);
+	v->type = ASN_GAUGE;
+	v->l = (long)(ms > 0xffffffffULL ? 0xffffffffULL : ms);
+	return 0;
+}
+
+static const struct gw_col node_cols[] = {
+	GW_GET(2, "ibsnmpgwNodeContext", nt_context),
+	GW_GET(3, "ibsnmpgwNodeGuid", nt_guid),
+	GW_GET(4, "ibsnmpgwNodeType", nt_type),
+	GW_GET(5, "ibsnmpgwNodeDescription", nt_desc),
+	GW_GET(6, "ibsnmpgwNodeLid", nt_lid),
+	GW_GET(7, "ibsnmpgwNodeState", nt_state),
+	GW_GETA(8, "ibsnmpgwNodeFirstSeen", nt_seen, 0),
+	GW_GETA(9, "ibsnmpgwNodeLastSeen", nt_seen, 1),
+	GW_GETA(10, "ibsnmpgwNodeMadSent", nt_mads, 0),
+	GW_GETA(11, "ibsnmpgwNodeMadTimeouts", nt_mads, 1),
+	GW_GETA(12, "ibsnmpgwNodeMadErrors", nt_mads, 2),
+	GW_GETA(13, "ibsnmpgwNodeLastPoll", nt_poll, 0),
+	GW_GETA(14, "ibsnmpgwNodePollDuration", nt_poll, 1),
+};
+
+static const struct gw_table node_table = {
+	.name = "ibsnmpgwNodeTable",
+	.GW_OID(5, 1, 1),		/* ibsnmpgwNodeEntry under the base */
+	.under_sys_base = 1,
+	.nindex = 1,
+	.GW_COLS(node_cols),
+	.row_next = node_rows,
+	.context = GW_FABRIC_CONTEXT,
+};
+
+int
+gw_mib_fabric_init(void)
+{
+	return gw_mib_register(&node_table);
+}

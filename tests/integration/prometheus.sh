@@ -28,6 +28,8 @@ for f in $(dpkg -L erlang-snmp | grep -E '/(SNMPv2-SMI|SNMPv2-TC|SNMPv2-CONF|SNM
 	ln -sf "$f" "$dir/mibs/$(basename "$f" .mib)"
 done
 [ -e "$dir/mibs/IF-MIB" ] || ln -sf "$top_srcdir/tests/mibs/stubs/IF-MIB" "$dir/mibs/IF-MIB"
+# IBSNMPGW-MIB imports netSnmpPlaypen (libsnmp-base's NET-SNMP-MIB).
+ln -sf "${NETSNMP_MIBDIR:-/usr/share/snmp/mibs}/NET-SNMP-MIB.txt" "$dir/mibs/NET-SNMP-MIB"
 cp "$top_srcdir/packaging/prometheus/generator.yml" "$dir/"
 (cd "$dir" && MIBDIRS="$top_srcdir/mibs:$dir/mibs" prometheus-snmp-generator generate) > "$dir/gen.log" 2>&1
 grep -q "^ibsnmpgw:" "$dir/snmp.yml" 2>/dev/null
@@ -35,7 +37,14 @@ check $? "the generator turns generator.yml into an ibsnmpgw module" "$(cat "$di
 
 "$top_srcdir/tests/sim/ibsnmpgw-sim" start "$top_srcdir/tests/sim/topologies/fabric.topo" "$dir/fab" > "$dir/info" || exit 1
 ep=$(sed -n 's/^endpoint: udp://p' "$dir/info")
-"$top_srcdir/packaging/prometheus/ibsnmpgw-snmp-yml" "$dir/snmp.yml" public leaf01 node03 > "$dir/nodes.yml"
+grep -q "^ibsnmpgw_fabric:" "$dir/snmp.yml"
+check $? "and the node table into an ibsnmpgw_fabric module" "$(cat "$dir/gen.log")"
+# The node modules come from the gateway's node table (--from).
+"$top_srcdir/packaging/prometheus/ibsnmpgw-snmp-yml" "$dir/snmp.yml" public --from "$ep" > "$dir/nodes.yml" 2> "$dir/yml.err"
+mods=$(grep -c '^[A-Za-z0-9._-]*:$' "$dir/nodes.yml")
+[ "$mods" = 15 ] && grep -q '^leaf01:$' "$dir/nodes.yml" && grep -q '^fabric:$' "$dir/nodes.yml" &&
+    grep -q '^    community: public@fabric$' "$dir/nodes.yml"
+check $? "ibsnmpgw-snmp-yml --from writes the fabric module and one per node ($mods of 15)" "$(cat "$dir/yml.err" "$dir/nodes.yml" | head -40)"
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 prometheus-snmp-exporter --config.file="$dir/nodes.yml" --web.listen-address="127.0.0.1:$port" > "$dir/exporter.log" 2>&1 &
 exp_pid=$!
@@ -66,5 +75,12 @@ out=$(scrape node03)
 [ "$(printf '%s\n' "$out" | grep -c '^ibSmaPortLinkState{')" = 2 ] &&
     printf '%s\n' "$out" | grep -q '^ibIfPortSymbolErrs{ibIfPortStatIfIndex="2"} 12$'
 check $? "scraping module node03 (a CA, 2 ports) sees the counter ibsim set" "$out"
+out=$(scrape fabric)
+[ "$(printf '%s\n' "$out" | grep '^ibsnmpgwNodeState{' | grep -c 'ibsnmpgwNodeState="ok"} 1$')" = 14 ] &&
+    printf '%s\n' "$out" | grep '^ibsnmpgwNodeState{' | grep 'ibsnmpgwNodeContext="leaf01"' |
+    grep -q 'ibsnmpgwNodeState="ok"} 1$' &&
+    printf '%s\n' "$out" | grep -q '^ibsnmpgwNodeType_info{.*ibsnmpgwNodeContext="spine01".*ibsnmpgwNodeType="switch"} 1$' &&
+    printf '%s\n' "$out" | grep '^ibsnmpgwNodeMadSent{' | grep -q 'ibsnmpgwNodeContext="node03"'
+check $? "scraping module fabric gives every node's state, type and MAD counts" "$(printf '%s\n' "$out" | grep -E '^ibsnmpgwNode(State|Type)')"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

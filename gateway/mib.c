@@ -49,6 +49,7 @@ struct gw_eval {
 struct gw_job {
 	struct gw_eval		 e;
 	const struct store_node	*node;		/* the context's node */
+	int			 fabric;	/* a fabric-context table */
 	netsnmp_mib_handler	*h;
 	netsnmp_handler_registration *reg;
 	netsnmp_delegated_cache	*dc;	/* NULL until delegated */
@@ -126,6 +127,14 @@ gw_val_guid(struct gw_val *v, uint64_t guid)
 	for (int i = 0; i < 8; i++)
 		v->buf[i] = guid >> (56 - 8 * i);
 	v->len = 8;
+	return 0;
+}
+
+int
+gw_val_gauge(struct gw_val *v, uint64_t x)
+{
+	v->type = ASN_GAUGE;
+	v->l = (long)(x > 0xffffffffULL ? 0xffffffffULL : x);
 	return 0;
 }
 
@@ -209,12 +218,6 @@ const struct gw_col *
 gw_column(struct gw_eval *e)
 {
 	return e->col;
-}
-
-void
-gw_set_node(struct gw_eval *e, const struct store_node *n)
-{
-	e->n = n;
 }
 
 int
@@ -494,11 +497,10 @@ static void
 log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
     const char *answer, int reject)
 {
-	char inst[GW_MAX_INDEX * 4 + 1] = "";
+	char inst[3 * 11 + 1] = "";
 	int off = 0;
 
-	/* Octet indexes (a GUID) print as one subid each. */
-	for (int k = 0; k < e->t->nindex && off < (int)sizeof(inst) - 12; k++)
+	for (int k = 0; k < e->t->nindex && k < 3; k++)
 		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
 		    row->i[k]);
 	log_warnx("%s: %s%s: the node's answer is outside the MIB's range; "
@@ -758,8 +760,11 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		j->e.need = 0;
 		j->e.failed = 0;
 		j->e.n = j->node;
-		/* Looked up on every pass: a reload may have replaced it. */
-		j->e.sel_ok = gw_snmp_request_select(ri, &j->e.sel) == 0;
+		/* Fabric rows: looked up on every pass, as a reload may
+		 * have replaced it. Node contexts were checked on arrival. */
+		if (j->fabric)
+			j->e.sel_ok = gw_snmp_request_select(ri, &j->e.sel) ==
+			    0;
 		j->answered = 0;
 		rc = j->mode == MODE_GET ? eval_get(j, ri, r) :
 		    eval_getnext(j, ri, r);
@@ -876,7 +881,11 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
     netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct gw_table *t = h->myvoid;
-	const struct store_node *n = gw_snmp_request_node(reqinfo);
+	/* Fabric rows name their nodes; the context names none. */
+	int fabric = t->context != NULL &&
+	    strcmp(t->context, GW_FABRIC_CONTEXT) == 0;
+	const struct store_node *n = fabric ? NULL :
+	    gw_snmp_request_node(reqinfo);
 	uint64_t now = ev_now();
 
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
@@ -884,10 +893,7 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 
 		if (r->processed || r->delegated)
 			continue;
-		if (t->context != NULL && strcmp(t->context,
-		    GW_FABRIC_CONTEXT) == 0)
-			n = NULL;	/* rows name their nodes */
-		else if (n == NULL && t->context == NULL) {
+		if (n == NULL && t->context == NULL) {
 			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
 			continue;
 		}
@@ -900,6 +906,7 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		memset(&job, 0, sizeof(job));
 		job.e.t = t;
 		job.node = n;
+		job.fabric = fabric;
 		job.e.since = now;
 		job.h = h;
 		job.reg = reg;

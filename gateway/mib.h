@@ -15,9 +15,7 @@
 #include "store/cache.h"
 #include "store/store.h"
 
-/* Index subids of a row: IB-SM-MIB's longest is a subnet prefix, an MGID
- * and a vector index (8 + 16 + 1). */
-#define GW_MAX_INDEX	32
+#define GW_MAX_INDEX	3
 
 /* Getter and row results besides 0. */
 #define GW_NEED		(-2)	/* an attribute is being fetched */
@@ -44,10 +42,6 @@ struct gw_col;
 const struct store_node	*gw_node(struct gw_eval *e);
 /* The column being evaluated (its arg, for getters shared by columns). */
 const struct gw_col	*gw_column(struct gw_eval *e);
-/* Fabric context: read attributes of node n from here on in this
- * evaluation (gw_attr and friends address gw_node()). */
-void			 gw_set_node(struct gw_eval *e,
-			    const struct store_node *n);
 /* Whether the requester (its community's or user's node selector) may
  * see node n; the fabric context shows only such rows. */
 int			 gw_visible(struct gw_eval *e,
@@ -179,8 +173,8 @@ struct gw_table {
 	 * next (the key of the miss is given). */
 	void	(*read_ahead)(struct gw_eval *e, const struct cache_key *k);
 	/* NULL: the node contexts; "": the gateway's own context;
-	 * GW_FABRIC_CONTEXT: the fabric's (gw_node() is NULL until a
-	 * getter calls gw_set_node). */
+	 * GW_FABRIC_CONTEXT: the fabric's (gw_node() is NULL; rows name
+	 * their nodes). */
 	const char		*context;
 };
 
@@ -208,6 +202,8 @@ int	gw_val_truth(struct gw_val *v, int b);
 int	gw_val_octets(struct gw_val *v, const void *p, size_t len);
 int	gw_val_guid(struct gw_val *v, uint64_t guid);
 int	gw_val_oid(struct gw_val *v, const oid *o, size_t n);
+/* Gauge32, held at 2^32-1 above it (RFC 2578 7.1.7). */
+int	gw_val_gauge(struct gw_val *v, uint64_t x);
 /* The same, checked against the MIB's range: 0, or GW_BAD outside
  * lo..hi. */
 int	gw_val_uint_in(struct gw_val *v, unsigned long ul, unsigned long lo,

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
@@ -27,17 +26,12 @@ gw_mib_set_sweep_interval(int seconds)
 	fabric_sweep_s = seconds;
 }
 
-/* The node of a row (index = inventory index + 1), if the requester
- * may see it. */
+/* The node of a row (index = inventory index + 1). Rows come only
+ * from node_rows, which has checked that the requester may see it. */
 static const struct store_node *
 row_node(struct gw_eval *e, const struct gw_row *row)
 {
-	const struct store_node *n;
-
-	if (row->i[0] == 0 || (n = store_node_at(row->i[0] - 1)) == NULL ||
-	    !gw_visible(e, n))
-		return NULL;
-	return n;
+	return row->i[0] == 0 ? NULL : store_node_at(row->i[0] - 1);
 }
 
 static int
@@ -185,11 +179,8 @@ nt_poll(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	if (n == NULL)
 		return GW_ABSENT;
 	(void)proxy_poll_last(n->idx, &when, &ms);
-	if (gw_column(e)->arg == 0)
-		return val_time(v, when);
-	v->type = ASN_GAUGE;
-	v->l = (long)(ms > 0xffffffffULL ? 0xffffffffULL : ms);
-	return 0;
+	return gw_column(e)->arg == 0 ? val_time(v, when) :
+	    gw_val_gauge(v, ms);
 }
 
 static const struct gw_col node_cols[] = {

@@ -44,14 +44,8 @@ gp_rate(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	struct smp_portinfo pi;
 	int rc = port_pi(e, row, &pi);
-	uint64_t mbps;
 
-	if (rc)
-		return rc;
-	mbps = smp_port_rate_mbps(&pi);
-	v->type = ASN_GAUGE;
-	v->l = (long)(mbps > 0xffffffffULL ? 0xffffffffULL : mbps);
-	return 0;
+	return rc ? rc : gw_val_gauge(v, smp_port_rate_mbps(&pi));
 }
 
 /* FECModeActive code -> ibsnmpgwPortFecMode. */

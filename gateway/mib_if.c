@@ -164,10 +164,8 @@ if_type(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 IF_PI(if_mtu, gw_val_int(v, p.neighbor_mtu >= 1 && p.neighbor_mtu <= 5 ?
     128 << p.neighbor_mtu : 0))
 /* RFC 2863: ifSpeed saturates at 4,294,967,295; ifHighSpeed in Mb/s. */
-IF_PI(if_speed, (v->type = ASN_GAUGE, v->l = speed_bps(&p) > 0xffffffffULL ?
-    0xffffffffL : (long)speed_bps(&p), 0))
-IF_PI(if_high_speed, (v->type = ASN_GAUGE, v->l = (long)(speed_bps(&p) /
-    1000000), 0))
+IF_PI(if_speed, gw_val_gauge(v, speed_bps(&p)))
+IF_PI(if_high_speed, gw_val_gauge(v, speed_bps(&p) / 1000000))
 
 static int
 if_phys(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)

@@ -72,10 +72,6 @@ static const char *store_migrations[STORE_SCHEMA_VERSION] = {
 static sqlite3		 *store_db;
 static struct store_node **store_nodes;
 static size_t		  store_nnodes, store_cap;
-/* Nodes in GUID order, for walks of fabric tables indexed by GUID.
- * Nodes are only ever added, so a count tells when to sort again. */
-static struct store_node **store_order;
-static size_t		  store_norder;
 static struct htab	  store_by_guid, store_by_alias;
 static struct htab	  store_alias_of;	/* guid -> name */
 static struct store_node *store_by_lid[0xc000];	/* unicast LIDs */
@@ -351,9 +347,6 @@ store_finalise(void)
 	for (size_t i = 0; i < store_nnodes; i++)
 		node_free(store_nodes[i]);
 	free(store_nodes);
-	free(store_order);
-	store_order = NULL;
-	store_norder = 0;
 	free(store_seen);
 	store_nodes = NULL;
 	store_seen = NULL;
@@ -374,45 +367,6 @@ struct store_node *
 store_node_at(uint32_t idx)
 {
 	return idx < store_nnodes ? store_nodes[idx] : NULL;
-}
-
-static int
-guid_cmp(const void *a, const void *b)
-{
-	uint64_t x = (*(struct store_node *const *)a)->guid;
-	uint64_t y = (*(struct store_node *const *)b)->guid;
-
-	return x < y ? -1 : x > y;
-}
-
-struct store_node *
-store_node_next(uint64_t guid, int inclusive)
-{
-	size_t lo = 0, hi;
-
-	if (store_norder != store_nnodes) {
-		struct store_node **v = realloc(store_order,
-		    (store_nnodes ? store_nnodes : 1) * sizeof(*v));
-		if (v == NULL) {
-			log_warn("store: node order");
-			return NULL;
-		}
-		memcpy(v, store_nodes, store_nnodes * sizeof(*v));
-		qsort(v, store_nnodes, sizeof(*v), guid_cmp);
-		store_order = v;
-		store_norder = store_nnodes;
-	}
-	hi = store_norder;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t g = store_order[mid]->guid;
-
-		if (g < guid || (!inclusive && g == guid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < store_norder ? store_order[lo] : NULL;
 }
 
 struct store_node *

@@ -83,9 +83,6 @@ int	 store_load_name_map(const char *path);
 size_t			 store_node_count(void);
 struct store_node	*store_node_at(uint32_t idx);
 struct store_node	*store_node_by_guid(uint64_t guid);
-/* The node with the lowest GUID >= guid (> guid unless inclusive), or
- * NULL: walks of tables indexed by node GUID. */
-struct store_node	*store_node_next(uint64_t guid, int inclusive);
 struct store_node	*store_node_by_lid(uint16_t lid);
 struct store_node	*store_node_by_alias(const char *name);
 /* Resolve a node name as used in contexts and communities: an alias

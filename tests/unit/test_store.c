@@ -282,34 +282,6 @@ test_persist_and_unreachable(void **state)
 	    "guid = 8192"), 0);
 }
 
-/* GUID order for fabric walks: inclusive and exclusive bounds, past
- * the end, and a node added later (the order is rebuilt). */
-static void
-test_node_next(void **state)
-{
-	unsigned nodes, lost;
-
-	assert_int_equal(store_init(dbpath), 0);
-	assert_null(store_node_next(0, 1));
-	store_sweep_begin();
-	sweep_one(0x3000, "c", 30);
-	sweep_one(0x1000, "a", 10);
-	sweep_one(0xffffffffffffffffULL, "max", 40);
-	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
-	assert_int_equal(store_node_next(0, 1)->guid, 0x1000);
-	assert_int_equal(store_node_next(0x1000, 1)->guid, 0x1000);
-	assert_int_equal(store_node_next(0x1000, 0)->guid, 0x3000);
-	assert_int_equal(store_node_next(0x1001, 1)->guid, 0x3000);
-	assert_int_equal(store_node_next(0x3000, 0)->guid,
-	    0xffffffffffffffffULL);
-	assert_null(store_node_next(0xffffffffffffffffULL, 0));
-	store_sweep_begin();
-	sweep_one(0x2000, "b", 20);
-	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
-	assert_int_equal(store_node_next(0x1000, 0)->guid, 0x2000);
-	assert_int_equal(store_node_next(0x2000, 0)->guid, 0x3000);
-}
-
 /* A node whose port count changes (replaced hardware, or a NodeInfo
  * answer that says so): the old ports' LIDs are dropped, nothing is read
  * past the new port array (ASan builds catch that), and the new count is
@@ -380,8 +352,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
 		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_node_next, setup,
-		    teardown),
 		cmocka_unit_test_setup_teardown(test_port_count_changes, setup,
 		    teardown),
 		cmocka_unit_test(test_path),

@@ -69,7 +69,7 @@ unset MIBS MIBDIRS MIBFILES PREFIX 2>/dev/null || true
 
 st() {
     "$SNMPTRANSLATE" -M "$mibdir:$tmpdir$stubpath" \
-        -m IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB "$@"
+        -m IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB:IB-SM-MIB "$@"
 }
 
 pass=0
@@ -85,10 +85,11 @@ rc=$?
 if [ $rc -eq 0 ] && [ ! -s "$tmpdir/tree.err" ] &&
    grep -q 'ibSmaMIB(3)' "$tmpdir/tree.out" &&
    grep -q 'ibsnmpgwMIB(117)' "$tmpdir/tree.out" &&
-   grep -q 'ibIfMIB(2)' "$tmpdir/tree.out"; then
+   grep -q 'ibIfMIB(2)' "$tmpdir/tree.out" &&
+   grep -q 'ibSmMIB(7)' "$tmpdir/tree.out"; then
     ok
 else
-    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB (exit $rc):"
+    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB:IB-SM-MIB (exit $rc):"
     cat "$tmpdir/tree.err"
 fi
 
@@ -117,6 +118,7 @@ while IFS='|' read -r _ sub obj oid syn vals acc rest; do
     case $obj in
         ibsnmpgw*)       mod=IBSNMPGW-MIB ;;
         ibIf*|ibIpoib*)  mod=IB-IF-MIB ;;
+        ibSm[A-Z]*)      mod=IB-SM-MIB ;;
         *)               mod=IB-SMA-MIB ;;
     esac
 
@@ -175,6 +177,36 @@ done
 check "ibsnmpgwLastSweepDuration UNITS" '"milliseconds"' \
     "$(st -Td IBSNMPGW-MIB::ibsnmpgwLastSweepDuration 2>&1 |
        sed -n "s/^  UNITS${tab}${tab}//p")"
+
+# IB-SM-MIB: root, one column of each table, the corrected INDEX
+# clauses (VL arbitration's added entry index, the service
+# association's own IMPLIED name) and the conformance arcs.
+check "ibSmMIB" ".1.3.6.1.3.117.7" "$(st -On IB-SM-MIB::ibSmMIB 2>&1)"
+for e in ibSmConfigOperStatus:1.1.1.6 ibSmNodeInfoDescription:2.1.1.14 \
+         ibSmPortInfoLID:3.1.1.6 ibSmPortInfoInitTypeReply:3.1.1.45 \
+         ibSmSwitchInfoEnhanced0:4.1.1.18 ibSmPartitionLastChange:5.1.1.7 \
+         ibSmPartitionConfigMemberType:5.2.6 ibSmMcastGroupScope:7.1.1.14 \
+         ibSmMcastMemberVector:7.2.1.4 ibSmSMInfoSMState:8.1.1.6 \
+         ibSmLinkToPortNum:9.1.1.5 ibSmPathReqPreference:10.1.1.23 \
+         ibSmPathResultPreference:10.2.1.21 \
+         ibSmMultiPathReqSDGIDBlock32:11.1.1.53 \
+         ibSmMultiPathResultPreference:11.2.1.21 \
+         ibSmTraceReqExitPort:12.1.1.13 ibSmTraceResultExitPort:12.2.1.11 \
+         ibSmServiceData:13.1.1.8 ibSmServiceAssocRowStatus:13.2.1.4 \
+         ibSmSwSLtoVLMapSL15toVL:14.1.1.20 ibSmCaSLtoVLMapSL15toVL:15.1.1.19 \
+         ibSmVLArbitrationWeight:16.1.1.6 ibSmVLArbitrationVL:16.1.1.7; do
+    check "${e%%:*}" ".1.3.6.1.3.117.7.1.${e#*:}" \
+        "$(st -On "IB-SM-MIB::${e%%:*}" 2>&1)"
+done
+for e in "ibSmVLArbitrationEntry:{ ibSmVLArbitrationSubnetPrefix, ibSmVLArbitrationNodeGUID, ibSmVLArbitrationPortNum, ibSmVLArbitrationPriority, ibSmVLArbitrationIndex }" \
+         "ibSmServiceAssocEntry:{ ibSmServiceAssocSubnetPrefix, ibSmServiceAssocKey, IMPLIED ibSmServiceAssocName }" \
+         "ibSmPortInfoEntry:{ ibSmPortInfoSubnetPrefix, ibSmPortInfoNodeGUID, ibSmPortInfoLocalPortNum }"; do
+    check "${e%%:*} INDEX" "${e#*:}" \
+        "$(st -Td "IB-SM-MIB::${e%%:*}" 2>&1 |
+           sed -n "s/^  INDEX${tab}${tab}//p")"
+done
+check "ibSmMIBCompliance" ".1.3.6.1.3.117.7.3.1.1" \
+    "$(st -On IB-SM-MIB::ibSmMIBCompliance 2>&1)"
 
 # IB-IF-MIB: root, instance OIDs (ifIndex 3; VL15 is IbVirtualLane 16;
 # address 1), the three INDEX clauses, the arcs, compliance statements

@@ -37,7 +37,7 @@
 
 set -u
 
-MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB IB-IF-MIB"
+MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB IB-IF-MIB IB-SM-MIB"
 
 . "$(dirname -- "$0")/mibenv.sh" || exit 2
 mibenv_init "${1:-}"

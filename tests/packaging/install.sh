@@ -25,7 +25,7 @@ GW=/usr/sbin/ibsnmpgw
 CONF=/etc/ibsnmpgw/ibsnmpgw.yaml
 STATE=/var/lib/ibsnmpgw
 MIBDIR=/usr/share/snmp/mibs
-MIBS="IB-TC-MIB IB-SMA-MIB IB-IF-MIB IBSNMPGW-MIB"
+MIBS="IB-TC-MIB IB-SMA-MIB IB-IF-MIB IB-SM-MIB IBSNMPGW-MIB"
 
 skip() { echo "SKIP: $*"; exit 77; }
 
@@ -136,7 +136,8 @@ if command -v rpmbuild >/dev/null; then
 	    /usr/lib/sysusers.d/ibsnmpgw.conf \
 	    /usr/lib/udev/rules.d/90-ibsnmpgw-umad.rules \
 	    /usr/share/snmp/mibs/IB-TC-MIB /usr/share/snmp/mibs/IB-SMA-MIB \
-	    /usr/share/snmp/mibs/IB-IF-MIB /usr/share/snmp/mibs/IBSNMPGW-MIB \
+	    /usr/share/snmp/mibs/IB-IF-MIB /usr/share/snmp/mibs/IB-SM-MIB \
+	    /usr/share/snmp/mibs/IBSNMPGW-MIB \
 	    /usr/share/man/man8/ibsnmpgw.8 /usr/share/man/man5/ibsnmpgw.yaml.5 \
 	    /var/lib/ibsnmpgw; do
 		grep -qx -- "$f" "$tmp/rpm.files" ||

@@ -60,7 +60,7 @@ struct gw_job {
 	int			 answered;	/* value (not error) set */
 };
 
-static netsnmp_handler_registration *mib_regs[64];
+static netsnmp_handler_registration *mib_regs[128];
 static int mib_nregs;
 static struct gw_table *mib_copies[64];	/* rebase() */
 static int mib_ncopies;
@@ -456,9 +456,12 @@ field_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
 	uint64_t x;
 	int rc;
 
-	if (e->t->inst && (rc = e->t->inst(e, row, &mod, &port)) != 0)
+	if (e->t->raw != NULL) {
+		if ((d = e->t->raw(e, row, c->attr)) == NULL)
+			return GW_ABSENT;
+	} else if (e->t->inst && (rc = e->t->inst(e, row, &mod, &port)) != 0)
 		return rc;
-	if ((d = gw_attr(e, c->attr, mod, port)) == NULL)
+	else if ((d = gw_attr(e, c->attr, mod, port)) == NULL)
 		return GW_NEED;
 	if (a->decode && a->decode(d, a->min_len, &dec) == -1)
 		return GW_BAD;
@@ -504,7 +507,8 @@ log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
 		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
 		    row->i[k]);
 	log_warnx("%s: %s%s: the node's answer is outside the MIB's range; "
-	    "%s", store_node_ident(e->n), what, inst, answer);
+	    "%s", e->n ? store_node_ident(e->n) : "fabric", what, inst,
+	    answer);
 	/* A walk leaves the row out and goes on: rejecting the attribute
 	 * there would fail the row's other columns, which are good. */
 	if (e->have_last && reject)
@@ -940,8 +944,10 @@ gw_mib_register(const struct gw_table *t)
 {
 	netsnmp_handler_registration *reg;
 
-	if (mib_nregs == (int)(sizeof(mib_regs) / sizeof(mib_regs[0])))
+	if (mib_nregs == (int)(sizeof(mib_regs) / sizeof(mib_regs[0]))) {
+		log_warnx("mib: too many tables for %s", t->name);
 		return -1;
+	}
 	if (t->under_sys_base && (t = rebase(t)) == NULL)
 		return -1;
 	reg = netsnmp_create_handler_registration(t->name, gw_mib_handler,
@@ -967,7 +973,7 @@ gw_mib_init(const struct gw_conf *c)
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
 	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1 ||
-	    gw_mib_fabric_init() == -1)
+	    gw_mib_fabric_init() == -1 || gw_mib_sm_init() == -1)
 		return -1;
 	return 0;
 }
@@ -978,6 +984,7 @@ gw_mib_finalise(void)
 	/* net-snmp frees registrations in shutdown_agent(), which never
 	 * calls a handler or frees its myvoid (no data_free is set). */
 	mib_nregs = 0;
+	gw_mib_sm_finalise();
 	for (int i = 0; i < mib_ncopies; i++)
 		free(mib_copies[i]);
 	mib_ncopies = 0;

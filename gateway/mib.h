@@ -15,7 +15,9 @@
 #include "store/cache.h"
 #include "store/store.h"
 
-#define GW_MAX_INDEX	3
+/* IB-SM-MIB's longest fixed index: subnet prefix, service ID, GID and
+ * P_Key, one subid per octet. */
+#define GW_MAX_INDEX	34
 
 /* Getter and row results besides 0. */
 #define GW_NEED		(-2)	/* an attribute is being fetched */
@@ -169,6 +171,11 @@ struct gw_table {
 	 * and *out, 0 when there is none, GW_NEED, or GW_BAD (genErr). */
 	int	(*row_next)(struct gw_eval *e, const struct gw_row *lb,
 		    int inclusive, struct gw_row *out);
+	/* Optional: field columns read this row's copy of their attribute
+	 * (the inventory's), not the node's through the cache; NULL: the
+	 * row has none and the column no instance. */
+	const uint8_t *(*raw)(struct gw_eval *e, const struct gw_row *row,
+		    int attr);
 	/* Optional: on a GETNEXT miss, start fetches a walk will want
 	 * next (the key of the miss is given). */
 	void	(*read_ahead)(struct gw_eval *e, const struct cache_key *k);
@@ -227,6 +234,8 @@ int	gw_mib_if_init(void);
 int	gw_mib_ibif_init(void);
 int	gw_mib_gwport_init(void);
 int	gw_mib_fabric_init(void);
+int	gw_mib_sm_init(void);		/* IB-SM-MIB, fabric context */
+void	gw_mib_sm_finalise(void);
 /* sweep.interval: a node no sweep reached for two of them is stale in
  * ibsnmpgwNodeState. */
 void	gw_mib_set_sweep_interval(int seconds);

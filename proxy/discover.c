@@ -49,6 +49,8 @@ static unsigned			 disc_links, disc_errors;
 static uint64_t			 disc_smps;
 static void			(*disc_done_fn)(void *);
 static void			*disc_done_arg;
+static struct store_sm		*disc_sms;	/* SMInfo answers */
+static size_t			 disc_nsms, disc_smcap;
 
 static void dreq_cb(void *arg, int status, const uint8_t *mad);
 
@@ -179,6 +181,7 @@ static int
 got_nodeinfo(struct dreq *r, const uint8_t *data)
 {
 	struct smp_nodeinfo ni;
+	struct dreq proto;
 	struct dnode *dn;
 	int is_new = 0;
 
@@ -214,6 +217,12 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 	}
 	if (r->from_guid)
 		link_ports(r->from_guid, r->from_port, dn, ni.local_port);
+	if (is_new) {
+		/* IBA 14.2.5.3: the fields but LocalPortNum and PortGUID
+		 * are the node's; the first arrival's are kept. */
+		memcpy(dn->n.ninfo, data, SMP_DATA_SIZE);
+		dn->n.ninfo_ok = 1;
+	}
 
 	if (dn->n.type != STORE_NODE_SWITCH) {
 		/* A CA or router port has its own GUID and route. */
@@ -226,17 +235,65 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 	}
 	if (!is_new)
 		return 0;
-	{
-		struct dreq proto = { 0 };
-		proto.dn = dn;
-		send_smp(SMP_ATTR_NODE_DESC, 0, &r->path, dn->n.guid, &proto);
-	}
+	memset(&proto, 0, sizeof(proto));
+	proto.dn = dn;
+	send_smp(SMP_ATTR_NODE_DESC, 0, &r->path, dn->n.guid, &proto);
 	if (dn->n.type == STORE_NODE_SWITCH) {
 		dn->ports[0].guid = ni.port_guid;
 		dn->ports[0].route = r->path;
+		send_smp(SMP_ATTR_SWITCH_INFO, 0, &r->path, dn->n.guid, &proto);
 		for (int p = 0; p <= ni.num_ports; p++)
 			query_port(dn, p, &r->path);
 	}
+	return 0;
+}
+
+/* IBA 14.2.5.4; checked by the decoder before it is kept. */
+static int
+got_switchinfo(struct dreq *r, const uint8_t *data)
+{
+	struct smp_switchinfo si;
+
+	if (smp_decode_switchinfo(data, SMP_DATA_SIZE, &si) == -1) {
+		log_warnx("discover: garbage SwitchInfo from 0x%016llx",
+		    (unsigned long long)r->dn->n.guid);
+		return -1;
+	}
+	memcpy(r->dn->n.sinfo, data, SMP_DATA_SIZE);
+	r->dn->n.sinfo_ok = 1;
+	return 0;
+}
+
+/* IBA 14.2.5.13: an SMInfo Get is answered by the SM of that port
+ * (or, on a port without one running, by nothing: a timeout). */
+static int
+got_sminfo(struct dreq *r, const uint8_t *data)
+{
+	struct smp_sminfo sm;
+	struct store_sm s;
+
+	if (smp_decode_sminfo(data, SMP_DATA_SIZE, &sm) == -1) {
+		log_warnx("discover: garbage SMInfo from 0x%016llx port %u",
+		    (unsigned long long)r->dn->n.guid, r->port);
+		return -1;
+	}
+	memset(&s, 0, sizeof(s));
+	s.node_guid = r->dn->n.guid;
+	s.port_guid = r->dn->ports[r->port].guid;
+	s.port = r->port;
+	memcpy(s.sminfo, data, SMP_DATA_SIZE);
+	if (disc_nsms == disc_smcap) {
+		size_t cap = disc_smcap ? disc_smcap * 2 : 4;
+		struct store_sm *a = realloc(disc_sms, cap * sizeof(*a));
+
+		if (a == NULL) {
+			log_warn("discover");
+			return 0;
+		}
+		disc_sms = a;
+		disc_smcap = cap;
+	}
+	disc_sms[disc_nsms++] = s;
 	return 0;
 }
 
@@ -254,6 +311,8 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 		return -1;
 	}
 	pt->valid = 1;
+	memcpy(pt->pinfo, data, SMP_DATA_SIZE);
+	pt->pinfo_ok = 1;
 	pt->lid = pi.lid;
 	pt->lmc = pi.lmc;
 	pt->state = pi.state;
@@ -261,6 +320,17 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	pt->width = pi.width_active;
 	pt->speed = pi.speed_ext_active ? 0x80 | pi.speed_ext_active :
 	    pi.speed_active;
+	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1): the port
+	 * runs an SM; its SMInfo goes into the SMInfo table. Switches
+	 * report it on port 0 only. */
+	if ((pi.cap_mask & 0x2) && (dn->n.type != STORE_NODE_SWITCH ||
+	    r->port == 0)) {
+		struct dreq proto = { 0 };
+
+		proto.dn = dn;
+		proto.port = r->port;
+		send_smp(SMP_ATTR_SM_INFO, 0, &r->path, dn->n.guid, &proto);
+	}
 	if (dn->n.type == STORE_NODE_SWITCH) {
 		pt->route = dn->n.route;
 		if (r->port == 0) {
@@ -305,6 +375,7 @@ free_sweep(void)
 		free(disc_list[i]);
 	}
 	disc_n = 0;
+	disc_nsms = 0;
 	htab_free(&disc_nodes);
 	disc_running = 0;
 	if (disc_interval > 0)
@@ -347,6 +418,8 @@ finish_sweep(void)
 		return;
 	}
 	store_sweep_begin();
+	for (size_t i = 0; i < disc_nsms; i++)
+		store_sweep_sm(&disc_sms[i]);
 	for (size_t i = 0; i < disc_n; i++) {
 		struct dnode *dn = disc_list[i];
 		struct store_node *old = store_node_by_guid(dn->n.guid);
@@ -409,6 +482,12 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 			break;
 		case SMP_ATTR_PORT_INFO:
 			rc = got_portinfo(r, data);
+			break;
+		case SMP_ATTR_SWITCH_INFO:
+			rc = got_switchinfo(r, data);
+			break;
+		case SMP_ATTR_SM_INFO:
+			rc = got_sminfo(r, data);
 			break;
 		}
 		/* An answer that does not make sense was most likely
@@ -490,6 +569,9 @@ proxy_discover_finalise(void)
 	free(disc_list);
 	disc_list = NULL;
 	disc_n = disc_cap = 0;
+	free(disc_sms);
+	disc_sms = NULL;
+	disc_nsms = disc_smcap = 0;
 	htab_free(&disc_nodes);
 	disc_running = 0;
 }

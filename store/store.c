@@ -67,6 +67,10 @@ static const char *store_migrations[STORE_SCHEMA_VERSION] = {
 	"  last INTEGER NOT NULL,"
 	"  saturated INTEGER NOT NULL,"
 	"  PRIMARY KEY (node_guid, port, counter));",
+	/* 4 -> 5: the sweep's raw attributes, for the fabric context. */
+	"ALTER TABLE nodes ADD COLUMN nodeinfo BLOB;"
+	"ALTER TABLE nodes ADD COLUMN switchinfo BLOB;"
+	"ALTER TABLE ports ADD COLUMN portinfo BLOB;",
 };
 
 static sqlite3		 *store_db;
@@ -76,6 +80,8 @@ static struct htab	  store_by_guid, store_by_alias;
 static struct htab	  store_alias_of;	/* guid -> name */
 static struct store_node *store_by_lid[0xc000];	/* unicast LIDs */
 static uint8_t		 *store_seen;	/* per idx, in the current sweep */
+static struct store_sm	 *store_sms, *store_sms_next;
+static size_t		  store_nsms, store_nsms_next;
 
 static void aliases_clear(void);
 
@@ -225,6 +231,28 @@ node_free(struct store_node *n)
 	free(n);
 }
 
+/* A raw attribute column: 1 if it holds exactly one SMP's data (older
+ * rows and damaged ones hold none; the next sweep fills them). */
+static int
+blob_get(sqlite3_stmt *st, int col, uint8_t *out)
+{
+	const void *b = sqlite3_column_blob(st, col);
+
+	if (b == NULL || sqlite3_column_bytes(st, col) != STORE_SMP_LEN)
+		return 0;
+	memcpy(out, b, STORE_SMP_LEN);
+	return 1;
+}
+
+static void
+blob_bind(sqlite3_stmt *st, int col, int ok, const uint8_t *b)
+{
+	if (ok)
+		sqlite3_bind_blob(st, col, b, STORE_SMP_LEN, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, col);
+}
+
 static int
 load_inventory(void)
 {
@@ -233,7 +261,8 @@ load_inventory(void)
 
 	if (sqlite3_prepare_v2(store_db, "SELECT guid, type, description, "
 	    "num_ports, vendor_id, device_id, revision, system_guid, lid, "
-	    "route, first_seen, last_seen, reachable, unsupported FROM nodes "
+	    "route, first_seen, last_seen, reachable, unsupported, nodeinfo, "
+	    "switchinfo FROM nodes "
 	    "ORDER BY "
 	    "first_seen, guid", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
@@ -266,6 +295,8 @@ load_inventory(void)
 		n->last_seen = sqlite3_column_int64(st, 11);
 		n->reachable = 0;	/* until the first sweep says so */
 		n->unsupported = sqlite3_column_int(st, 13);
+		n->ninfo_ok = blob_get(st, 14, n->ninfo);
+		n->sinfo_ok = blob_get(st, 15, n->sinfo);
 		store_descname_update(n, NULL);
 	}
 	sqlite3_finalize(st);
@@ -274,7 +305,8 @@ load_inventory(void)
 
 	if (sqlite3_prepare_v2(store_db, "SELECT node_guid, port_num, guid, "
 	    "lid, lmc, state, phys_state, width, speed, remote_guid, "
-	    "remote_port, route FROM ports", -1, &st, NULL) != SQLITE_OK)
+	    "remote_port, route, portinfo FROM ports", -1, &st, NULL) !=
+	    SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_node *n = store_node_by_guid(
@@ -300,6 +332,7 @@ load_inventory(void)
 		if (r == NULL || *r == '\0' ||
 		    store_path_parse(r, &p->route) == -1)
 			p->route.hop[0] = 0xff;
+		p->pinfo_ok = blob_get(st, 12, p->pinfo);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -348,6 +381,10 @@ store_finalise(void)
 		node_free(store_nodes[i]);
 	free(store_nodes);
 	free(store_seen);
+	free(store_sms);
+	free(store_sms_next);
+	store_sms = store_sms_next = NULL;
+	store_nsms = store_nsms_next = 0;
 	store_nodes = NULL;
 	store_seen = NULL;
 	store_nnodes = store_cap = 0;
@@ -696,6 +733,50 @@ store_sweep_begin(void)
 {
 	if (store_nnodes)
 		memset(store_seen, 0, store_nnodes);
+	free(store_sms_next);
+	store_sms_next = NULL;
+	store_nsms_next = 0;
+}
+
+void
+store_sweep_sm(const struct store_sm *sm)
+{
+	struct store_sm *a;
+	size_t i;
+
+	for (i = 0; i < store_nsms_next; i++)
+		if (store_sms_next[i].port_guid == sm->port_guid) {
+			store_sms_next[i] = *sm;
+			return;
+		}
+	if ((a = realloc(store_sms_next, (store_nsms_next + 1) *
+	    sizeof(*a))) == NULL) {
+		log_warn("store: SMs");
+		return;
+	}
+	store_sms_next = a;
+	store_sms_next[store_nsms_next++] = *sm;
+}
+
+static int
+sm_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct store_sm *)a)->port_guid;
+	uint64_t y = ((const struct store_sm *)b)->port_guid;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t
+store_sm_count(void)
+{
+	return store_nsms;
+}
+
+const struct store_sm *
+store_sm_at(size_t i)
+{
+	return i < store_nsms ? &store_sms[i] : NULL;
 }
 
 struct store_node *
@@ -732,7 +813,16 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 		/* New firmware may support what the old one did not. */
 		unsigned unsup = n->revision == seen->revision &&
 		    n->device_id == seen->device_id ? n->unsupported : 0;
+		/* A SwitchInfo this sweep could not read: the last one. */
+		int sok = n->sinfo_ok && n->type == seen->type;
+		uint8_t si[STORE_SMP_LEN];
+
+		memcpy(si, n->sinfo, sizeof(si));
 		*n = *seen;
+		if (!n->sinfo_ok && sok) {
+			memcpy(n->sinfo, si, sizeof(si));
+			n->sinfo_ok = 1;
+		}
 		n->ports = keep;
 		n->idx = idx;
 		n->first_seen = first ? first : now;
@@ -769,6 +859,7 @@ bind_port_row(sqlite3_stmt *st, const struct store_node *n,
 	sqlite3_bind_int64(st, 10, (int64_t)p->remote_guid);
 	sqlite3_bind_int(st, 11, p->remote_port);
 	sqlite3_bind_text(st, 12, route, -1, SQLITE_TRANSIENT);
+	blob_bind(st, 13, p->pinfo_ok, p->pinfo);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 
@@ -792,6 +883,13 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 	*nodes = seen;
 	*lost = gone;
 	store_descname_settle();
+	free(store_sms);
+	store_sms = store_sms_next;
+	store_nsms = store_nsms_next;
+	store_sms_next = NULL;
+	store_nsms_next = 0;
+	if (store_nsms > 1)
+		qsort(store_sms, store_nsms, sizeof(*store_sms), sm_cmp);
 	if (store_db == NULL)
 		return 0;
 	if (db_exec("BEGIN IMMEDIATE") == -1)
@@ -799,12 +897,13 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
 	    "type, description, num_ports, vendor_id, device_id, revision, "
 	    "system_guid, lid, route, first_seen, last_seen, reachable, "
-	    "unsupported) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
+	    "unsupported, nodeinfo, switchinfo) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
 	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
 	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
-	    "speed, remote_guid, remote_port, route) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &pst, NULL) != SQLITE_OK ||
+	    "speed, remote_guid, remote_port, route, portinfo) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &pst, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT INTO sweeps (finished, nodes, "
 	    "lost) VALUES (?,?,?)", -1, &sst, NULL) != SQLITE_OK)
 		goto out;
@@ -827,6 +926,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		sqlite3_bind_int64(nst, 12, n->last_seen);
 		sqlite3_bind_int(nst, 13, n->reachable);
 		sqlite3_bind_int(nst, 14, n->unsupported);
+		blob_bind(nst, 15, n->ninfo_ok, n->ninfo);
+		blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
 		if (sqlite3_step(nst) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(nst);

@@ -11,9 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define STORE_SCHEMA_VERSION	4
+#define STORE_SCHEMA_VERSION	5
 #define STORE_DESC_LEN		64	/* NodeDescription, IBA 14.2.5.2 */
 #define STORE_PATH_MAX		64	/* IB_SUBNET_PATH_HOPS_MAX */
+#define STORE_SMP_LEN		64	/* an SMP's data, IBA 14.2.1.1 */
 
 /* IBA 14.2.5.3 NodeInfo:NodeType */
 enum store_node_type {
@@ -40,6 +41,10 @@ struct store_port {
 	uint64_t		 remote_guid;	/* 0 if not linked */
 	uint8_t			 remote_port;
 	struct store_path	 route;		/* cnt 0 and hop[0] 0xff: none */
+	/* The sweep's PortInfo as read, so a fabric walk (IB-SM-MIB)
+	 * decodes every field without a MAD. */
+	uint8_t			 pinfo_ok;
+	uint8_t			 pinfo[STORE_SMP_LEN];
 };
 
 struct store_node {
@@ -58,6 +63,10 @@ struct store_node {
 	unsigned		 unsupported;	/* attr_def.unsup bits: optional
 						   attributes the node lacks */
 	struct store_path	 route;
+	/* The sweep's NodeInfo and (switches) SwitchInfo as read. */
+	uint8_t			 ninfo_ok, sinfo_ok;
+	uint8_t			 ninfo[STORE_SMP_LEN];
+	uint8_t			 sinfo[STORE_SMP_LEN];
 	char			*alias;
 	/* ports[0..num_ports]; ports[0] is the switch management port. */
 	struct store_port	*ports;
@@ -119,5 +128,20 @@ void	 store_sweep_begin(void);
 struct store_node *store_sweep_node(const struct store_node *seen,
 	    const struct store_port *ports);
 int	 store_sweep_end(unsigned *nodes, unsigned *lost);
+
+/* Subnet managers: the SMInfo (IBA 14.2.5.13) of each port whose
+ * CapabilityMask has IsSM, as the last finished sweep read it. Kept in
+ * memory only: the next sweep reads them again. */
+struct store_sm {
+	uint64_t	node_guid;
+	uint64_t	port_guid;	/* SMInfo:GUID is the same */
+	uint8_t		port;
+	uint8_t		sminfo[STORE_SMP_LEN];
+};
+/* During a sweep: one SM seen (replaces an earlier one of the port). */
+void	 store_sweep_sm(const struct store_sm *sm);
+/* The SMs of the last finished sweep, in port GUID order. */
+size_t			 store_sm_count(void);
+const struct store_sm	*store_sm_at(size_t i);
 
 #endif

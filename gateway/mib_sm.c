@@ -1,0 +1,344 @@
+/* IB-SM-MIB (draft-yang-ib-subnet-management-mib-01, mibs/IB-SM-MIB)
+ * in the fabric context: the subnet as the inventory holds it.
+ *
+ * Every row here decodes the attribute the last sweep read and kept
+ * (store_node.ninfo/sinfo, store_port.pinfo, store_sm): a walk of the
+ * whole subnet costs no MAD. Rows are in index order, which is GUID
+ * order, so nodes are walked through a GUID-sorted view of the
+ * inventory. Settings of the SM that no MAD carries are left out
+ * (docs/mibs.md, "How the gateway fills IB-SM-MIB"). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway/mib.h"
+#include "gateway/mib_sm.h"
+
+/* The subnet prefix: GIDPrefix of the first port the sweep read (the
+ * inventory's first node is the gateway's own), else the default
+ * fe80::/64 (IBA 4.1.1). */
+uint64_t
+gw_sm_prefix(void)
+{
+	size_t count = store_node_count();
+
+	for (size_t i = 0; i < count && i < 4; i++) {
+		const struct store_node *n = store_node_at((uint32_t)i);
+
+		for (int p = 0; n != NULL && p <= n->num_ports; p++) {
+			const struct store_port *pt = &n->ports[p];
+			uint64_t x;
+
+			if (!pt->pinfo_ok)
+				continue;
+			x = mad_get_field64((void *)pt->pinfo, 0,
+			    IB_PORT_GID_PREFIX_F);
+			if (x != 0)
+				return x;
+		}
+	}
+	return 0xfe80000000000000ULL;
+}
+
+/* A 64-bit value as 8 index subids, most significant octet first. */
+void
+gw_sm_put64(uint32_t *sub, uint64_t x)
+{
+	for (int k = 0; k < 8; k++)
+		sub[k] = (uint32_t)(x >> (56 - 8 * k)) & 0xff;
+}
+
+/* 8 index subids back into a 64-bit value; -1 if one is not an octet. */
+int
+gw_sm_get64(const uint32_t *sub, uint64_t *x)
+{
+	*x = 0;
+	for (int k = 0; k < 8; k++) {
+		if (sub[k] > 0xff)
+			return -1;
+		*x = *x << 8 | sub[k];
+	}
+	return 0;
+}
+
+int
+gw_sm_cmp(const uint32_t *a, const uint32_t *b, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (a[k] != b[k])
+			return a[k] < b[k] ? -1 : 1;
+	return 0;
+}
+
+/* The reachable nodes in GUID order come from this view of the whole
+ * inventory in GUID order; rebuilt when it grows (nodes are never
+ * removed and a node's GUID never changes). */
+static const struct store_node **sm_sorted;
+static size_t sm_nsorted, sm_cap;
+
+static int
+guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct store_node * const *)a)->guid;
+	uint64_t y = (*(const struct store_node * const *)b)->guid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+sorted_refresh(void)
+{
+	size_t count = store_node_count();
+
+	if (count == sm_nsorted)
+		return 0;
+	if (count > sm_cap) {
+		const struct store_node **a = realloc(sm_sorted,
+		    count * sizeof(*a));
+
+		if (a == NULL)
+			return -1;
+		sm_sorted = a;
+		sm_cap = count;
+	}
+	for (size_t i = 0; i < count; i++)
+		sm_sorted[i] = store_node_at((uint32_t)i);
+	qsort(sm_sorted, count, sizeof(*sm_sorted), guid_cmp);
+	sm_nsorted = count;
+	return 0;
+}
+
+/* First position whose GUID, as 8 subids, is >= sub. */
+static size_t
+sorted_lower(const uint32_t *sub)
+{
+	size_t lo = 0, hi = sm_nsorted;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t g[8];
+
+		gw_sm_put64(g, sm_sorted[mid]->guid);
+		if (gw_sm_cmp(g, sub, 8) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out, gw_sm_node_fn fn)
+{
+	uint32_t pfx[8];
+	size_t i = 0;
+	int c, bounded = 0;
+
+	if (sorted_refresh() == -1)
+		return GW_BAD;
+	gw_sm_put64(pfx, gw_sm_prefix());
+	c = gw_sm_cmp(lb->i, pfx, 8);
+	if (c > 0)
+		return 0;
+	if (c == 0) {
+		uint32_t g[8];
+
+		i = sorted_lower(lb->i + 8);
+		if (i < sm_nsorted) {
+			gw_sm_put64(g, sm_sorted[i]->guid);
+			bounded = gw_sm_cmp(g, lb->i + 8, 8) == 0;
+		}
+	}
+	for (; i < sm_nsorted; i++, bounded = 0) {
+		const struct store_node *n = sm_sorted[i];
+		int rc;
+
+		/* The subnet as it is now: a node the last sweep did not
+		 * reach is in the node table (IBSNMPGW-MIB), not here. */
+		if (!n->reachable || !gw_visible(e, n))
+			continue;
+		memset(out, 0, sizeof(*out));
+		memcpy(out->i, pfx, sizeof(pfx));
+		gw_sm_put64(out->i + 8, n->guid);
+		rc = fn(e, n, bounded ? lb->i + 16 : NULL, incl, out);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct store_node *
+gw_sm_row_node(const struct gw_row *row, int at)
+{
+	uint64_t guid;
+
+	if (gw_sm_get64(row->i + at, &guid) == -1)
+		return NULL;
+	return store_node_by_guid(guid);
+}
+
+/* ---- ibSmNodeInfoTable (IBA 14.2.5.3, NodeDescription 14.2.5.2) */
+
+/* One row per node with a NodeInfo; a bound inside the node (tail)
+ * cannot exist for a 16-subid index: equal means "this row". */
+static int
+node_one(struct gw_eval *e, const struct store_node *n, const uint32_t *tail,
+    int incl, struct gw_row *out)
+{
+	if (!n->ninfo_ok || (tail != NULL && !incl))
+		return 0;
+	return 1;
+}
+
+static int
+node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out)
+{
+	return gw_sm_node_rows(e, lb, incl, out, node_one);
+}
+
+static const uint8_t *
+node_raw(struct gw_eval *e, const struct gw_row *row, int attr)
+{
+	const struct store_node *n = gw_sm_row_node(row, 8);
+
+	if (n == NULL)
+		return NULL;
+	if (attr == ATTR_NODE_INFO)
+		return n->ninfo_ok ? n->ninfo : NULL;
+	if (attr == ATTR_SWITCH_INFO)
+		return n->sinfo_ok && n->type == STORE_NODE_SWITCH ?
+		    n->sinfo : NULL;
+	return NULL;
+}
+
+static int
+node_desc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = gw_sm_row_node(row, 8);
+
+	if (n == NULL || !n->ninfo_ok)
+		return GW_ABSENT;
+	return gw_val_octets(v, n->desc, strlen(n->desc));
+}
+
+#define NI(sub, nm, f, ...) \
+	GW_FIELD(sub, nm, ATTR_NODE_INFO, f, __VA_ARGS__)
+
+static const struct gw_col node_cols[] = {
+	NI(3, "ibSmNodeInfoBaseVersion", IB_NODE_BASE_VERS_F, GW_K_INT,
+	    GW_RANGE(0, 255)),
+	NI(4, "ibSmNodeInfoClassVersion", IB_NODE_CLASS_VERS_F, GW_K_INT,
+	    GW_RANGE(0, 255)),
+	NI(5, "ibSmNodeInfoType", IB_NODE_TYPE_F, GW_K_INT, GW_RANGE(0, 4)),
+	NI(6, "ibSmNodeInfoNumPorts", IB_NODE_NPORTS_F, GW_K_INT,
+	    GW_RANGE(0, 255)),
+	NI(7, "ibSmNodeInfoSystemImageGUID", IB_NODE_SYSTEM_GUID_F,
+	    GW_K_GUID),
+	NI(8, "ibSmNodeInfoPortGUID", IB_NODE_PORT_GUID_F, GW_K_GUID),
+	NI(9, "ibSmNodeInfoPartitionCap", IB_NODE_PARTITION_CAP_F, GW_K_INT,
+	    GW_RANGE(0, 65535)),
+	NI(10, "ibSmNodeInfoDeviceID", IB_NODE_DEVID_F, GW_K_OCTETS,
+	    GW_NOCTETS(2)),
+	NI(11, "ibSmNodeInfoRevision", IB_NODE_REVISION_F, GW_K_OCTETS,
+	    GW_NOCTETS(4)),
+	NI(12, "ibSmNodeInfoLocalPortNum", IB_NODE_LOCAL_PORT_F, GW_K_INT,
+	    GW_RANGE(0, 255)),
+	NI(13, "ibSmNodeInfoVendorID", IB_NODE_VENDORID_F, GW_K_OCTETS,
+	    GW_NOCTETS(3)),
+	GW_GET(14, "ibSmNodeInfoDescription", node_desc),
+};
+
+static const struct gw_table node_table = {
+	.name = "ibSmNodeInfoTable",
+	.GW_OID(GW_SM_OBJECTS, 2, 1, 1),
+	.nindex = 16,
+	.GW_COLS(node_cols),
+	.row_next = node_rows,
+	.raw = node_raw,
+	.context = GW_FABRIC_CONTEXT,
+};
+
+/* ---- ibSmSwitchInfoTable (IBA 14.2.5.4) */
+
+static int
+switch_one(struct gw_eval *e, const struct store_node *n,
+    const uint32_t *tail, int incl, struct gw_row *out)
+{
+	if (n->type != STORE_NODE_SWITCH || !n->sinfo_ok ||
+	    (tail != NULL && !incl))
+		return 0;
+	return 1;
+}
+
+static int
+switch_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out)
+{
+	return gw_sm_node_rows(e, lb, incl, out, switch_one);
+}
+
+#define SI(sub, nm, f, ...) \
+	GW_FIELD(sub, nm, ATTR_SWITCH_INFO, f, __VA_ARGS__)
+#define SI_TRUTH(sub, nm, f) SI(sub, nm, f, GW_K_TRUTH, GW_MASK(1))
+
+static const struct gw_col switch_cols[] = {
+	SI(3, "ibSmSwitchInfoLinearFdbCap", IB_SW_LINEAR_FDB_CAP_F, GW_K_INT,
+	    GW_RANGE(0, 65535)),
+	SI(4, "ibSmSwitchInfoRandomFdbCap", IB_SW_RANDOM_FDB_CAP_F, GW_K_INT,
+	    GW_RANGE(0, 65535)),
+	SI(5, "ibSmSwitchInfoMcastFdbCap", IB_SW_MCAST_FDB_CAP_F, GW_K_INT,
+	    GW_RANGE(0, 65535)),
+	SI(6, "ibSmSwitchInfoLinearFdbTop", IB_SW_LINEAR_FDB_TOP_F, GW_K_INT,
+	    GW_RANGE(0, 65535)),
+	SI(7, "ibSmSwitchInfoDefaultPort", IB_SW_DEF_PORT_F, GW_K_INT,
+	    GW_RANGE(0, 255)),
+	SI(8, "ibSmSwitchInfoDefPriMcastPort", IB_SW_DEF_MCAST_PRIM_F,
+	    GW_K_INT, GW_RANGE(0, 255)),
+	SI(9, "ibSmSwitchInfoDefNonPriMcastPort", IB_SW_DEF_MCAST_NOT_PRIM_F,
+	    GW_K_INT, GW_RANGE(0, 255)),
+	SI(10, "ibSmSwitchInfoLifeTimeValue", IB_SW_LIFE_TIME_F, GW_K_INT,
+	    GW_RANGE(0, 31)),
+	SI(11, "ibSmSwitchInfoPortStateChange", IB_SW_STATE_CHANGE_F,
+	    GW_K_INT, GW_RANGE(0, 1)),
+	SI(12, "ibSmSwitchInfoLIDsPerPort", IB_SW_LIDS_PER_PORT_F, GW_K_INT,
+	    GW_RANGE(0, 65535)),
+	SI(13, "ibSmSwitchInfoPartitionEnfCap", IB_SW_PARTITION_ENFORCE_CAP_F,
+	    GW_K_INT, GW_RANGE(0, 65535)),
+	SI_TRUTH(14, "ibSmSwitchInfoInEnfCap", IB_SW_PARTITION_ENF_INB_F),
+	SI_TRUTH(15, "ibSmSwitchInfoOutEnfCap", IB_SW_PARTITION_ENF_OUTB_F),
+	SI_TRUTH(16, "ibSmSwitchInfoInFilterRawPktCap",
+	    IB_SW_FILTER_RAW_INB_F),
+	SI_TRUTH(17, "ibSmSwitchInfoOutFilterRawPktCap",
+	    IB_SW_FILTER_RAW_OUTB_F),
+	SI_TRUTH(18, "ibSmSwitchInfoEnhanced0", IB_SW_ENHANCED_PORT0_F),
+};
+
+static const struct gw_table switch_table = {
+	.name = "ibSmSwitchInfoTable",
+	.GW_OID(GW_SM_OBJECTS, 4, 1, 1),
+	.nindex = 16,
+	.GW_COLS(switch_cols),
+	.row_next = switch_rows,
+	.raw = node_raw,
+	.context = GW_FABRIC_CONTEXT,
+};
+
+int
+gw_mib_sm_init(void)
+{
+	if (gw_mib_register(&node_table) == -1 ||
+	    gw_mib_register(&switch_table) == -1)
+		return -1;
+	return gw_mib_sm_ports_init();
+}
+
+void
+gw_mib_sm_finalise(void)
+{
+	free(sm_sorted);
+	sm_sorted = NULL;
+	sm_nsorted = sm_cap = 0;
+}

@@ -3,7 +3,8 @@ DEPS="build-essential autoconf automake libtool pkg-config
  libsnmp-dev snmp snmpd libibumad-dev libibmad-dev libsqlite3-dev sqlite3
  libyaml-dev libcmocka-dev ibsim-utils opensm infiniband-diags
  smitools erlang-snmp python3 python3-pysnmp4
- debhelper dpkg-dev fakeroot lintian rpm prometheus-snmp-exporter"
+ debhelper dpkg-dev fakeroot lintian rpm prometheus-snmp-exporter
+ php-cli php-xml"
 
 install_deps() {
 	missing=""

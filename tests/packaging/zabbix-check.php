@@ -1,0 +1,37 @@
+<?php
+// Validate a Zabbix export with the frontend's own import reader and
+// validators (zabbix-frontend-php), as a template import would.
+$root = getenv('ZABBIX_FRONTEND') ?: '/usr/share/zabbix';
+if (!is_dir("$root/include/classes/import")) {
+	fwrite(STDERR, "zabbix frontend not found at $root\n");
+	exit(77);
+}
+require "$root/include/defines.inc.php";
+require "$root/include/gettextwrapper.inc.php";
+$index = [];
+$it = new RecursiveIteratorIterator(new RecursiveDirectoryIterator("$root/include/classes"));
+foreach ($it as $f)
+	if (substr($f, -4) === '.php')
+		$index[basename($f, '.php')] = (string)$f;
+spl_autoload_register(function ($c) use ($index) {
+	if (isset($index[$c]))
+		require $index[$c];
+});
+$file = $argv[1];
+$format = pathinfo($file, PATHINFO_EXTENSION);
+try {
+	$data = CImportReaderFactory::getReader($format)->read(file_get_contents($file));
+	$factory = new CImportValidatorFactory($format);
+	$data = (new CXmlValidator($factory, $format))->setStrict(true)
+	    ->validate($data, '/');
+	// What the API does next: constants to values, defaults added.
+	$schema = $factory->getObject(ZABBIX_EXPORT_VERSION)->getSchema();
+	$data = (new CConstantImportConverter($schema))->convert($data);
+	$data = (new CDefaultImportConverter($schema))->convert($data);
+} catch (Exception $e) {
+	fwrite(STDERR, "$file: " . $e->getMessage() . "\n");
+	exit(1);
+}
+$t = $data['zabbix_export']['templates'] ?? [];
+printf("%s: valid Zabbix %s export, %d templates\n", $file,
+    $data['zabbix_export']['version'], count($t));

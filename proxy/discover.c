@@ -84,6 +84,9 @@ send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
 	a.method = SMP_METHOD_GET;
 	a.attr_id = attr;
 	a.attr_mod = mod;
+	/* A port that claims IsSM without an SM answering (a stale or
+	 * garbled CapabilityMask) must not fail the node's other SMPs. */
+	a.optional = attr == SMP_ATTR_SM_INFO;
 	/* Counted before the submit: a send that fails at once calls
 	 * dreq_cb from inside it. */
 	disc_outstanding++;
@@ -323,8 +326,8 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1): the port
 	 * runs an SM; its SMInfo goes into the SMInfo table. Switches
 	 * report it on port 0 only. */
-	if ((pi.cap_mask & 0x2) && (dn->n.type != STORE_NODE_SWITCH ||
-	    r->port == 0)) {
+	if ((pi.cap_mask & 0x2) && pi.state >= 2 &&
+	    (dn->n.type != STORE_NODE_SWITCH || r->port == 0)) {
 		struct dreq proto = { 0 };
 
 		proto.dn = dn;

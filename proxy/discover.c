@@ -323,10 +323,13 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	pt->width = pi.width_active;
 	pt->speed = pi.speed_ext_active ? 0x80 | pi.speed_ext_active :
 	    pi.speed_active;
-	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1): the port
-	 * runs an SM; its SMInfo goes into the SMInfo table. Switches
-	 * report it on port 0 only. */
-	if ((pi.cap_mask & 0x2) && pi.state >= 2 &&
+	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1) on the port
+	 * that is its own MasterSMLID: the master SM; its SMInfo goes into
+	 * the SMInfo table (standby SMs are not probed yet: a garbled IsSM
+	 * bit must not cost a timeout per port). Switches report it on
+	 * port 0 only. */
+	if ((pi.cap_mask & 0x2) && pi.state >= 2 && pi.lid != 0 &&
+	    pi.lid == pi.sm_lid &&
 	    (dn->n.type != STORE_NODE_SWITCH || r->port == 0)) {
 		struct dreq proto = { 0 };
 

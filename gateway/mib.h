@@ -15,9 +15,9 @@
 #include "store/cache.h"
 #include "store/store.h"
 
-/* IB-SM-MIB's longest fixed index: subnet prefix, service ID, GID and
- * P_Key, one subid per octet. */
-#define GW_MAX_INDEX	34
+/* The longest index served: IB-SM-MIB's subnet prefix, node GUID and
+ * port, one subid per octet (the SA tables' longer ones raise it). */
+#define GW_MAX_INDEX	17
 
 /* Getter and row results besides 0. */
 #define GW_NEED		(-2)	/* an attribute is being fetched */

@@ -71,9 +71,8 @@ gw_sm_cmp(const uint32_t *a, const uint32_t *b, int n)
 	return 0;
 }
 
-/* The reachable nodes in GUID order come from this view of the whole
- * inventory in GUID order; rebuilt when it grows (nodes are never
- * removed and a node's GUID never changes). */
+/* The inventory in GUID order (rows skip the unreachable); rebuilt
+ * when it grows: nodes are never removed and a GUID never changes. */
 static const struct store_node **sm_sorted;
 static size_t sm_nsorted, sm_cap;
 

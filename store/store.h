@@ -129,9 +129,9 @@ struct store_node *store_sweep_node(const struct store_node *seen,
 	    const struct store_port *ports);
 int	 store_sweep_end(unsigned *nodes, unsigned *lost);
 
-/* Subnet managers: the SMInfo (IBA 14.2.5.13) of each port whose
- * CapabilityMask has IsSM, as the last finished sweep read it. Kept in
- * memory only: the next sweep reads them again. */
+/* Subnet managers: the SMInfo (IBA 14.2.5.13) the last finished sweep
+ * read (proxy/discover.c: the master SM's port). Kept in memory only:
+ * the next sweep reads it again. */
 struct store_sm {
 	uint64_t	node_guid;
 	uint64_t	port_guid;	/* SMInfo:GUID is the same */

@@ -37,17 +37,18 @@ def walk(table, sec=None):
     """{index tuple: {column: value}}; index = (guid hex[, n])."""
     base = "%s.%s" % (SM, TABLE[table])
     out = fab.snmp("snmpbulkwalk", sec or fab.v2("fabric"), [base])
-    rows = {}
+    rows, other = {}, []
     for oid, (typ, val) in parse_vars(out.stdout).items():
         if not oid.startswith(base + "."):
             continue        # noSuchObject at the base: an empty table
         rest = oid[len(base) + 1:].split(".")
         col, idx = int(rest[0]), rest[1:]
-        R.check(".".join(idx[:8]) == PFX, "%s rows carry the subnet prefix"
-                % table, oid) if len(rows) == 0 else None
+        if ".".join(idx[:8]) != PFX:
+            other.append(oid)
         key = (sub_guid(idx[8:16]),) + tuple(int(x) for x in idx[16:]) \
             if len(idx) > 8 else ()
         rows.setdefault(key, {})[col] = val
+    R.check(not other, "%s rows carry the subnet prefix" % table, other[:5])
     return rows, out
 
 

@@ -154,6 +154,17 @@ while IFS='|' read -r _ sub obj oid syn vals acc rest; do
     fi
 done <"$tmpdir/rows"
 
+# INDEX clauses: $1 = module, then one "Entry:{ INDEX list }" per row.
+check_indexes() {
+    ci_mod=$1
+    shift
+    for e in "$@"; do
+        check "${e%%:*} INDEX" "${e#*:}" \
+            "$(st -Td "$ci_mod::${e%%:*}" 2>&1 |
+               sed -n "s/^  INDEX${tab}${tab}//p")"
+    done
+}
+
 # 3. Fixed checks.
 check "ibSmaNodeString.0" ".1.3.6.1.3.117.3.1.1.1.0" \
     "$(st -On IB-SMA-MIB::ibSmaNodeString.0 2>&1)"
@@ -198,13 +209,10 @@ for e in ibSmConfigOperStatus:1.1.1.6 ibSmNodeInfoDescription:2.1.1.14 \
     check "${e%%:*}" ".1.3.6.1.3.117.7.1.${e#*:}" \
         "$(st -On "IB-SM-MIB::${e%%:*}" 2>&1)"
 done
-for e in "ibSmVLArbitrationEntry:{ ibSmVLArbitrationSubnetPrefix, ibSmVLArbitrationNodeGUID, ibSmVLArbitrationPortNum, ibSmVLArbitrationPriority, ibSmVLArbitrationIndex }" \
-         "ibSmServiceAssocEntry:{ ibSmServiceAssocSubnetPrefix, ibSmServiceAssocKey, IMPLIED ibSmServiceAssocName }" \
-         "ibSmPortInfoEntry:{ ibSmPortInfoSubnetPrefix, ibSmPortInfoNodeGUID, ibSmPortInfoLocalPortNum }"; do
-    check "${e%%:*} INDEX" "${e#*:}" \
-        "$(st -Td "IB-SM-MIB::${e%%:*}" 2>&1 |
-           sed -n "s/^  INDEX${tab}${tab}//p")"
-done
+check_indexes IB-SM-MIB \
+    "ibSmVLArbitrationEntry:{ ibSmVLArbitrationSubnetPrefix, ibSmVLArbitrationNodeGUID, ibSmVLArbitrationPortNum, ibSmVLArbitrationPriority, ibSmVLArbitrationIndex }" \
+    "ibSmServiceAssocEntry:{ ibSmServiceAssocSubnetPrefix, ibSmServiceAssocKey, IMPLIED ibSmServiceAssocName }" \
+    "ibSmPortInfoEntry:{ ibSmPortInfoSubnetPrefix, ibSmPortInfoNodeGUID, ibSmPortInfoLocalPortNum }"
 check "ibSmMIBCompliance" ".1.3.6.1.3.117.7.3.1.1" \
     "$(st -On IB-SM-MIB::ibSmMIBCompliance 2>&1)"
 
@@ -218,13 +226,9 @@ check "ibIfVLInOctets.3.16" ".1.3.6.1.3.117.2.1.2.1.5.3.16" \
     "$(st -On IB-IF-MIB::ibIfVLInOctets.3.16 2>&1)"
 check "ibIpoibLinkLayerAddr.3.1" ".1.3.6.1.3.117.2.1.3.1.3.3.1" \
     "$(st -On IB-IF-MIB::ibIpoibLinkLayerAddr.3.1 2>&1)"
-for e in "ibIfPortStatEntry:{ ibIfPortStatIfIndex }" \
-         "ibIfVLTrafficEntry:{ ibIfVLTrafficIfIndex, ibIfVLIndex }" \
-         "ibIpoibLinkLayerAddrEntry:{ ibIpoibLinkLayerIfIndex, ibIpoibLinkLayerIndex }"; do
-    check "${e%%:*} INDEX" "${e#*:}" \
-        "$(st -Td "IB-IF-MIB::${e%%:*}" 2>&1 |
-           sed -n "s/^  INDEX${tab}${tab}//p")"
-done
+check_indexes IB-IF-MIB "ibIfPortStatEntry:{ ibIfPortStatIfIndex }" \
+    "ibIfVLTrafficEntry:{ ibIfVLTrafficIfIndex, ibIfVLIndex }" \
+    "ibIpoibLinkLayerAddrEntry:{ ibIpoibLinkLayerIfIndex, ibIpoibLinkLayerIndex }"
 for e in ibIfObjects:1 ibIfNotifications:2 ibIfConformance:3 \
          ibIfCompliances:3.1 ibIfBasicCompliance:3.1.1 \
          ibIfFullCompliance:3.1.2 ibIfMIBGroups:3.2 \

@@ -16,6 +16,7 @@ const struct attr_ttl_def attr_ttls[ATTR_TTL_MAX] = {
 	[ATTR_TTL_TABLES] =	{ "tables", 300 },
 	[ATTR_TTL_FDB] =	{ "forwarding", 60 },
 	[ATTR_TTL_COUNTERS] =	{ "counters", 60 },
+	[ATTR_TTL_SA] =		{ "sa", 60 },
 	[ATTR_TTL_ERROR] =	{ "error", 5 },
 };
 

@@ -26,6 +26,7 @@ enum attr_ttl {
 	ATTR_TTL_TABLES,
 	ATTR_TTL_FDB,
 	ATTR_TTL_COUNTERS,
+	ATTR_TTL_SA,		/* SA records (store/sarec.h) */
 	ATTR_TTL_ERROR,		/* how long a failed fetch is remembered */
 	ATTR_TTL_MAX
 };

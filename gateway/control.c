@@ -30,6 +30,7 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
+#include "proxy/sa.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/store.h"
@@ -144,6 +145,7 @@ cmd_stats(FILE *f)
 	struct cache_stats c;
 	struct gw_snmp_stats g;
 	struct proxy_sweep_stats s;
+	struct proxy_sa_stats sa;
 	uint64_t commits, rows;
 
 	proxy_mad_get_stats(&m);
@@ -180,6 +182,14 @@ cmd_stats(FILE *f)
 	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms "
 	    "abandoned %u\n", s.sweeps, s.nodes, s.links, s.lost,
 	    (unsigned long long)s.duration_ms, s.abandoned);
+	proxy_sa_get_stats(&sa);
+	fprintf(f, "sa sm-lid %u queries %llu answers %llu failures %llu "
+	    "truncated %llu mcmember-records %zu services %zu\n",
+	    sa.sm_lid, (unsigned long long)sa.queries,
+	    (unsigned long long)sa.answers, (unsigned long long)sa.failures,
+	    (unsigned long long)sa.truncated,
+	    store_sa_peek(STORE_SA_MCMEMBER)->n,
+	    store_sa_peek(STORE_SA_SERVICE)->n);
 }
 
 static void

@@ -21,6 +21,7 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
+#include "proxy/sa.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/ipoib.h"
@@ -159,6 +160,10 @@ sweep_done(void *arg)
 {
 	proxy_poll_inventory_changed();
 	ipoib_refresh();	/* new ports may own known addresses */
+	/* The SA's records as of this sweep too, so the first walk of
+	 * the fabric context finds them (two MADs per sweep). */
+	for (int k = 0; k < STORE_SA_MAX; k++)
+		proxy_sa_refresh((enum store_sa_kind)k);
 }
 
 /* The local port is back: sweep at once, so the inventory is
@@ -348,6 +353,7 @@ main(int argc, char **argv)
 	    proxy_poll_init(c->policies, c->npolicies) == -1 ||
 	    proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;
+	proxy_sa_init();
 	proxy_discover_on_done(sweep_done, NULL);
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
@@ -363,6 +369,7 @@ out_snmp:
 	/* Fail outstanding MADs first, so every delegated SNMP request is
 	 * answered before its session closes, and the sweep's and poller's
 	 * completions run while their state still exists. */
+	proxy_sa_finalise();
 	proxy_mad_finalise();
 	proxy_discover_finalise();
 	proxy_poll_finalise();
@@ -376,6 +383,7 @@ out_cache:
 	counters_finalise();
 	cache_finalise();
 out_store:
+	store_sa_finalise();
 	store_finalise();
 out_ev:
 	if (cap_fd >= 0) {

@@ -226,6 +226,12 @@ gw_visible(struct gw_eval *e, const struct store_node *n)
 	return e->sel_ok && store_select_match(e->sel, n);
 }
 
+int
+gw_visible_all(struct gw_eval *e)
+{
+	return e->sel_ok && (e->sel == NULL || !e->sel->set);
+}
+
 static void
 make_key(struct cache_key *k, const struct gw_eval *e,
     const struct attr_def *a, uint32_t mod, uint8_t port)
@@ -294,6 +300,25 @@ gw_attr_try(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port,
     int *err)
 {
 	return attr_read(e, a, mod, port, err);
+}
+
+const uint8_t *
+gw_attr_of(struct gw_eval *e, const struct store_node *n, enum attr_idx a,
+    uint32_t mod, uint8_t port, int *err)
+{
+	const struct store_node *own = e->n;
+	int had = e->need;
+	const uint8_t *d;
+
+	e->n = n;
+	d = attr_read(e, a, mod, port, err);
+	/* One key is waited for; the others a fabric row needs are read
+	 * in parallel meanwhile, so a cold walk costs one round trip per
+	 * engine window, not one per port. */
+	if (d == NULL && *err == 0 && had)
+		gw_prefetch(e, a, mod, port);
+	e->n = own;
+	return d;
 }
 
 const uint8_t *

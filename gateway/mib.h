@@ -15,9 +15,9 @@
 #include "store/cache.h"
 #include "store/store.h"
 
-/* The longest index served: IB-SM-MIB's subnet prefix, node GUID and
- * port, one subid per octet (the SA tables' longer ones raise it). */
-#define GW_MAX_INDEX	17
+/* The longest index served: IB-SM-MIB's ibSmServiceTable (subnet
+ * prefix, ServiceID, ServiceGID, P_Key; one subid per octet). */
+#define GW_MAX_INDEX	34
 
 /* Getter and row results besides 0. */
 #define GW_NEED		(-2)	/* an attribute is being fetched */
@@ -48,6 +48,9 @@ const struct gw_col	*gw_column(struct gw_eval *e);
  * see node n; the fabric context shows only such rows. */
 int			 gw_visible(struct gw_eval *e,
 			    const struct store_node *n);
+/* Whether the requester has no node selector: it also sees what
+ * belongs to no inventory node (an SA record of an unknown port). */
+int			 gw_visible_all(struct gw_eval *e);
 
 /* An attribute of this node (a: its catalogue row; port: the CA/router
  * port to route through, 0 for the node's route). Returns the payload,
@@ -71,6 +74,12 @@ const uint8_t	*gw_attr_opt(struct gw_eval *e, enum attr_idx a, uint32_t mod,
  * fetched. */
 const uint8_t	*gw_attr_try(struct gw_eval *e, enum attr_idx a, uint32_t mod,
 		    uint8_t port, int *err);
+/* Like gw_attr_try, for node n's attribute: fabric-context rows that
+ * read what the node contexts' cache holds. Misses after the first
+ * are fetched in the background, so the evaluation's next pass finds
+ * them. */
+const uint8_t	*gw_attr_of(struct gw_eval *e, const struct store_node *n,
+		    enum attr_idx a, uint32_t mod, uint8_t port, int *err);
 /* Start fetching an attribute now, for read-ahead. */
 void		 gw_prefetch(struct gw_eval *e, enum attr_idx a, uint32_t mod,
 		    uint8_t port);

@@ -331,12 +331,18 @@ gw_mib_sm_init(void)
 	if (gw_mib_register(&node_table) == -1 ||
 	    gw_mib_register(&switch_table) == -1)
 		return -1;
-	return gw_mib_sm_ports_init();
+	if (gw_mib_sm_ports_init() == -1)
+		return -1;
+	if (gw_mib_sm_part_init() == -1)
+		return -1;
+	return gw_mib_sm_sa_init();
 }
 
 void
 gw_mib_sm_finalise(void)
 {
+	gw_mib_sm_sa_finalise();
+	gw_mib_sm_part_finalise();
 	free(sm_sorted);
 	sm_sorted = NULL;
 	sm_nsorted = sm_cap = 0;

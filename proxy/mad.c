@@ -22,6 +22,8 @@
 
 #define SLOT_BITS	12
 #define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
+/* The largest RMPP answer taken (an SA table of a large fabric). */
+#define MAD_RMPP_MAX	(16 << 20)
 
 struct mad_req;
 
@@ -52,6 +54,8 @@ struct mad_req {
 static int			 mad_fd = -1;
 static int			 mad_agent_dr = -1, mad_agent_lid = -1;
 static int			 mad_agent_perf = -1;
+static int			 mad_agent_sa = -1;
+static size_t			 mad_answer_len;	/* of the callback's */
 static int			 mad_timeout, mad_retries;
 static int			 mad_max, mad_max_node;
 static int			 mad_inflight_n, mad_queued_n;
@@ -450,14 +454,19 @@ handle_answer(uint8_t *umad, int len)
 		return;
 	}
 	/* SMPs and PerfMgt MADs are always 256 octets (IBA 13.4.2); the
-	 * decoders read up to the last one, so a short answer is malformed. */
-	if (len < (int)(umad_size() + PROXY_MAD_SIZE) ||
+	 * decoders read up to the last one, so a short answer is malformed.
+	 * An SA answer is an RMPP transfer: its length is its records' (a
+	 * simulator without RMPP hands over the first segment as sent). */
+	if (len < (int)umad_size() + (r->agent == mad_agent_sa ?
+	    IB_SA_DATA_OFFS : PROXY_MAD_SIZE) ||
 	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    mad[1] != r->attr_check[0] ||
 	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {
 		/* Garbled on the way, most likely: asked again like a lost
 		 * answer, within the same retry count. */
-		log_warnx("mad: malformed answer for TID 0x%08x", tid);
+		log_warnx("mad: malformed answer for TID 0x%08x (%d octets, "
+		    "class 0x%02x method 0x%02x attribute 0x%02x%02x)", tid,
+		    len - (int)umad_size(), mad[1], mad[3], mad[16], mad[17]);
 		mad_st.malformed++;
 		r->garbled = 1;
 		inflight_remove(r);
@@ -469,7 +478,9 @@ handle_answer(uint8_t *umad, int len)
 	mad_st.answered++;
 	st = proxy_mad_status(mad);
 	inflight_remove(r);
+	mad_answer_len = (size_t)len - umad_size();
 	req_finish(r, st ? -EIO : 0, mad);
+	mad_answer_len = PROXY_MAD_SIZE;
 	mad_dispatch();
 }
 
@@ -489,6 +500,21 @@ mad_reader(void *arg)
 			if (rx == NULL)
 				break;
 			agent = umad_recv(mad_fd, rx->umad, &len, 0);
+			if (agent == -ENOSPC && len > PROXY_MAD_SIZE &&
+			    len <= MAD_RMPP_MAX) {
+				/* An RMPP reassembly (the SA's GetTable
+				 * answers): the kernel kept it queued and
+				 * said how long it is. */
+				struct mad_rx *big = realloc(rx, sizeof(*rx) +
+				    umad_size() + (size_t)len);
+
+				if (big == NULL) {
+					free(rx);
+					break;
+				}
+				rx = big;
+				agent = umad_recv(mad_fd, rx->umad, &len, 0);
+			}
 			if (agent < 0) {
 				free(rx);
 				if (!port_error(-agent))
@@ -500,7 +526,7 @@ mad_reader(void *arg)
 				return NULL;
 			}
 			if (agent != mad_agent_dr && agent != mad_agent_lid &&
-			    agent != mad_agent_perf) {
+			    agent != mad_agent_perf && agent != mad_agent_sa) {
 				free(rx);
 				continue;
 			}
@@ -577,11 +603,21 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 		pid.qkey = IB_DEFAULT_QP1_QKEY;
 		rpc.dataoffs = PERF_DATA_OFFS;
 		break;
+	case IB_SA_CLASS:
+		/* libibmad puts class version 2 and the component mask
+		 * (IBA 15.2.1.1 Table 185) in for this class. */
+		pid.lid = a->target.lid;
+		pid.qp = 1;
+		pid.qkey = IB_DEFAULT_QP1_QKEY;
+		rpc.dataoffs = IB_SA_DATA_OFFS;
+		rpc.mask = a->comp_mask;
+		break;
 	default:
 		return -1;
 	}
 	if (a->data != NULL && a->data_len > (a->mgmt_class ==
-	    ATTR_CLASS_PERF ? PERF_DATA_SIZE : SMP_DATA_SIZE))
+	    ATTR_CLASS_PERF ? PERF_DATA_SIZE : a->mgmt_class == IB_SA_CLASS ?
+	    IB_SA_DATA_SIZE : SMP_DATA_SIZE))
 		return -1;
 	rpc.datasz = a->data ? a->data_len : 0;
 	if (mad_build_pkt(buf, &rpc, &pid, NULL,
@@ -615,6 +651,7 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	switch (a->mgmt_class) {
 	case ATTR_CLASS_SMI_DR: r->agent = mad_agent_dr; break;
 	case ATTR_CLASS_SMI: r->agent = mad_agent_lid; break;
+	case IB_SA_CLASS: r->agent = mad_agent_sa; break;
 	default: r->agent = mad_agent_perf; break;
 	}
 	mad = umad_get_mad(r->umad);
@@ -631,6 +668,12 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	node_make_ready(n);
 	mad_dispatch();
 	return 0;
+}
+
+size_t
+proxy_mad_answer_len(void)
+{
+	return mad_answer_len;
 }
 
 int
@@ -685,6 +728,10 @@ port_open(void)
 	    (mad_agent_lid = umad_register(mad_fd, ATTR_CLASS_SMI, 1, 0,
 	    NULL)) < 0 ||
 	    (mad_agent_perf = umad_register(mad_fd, ATTR_CLASS_PERF, 1, 0,
+	    NULL)) < 0 ||
+	    /* RMPP version 1: the kernel reassembles the SA's multi-
+	     * segment answers (IBA 13.6) and acknowledges the segments. */
+	    (mad_agent_sa = umad_register(mad_fd, IB_SA_CLASS, 2, 1,
 	    NULL)) < 0) {
 		umad_close_port(mad_fd);
 		mad_fd = -1;

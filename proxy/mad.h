@@ -29,6 +29,9 @@ struct proxy_mad_args {
 	uint32_t		 attr_mod;
 	const uint8_t		*data;		/* request payload or NULL */
 	uint8_t			 data_len;
+	/* SA (class 0x03, IBA 15.2.1.1): the component mask; LID-routed
+	 * to QP1 like PerfMgt. */
+	uint64_t		 comp_mask;
 	/* An optional attribute a live node may drop: its timeout does
 	 * not fail the rest of the node's queue. */
 	uint8_t			 optional;
@@ -37,7 +40,9 @@ struct proxy_mad_args {
 /* status: 0, or -ETIMEDOUT (no answer after all retries),
  * -EHOSTUNREACH (not sent: another request to the node just timed out),
  * -EIO (MAD status error; *mad holds the answer), -EPROTO (malformed
- * answer), -ECANCELED (engine shut down). mad is the whole 256-byte MAD or NULL. */
+ * answer), -ECANCELED (engine shut down). mad is the whole MAD or NULL:
+ * 256 octets, or for an SA answer the RMPP reassembly the kernel made
+ * (proxy_mad_answer_len() octets, valid during the callback). */
 typedef void (*proxy_mad_cb)(void *arg, int status, const uint8_t *mad);
 
 struct proxy_mad_stats {
@@ -90,6 +95,8 @@ int	proxy_mad_port_up(void);
 void	proxy_mad_on_port_up(void (*fn)(void *), void *arg);
 /* Encode a request into buf (umad_size() + PROXY_MAD_SIZE bytes, zeroed
  * here) with libibmad. Returns 0, or -1 if it cannot be encoded. */
+/* Octets of the answer the current callback was given. */
+size_t	proxy_mad_answer_len(void);
 int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);
 
 /* MAD status of an answer (IBA 13.4.7 Table 119); for DR SMPs the D

@@ -1,0 +1,251 @@
+/* proxy_sa: SubnAdmGetTable queries to the master SM (IBA 15.4). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "codec/attr.h"
+#include "codec/smp.h"
+#include "proxy/mad.h"
+#include "proxy/sa.h"
+#include "store/cache.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+#define SA_METHOD_GET_TABLE	0x12	/* IBA 15.2.2 Table 186 */
+#define SA_STATUS_NO_RECORDS	0x0300	/* IBA 15.2.1.1 Table 184 */
+#define SA_HDR_LEN		20	/* SMKey, AttributeOffset, mask */
+/* RMPP header (IBA 13.6.2.1 Table 174), octets 24..35 of the MAD. */
+#define RMPP_VERSION		24
+#define RMPP_FLAGS		26
+#define RMPP_FLAG_ACTIVE	0x01
+#define RMPP_FLAG_FIRST		0x02
+#define RMPP_PAYLOAD_LEN	32
+
+struct sa_kind_def {
+	uint16_t	attr;
+	size_t		len;
+	const char	*name;
+};
+
+static const struct sa_kind_def sa_kinds[STORE_SA_MAX] = {
+	[STORE_SA_MCMEMBER] = { IB_SA_ATTR_MCRECORD, PROXY_SA_MCMEMBER_LEN,
+	    "MCMemberRecord" },
+	[STORE_SA_SERVICE] = { IB_SA_ATTR_SERVICERECORD,
+	    PROXY_SA_SERVICE_LEN, "ServiceRecord" },
+};
+
+static int		 sa_busy[STORE_SA_MAX];
+static uint64_t		 sa_failed_at[STORE_SA_MAX];	/* ms, 0: none */
+static int		 sa_truncation_logged[STORE_SA_MAX];
+static struct proxy_sa_stats sa_st;
+static int		 sa_on;
+
+static uint32_t
+be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static int
+all_zero(const uint8_t *p, size_t len)
+{
+	while (len-- > 0)
+		if (*p++)
+			return 0;
+	return 1;
+}
+
+int
+proxy_sa_records(const uint8_t *mad, size_t len, size_t min_len,
+    const uint8_t **recs, size_t *n, size_t *stride, size_t *announced)
+{
+	size_t avail, sz, have;
+
+	*n = *announced = 0;
+	*stride = 0;
+	*recs = NULL;
+	if (len < IB_SA_DATA_OFFS)
+		return -1;
+	/* AttributeOffset: the record stride in 8-octet words (15.2.1.1);
+	 * 0 with no records. */
+	sz = (size_t)mad_get_field((void *)mad, 0, IB_SA_ATTROFFS_F) * 8;
+	*recs = mad + IB_SA_DATA_OFFS;
+	avail = len - IB_SA_DATA_OFFS;
+	if (sz == 0)
+		return 0;
+	if (sz < min_len)
+		return -1;
+	have = avail / sz;
+	if (mad[RMPP_VERSION] == 1 && (mad[RMPP_FLAGS] & (RMPP_FLAG_ACTIVE |
+	    RMPP_FLAG_FIRST)) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST) &&
+	    be32(mad + RMPP_PAYLOAD_LEN) != 0) {
+		/* PayloadLength of the first segment: the whole transfer's
+		 * (13.6.2.3), SA header included. */
+		uint32_t pl = be32(mad + RMPP_PAYLOAD_LEN);
+
+		if (pl < SA_HDR_LEN)
+			return -1;
+		*announced = (pl - SA_HDR_LEN) / sz;
+		*n = have < *announced ? have : *announced;
+		*stride = sz;
+		return 0;
+	}
+	/* One MAD, zero-padded after the last record. */
+	*n = have;
+	while (*n > 0 && all_zero(*recs + (*n - 1) * sz, sz))
+		(*n)--;
+	*announced = *n;
+	/* The sender meant an RMPP transfer (Active) but no RMPP layer
+	 * numbered it, and it fills the MAD: a simulator that forwards
+	 * the first 256 octets of the SA's answer (tests/sim/README.md).
+	 * How many records are missing is unknowable; at least one. */
+	if ((mad[RMPP_FLAGS] & RMPP_FLAG_ACTIVE) && mad[RMPP_VERSION] == 0 &&
+	    len == 256 && IB_SA_DATA_SIZE - *n * sz < sz)
+		*announced = *n + 1;
+	*stride = sz;
+	return 0;
+}
+
+/* The master SM's LID: the last sweep's SMInfo (state master, 14.2.5.13)
+ * and the inventory's LID of its port; else the local port's MasterSMLID. */
+static uint16_t
+sm_lid(uint64_t *key)
+{
+	struct proxy_local_port lp;
+	size_t i;
+
+	for (i = 0; i < store_sm_count(); i++) {
+		const struct store_sm *s = store_sm_at(i);
+		struct store_node *n = store_node_by_guid(s->node_guid);
+		struct smp_sminfo sm;
+
+		if (smp_decode_sminfo(s->sminfo, sizeof(s->sminfo), &sm) ||
+		    sm.state != 3 || n == NULL || s->port > n->num_ports)
+			continue;
+		if (n->ports[s->port].lid != 0) {
+			*key = s->port_guid;
+			return n->ports[s->port].lid;
+		}
+	}
+	if (proxy_mad_local(&lp) == 0 && lp.sm_lid != 0) {
+		*key = lp.sm_lid;
+		return lp.sm_lid;
+	}
+	return 0;
+}
+
+static void
+query_cb(void *arg, int status, const uint8_t *mad)
+{
+	enum store_sa_kind kind = (enum store_sa_kind)(intptr_t)arg;
+	const struct sa_kind_def *d = &sa_kinds[kind];
+	const uint8_t *recs;
+	size_t n, stride, announced, i;
+	uint8_t *copy;
+
+	sa_busy[kind] = 0;
+	if (!sa_on)
+		return;
+	if (status == -EIO && mad != NULL &&
+	    (proxy_mad_status(mad) & 0x7f00) == SA_STATUS_NO_RECORDS) {
+		store_sa_put(kind, NULL, 0, d->len, 0);
+		sa_st.answers++;
+		return;
+	}
+	if (status != 0 || proxy_sa_records(mad, proxy_mad_answer_len(),
+	    d->len, &recs, &n, &stride, &announced) == -1) {
+		if (status == 0)
+			log_warnx("sa: malformed %s table from the SM",
+			    d->name);
+		else
+			log_warnx("sa: %s query: %s", d->name,
+			    strerror(-status));
+		sa_st.failures++;
+		sa_failed_at[kind] = ev_now();
+		store_sa_failed(kind);
+		return;
+	}
+	sa_st.answers++;
+	if (n < announced) {
+		sa_st.truncated++;
+		if (!sa_truncation_logged[kind]++)
+			log_warnx("sa: %s: the answer fills one MAD and was "
+			    "not reassembled (no RMPP under this port): records "
+			    "after the first %zu may be missing", d->name, n);
+	}
+	/* Keep each record's first d->len octets: a later IBA version may
+	 * lengthen the stride. */
+	if ((copy = malloc(n * d->len + 1)) == NULL) {
+		log_warn("sa");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(copy + i * d->len, recs + i * stride, d->len);
+	store_sa_put(kind, copy, n, d->len, announced);
+	free(copy);
+}
+
+void
+proxy_sa_refresh(enum store_sa_kind kind)
+{
+	struct proxy_mad_args a = { 0 };
+	uint64_t key = 0;
+	uint16_t lid;
+
+	if (!sa_on || sa_busy[kind] || !proxy_mad_port_up())
+		return;
+	if (sa_failed_at[kind] != 0 && ev_now() - sa_failed_at[kind] <
+	    (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000)
+		return;
+	if ((lid = sm_lid(&key)) == 0)
+		return;		/* no SM yet: nothing to ask */
+	a.node_key = key;
+	a.target.lid = lid;
+	a.mgmt_class = IB_SA_CLASS;
+	a.method = SA_METHOD_GET_TABLE;
+	a.attr_id = sa_kinds[kind].attr;
+	a.comp_mask = 0;	/* every record (15.4.4) */
+	sa_st.sm_lid = lid;
+	if (proxy_mad_submit(&a, query_cb, (void *)(intptr_t)kind) == -1) {
+		sa_failed_at[kind] = ev_now();
+		return;
+	}
+	sa_busy[kind] = 1;
+	sa_failed_at[kind] = 0;
+	sa_st.queries++;
+}
+
+static void
+refresh_hook(enum store_sa_kind kind, void *arg)
+{
+	(void)arg;
+	proxy_sa_refresh(kind);
+}
+
+int
+proxy_sa_init(void)
+{
+	sa_on = 1;
+	store_sa_set_refresh(refresh_hook, NULL);
+	return 0;
+}
+
+void
+proxy_sa_finalise(void)
+{
+	/* Answers still in flight end in query_cb, which sees sa_on 0. */
+	sa_on = 0;
+	store_sa_set_refresh(NULL, NULL);
+}
+
+void
+proxy_sa_get_stats(struct proxy_sa_stats *st)
+{
+	*st = sa_st;
+}

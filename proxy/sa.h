@@ -1,0 +1,38 @@
+/* proxy_sa: a client of the master SM's Subnet Administration (class
+ * 0x03, IBA 15). It reads the records only the SM knows into the
+ * store's snapshots (store/sarec.h), through the MAD engine like every
+ * other MAD: same caps, rate limit, timeout and retries. */
+#ifndef IBSNMPGW_PROXY_SA_H
+#define IBSNMPGW_PROXY_SA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/sarec.h"
+
+/* SA record sizes (IBA 15.2.5 Tables 198 and 207). */
+#define PROXY_SA_MCMEMBER_LEN	52
+#define PROXY_SA_SERVICE_LEN	176
+
+struct proxy_sa_stats {
+	uint64_t	queries, answers, failures;
+	uint64_t	truncated;	/* fewer records came than announced */
+	uint16_t	sm_lid;		/* where the last query went */
+};
+
+/* Hooks the store's snapshots to SA queries. */
+int	proxy_sa_init(void);
+void	proxy_sa_finalise(void);
+/* Query the SA for kind now unless a query is under way, or one failed
+ * less than the error TTL ago. */
+void	proxy_sa_refresh(enum store_sa_kind kind);
+void	proxy_sa_get_stats(struct proxy_sa_stats *st);
+/* Records in one GetTable answer (IBA 15.2.5.2, 13.6.2.3): *n records
+ * of *stride octets at *recs; *announced the count the RMPP header
+ * promised. 0, or -1 if the answer is not a table of records at least
+ * min_len long. Exposed for the unit tests. */
+int	proxy_sa_records(const uint8_t *mad, size_t len, size_t min_len,
+	    const uint8_t **recs, size_t *n, size_t *stride,
+	    size_t *announced);
+
+#endif

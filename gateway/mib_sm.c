@@ -333,7 +333,7 @@ gw_mib_sm_init(void)
 		return -1;
 	if (gw_mib_sm_ports_init() == -1)
 		return -1;
-	if (gw_mib_sm_part_init() == -1)
+	if (gw_mib_sm_part_init() == -1 || gw_mib_sm_vl_init() == -1)
 		return -1;
 	return gw_mib_sm_sa_init();
 }

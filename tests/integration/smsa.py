@@ -3,7 +3,8 @@
 fabric with three partitions (opensm partitions.conf, IPoIB broadcast
 groups) and services registered with the SA: ibSmPartitionTable against
 `smpquery pkeys` of every member port, ibSmMcastGroupTable against
-`saquery -g`, ibSmServiceTable against `saquery -S`. Asked of the SA from
+`saquery -g`, ibSmServiceTable against `saquery -S`, the SL to VL and VL
+arbitration tables against `smpquery sl2vl` and `vlarb`. Asked of the SA from
 the gateway's own port, as the gateway asks. A second walk within the
 TTLs sends no MAD; a tenant sees its own ports' members and services."""
 
@@ -66,14 +67,15 @@ def walk(sub, sec=None):
                    [base], timeout=10)
     # Long hex strings wrap onto further lines: join them first.
     text = re.sub(r"\n(?!\.)", " ", out.stdout)
-    rows = {}
+    rows, bad = {}, []
     for oid, tv in parse_vars(text).items():
         if not oid.startswith(base + "."):
             continue
         rest = [int(x) for x in oid[len(base) + 1:].split(".")]
-        R.check(rest[1:9] == PFX, "%s row has the subnet prefix" % sub,
-                oid)
+        if rest[1:9] != PFX:
+            bad.append(oid)
         rows[(rest[0], tuple(rest[9:]))] = tv
+    R.check(not bad, "%s: every row has the subnet prefix" % sub, bad[:5])
     return rows, out
 
 
@@ -247,11 +249,11 @@ def mad_sent():
 
 def check_warm():
     before = mad_sent()
-    for sub in ("5.1.1", "7.1.1", "13.1.1"):
+    for sub in ("5.1.1", "7.1.1", "13.1.1", "14.1.1", "15.1.1", "16.1.1"):
         walk(sub)
     R.equal(mad_sent() - before, 0, "a second walk within the TTLs sends "
-            "no MAD (partitions from the cache, SA tables from the "
-            "snapshot)")
+            "no MAD (partitions and VL tables from the cache, SA tables "
+            "from the snapshot)")
 
 
 def check_tenant(parts, services):
@@ -290,8 +292,97 @@ def check_tenant(parts, services):
     R.equal(rows, {}, "... and no group (no member is its port)")
 
 
+def diag_rows(pattern, out):
+    return [m.groups() for m in re.finditer(pattern, out.stdout, re.M)]
+
+
+def linked_ports():
+    """{switch guid: {linked ports}} from ibnetdiscover."""
+    out = diag(["ibnetdiscover"], "node04")
+    res, cur = {}, None
+    for line in out.stdout.splitlines():
+        m = re.match(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"', line)
+        if m:
+            cur = int(m.group(1), 16)
+            res[cur] = set()
+            continue
+        if re.match(r"^(Ca|Rt)\s", line):
+            cur = None
+        m = re.match(r"^\[(\d+)\]", line)
+        if m and cur is not None:
+            res[cur].add(int(m.group(1)))
+    return res
+
+
+def check_vl():
+    links = linked_ports()
+    rows, _ = walk("14.1.1")
+    got = {}
+    for (col, idx), (_, v) in rows.items():
+        g = int.from_bytes(bytes(idx[0:8]), "big")
+        got.setdefault(g, {}).setdefault((idx[8], idx[9]), {})[col - 5] = v
+    R.equal({g: {o for (_, o) in pairs} for g, pairs in got.items()},
+            links, "ibSmSwSLtoVLMapTable: every switch, its linked ports "
+            "as outputs (ibnetdiscover)")
+    for name in ("spine01", "leaf03"):
+        g = NAMES[name]
+        for o in sorted(links[g])[:3]:
+            out = diag(["smpquery", "-G", "sl2vl", "0x%016x" % g, str(o)],
+                       "node04")
+            want = {(255 if int(i) == 0 else int(i), o): {
+                sl: int(x) for sl, x in enumerate(vals.split("|")[1:17])}
+                for i, vals in diag_rows(
+                    r"^ports: in\s+(\d+), out\s+\d+: (.*)$", out)
+                if int(i) == 0 or int(i) in links[g]}
+            mine = {k: v for k, v in got[g].items() if k[1] == o}
+            R.equal(mine, want, "%s output port %d: SL to VL is smpquery "
+                    "sl2vl's for every linked input port and port 0" %
+                    (name, o))
+    rows, _ = walk("15.1.1")
+    ca = {}
+    for (col, idx), (_, v) in rows.items():
+        g = int.from_bytes(bytes(idx[0:8]), "big")
+        ca.setdefault((g, idx[8]), {})[col - 4] = v
+    want = {}
+    for n in (n for n in NAMES if n.startswith("node")):
+        for p in (1, 2):
+            out = diag(["smpquery", "-G", "sl2vl",
+                        simlib.port_addr(n, p, NAMES)], "node04")
+            for _, vals in diag_rows(r"^ports: in\s+(\d+), out\s+\d+: "
+                                     r"(.*)$", out):
+                want[(NAMES[n], p)] = {sl: int(x) for sl, x in
+                                       enumerate(vals.split("|")[1:17])}
+    R.equal(ca, want, "ibSmCaSLtoVLMapTable is smpquery sl2vl of every CA "
+            "port")
+    rows, _ = walk("16.1.1")
+    arb = {}
+    for (col, idx), (_, v) in rows.items():
+        g = int.from_bytes(bytes(idx[0:8]), "big")
+        arb.setdefault((g, idx[8]), {}).setdefault(
+            (idx[9], idx[10]), {})["w" if col == 6 else "vl"] = v
+    for name, p in (("node01", 1), ("node03", 2), ("node08", 1),
+                    ("leaf01", 1), ("spine02", 2)):
+        sw = not name.startswith("node")
+        out = diag(["smpquery", "-G", "vlarb",
+                    simlib.port_addr(name, p, NAMES)] + ([str(p)] if sw
+                                                         else []), "node04")
+        vls = [[int(x, 16) for x in r.split("|")[1:] if x.strip()]
+               for (r,) in diag_rows(r"^VL\s+: (.*)$", out)]
+        ws = [[int(x, 16) for x in r.split("|")[1:] if x.strip()]
+              for (r,) in diag_rows(r"^WEIGHT: (.*)$", out)]
+        want = {}
+        for pri, (vl, w) in zip((1, 2), zip(vls, ws)):
+            for i, (a, b) in enumerate(zip(vl, w)):
+                want[(pri, i + 1)] = {"vl": a, "w": b}
+        R.equal(arb.get((NAMES[name], p)), want, "ibSmVLArbitrationTable "
+                "of %s port %d is smpquery vlarb's" % (name, p))
+    R.check(len(arb) > 30, "VL arbitration rows for every linked port "
+            "(%d ports)" % len(arb))
+
+
 def main():
     exe = build_client()
+    check_vl()
     parts = check_partitions()
     check_mcast()
     services = check_services(exe)

@@ -91,6 +91,20 @@ get_str(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
 	return 0;
 }
 
+static void
+get_bool(struct cctx *x, const yaml_node_t *n, const char *key, int *out)
+{
+	const char *b;
+
+	if (want_type(x, n, YAML_SCALAR_NODE, key) == -1)
+		return;
+	b = scalar(n);
+	if (strcmp(b, "true") == 0 || strcmp(b, "false") == 0)
+		*out = b[0] == 't';
+	else
+		cerr(x, n, "'%s' must be true or false", key);
+}
+
 /* A file or directory name: a string, not empty (an empty YAML value,
  * "path:" alone, would otherwise name the current directory). */
 static int
@@ -337,6 +351,8 @@ community_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		parse_sources(x, v, cm);
 	else if (strcmp(key, "nodes") == 0)
 		each_pair(x, v, "nodes", match_key, &cm->nodes);
+	else if (strcmp(key, "fabric-queries") == 0)
+		get_bool(x, v, key, &cm->fabric_queries);
 	else
 		unknown(x, k, key, "communities");
 }
@@ -459,6 +475,8 @@ user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		}
 	} else if (strcmp(key, "nodes") == 0)
 		each_pair(x, v, "nodes", match_key, &u->nodes);
+	else if (strcmp(key, "fabric-queries") == 0)
+		get_bool(x, v, key, &u->fabric_queries);
 	else
 		unknown(x, k, key, "users");
 	free(s);
@@ -562,6 +580,10 @@ snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_int(x, v, key, &c->max_repetitions, 1, 10000);
 	else if (strcmp(key, "request-timeout-ms") == 0)
 		get_int(x, v, key, &c->request_timeout_ms, 100, 600000);
+	else if (strcmp(key, "fabric-query-age") == 0)
+		get_int(x, v, key, &c->fabric_query_age, 10, 86400);
+	else if (strcmp(key, "fabric-query-max") == 0)
+		get_int(x, v, key, &c->fabric_query_max, 1, 1000);
 	else if (strcmp(key, "fabric-context") == 0) {
 		if (get_str(x, v, key, &c->fabric_context, 32) == 0 &&
 		    !valid_context(c->fabric_context))
@@ -929,6 +951,8 @@ set_defaults(struct gw_conf *c)
 	c->mad_rate = 20000;
 	c->max_repetitions = 100;
 	c->request_timeout_ms = 10000;
+	c->fabric_query_age = 600;
+	c->fabric_query_max = 8;
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		c->ttl[i] = cache_get_ttl(i);
 }

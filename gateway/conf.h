@@ -39,6 +39,8 @@ struct gw_community {
 	struct gw_cidr		*sources;	/* none: any source */
 	int			 nsources;
 	struct store_select	 nodes;		/* unset: every node */
+	int			 fabric_queries;	/* may create IB-SM-MIB
+						   path and trace rows */
 };
 
 struct gw_user {
@@ -49,6 +51,7 @@ struct gw_user {
 	char			*priv_pass;
 	int			 line;
 	struct store_select	 nodes;		/* unset: every node */
+	int			 fabric_queries;
 };
 
 struct gw_conf {
@@ -89,6 +92,9 @@ struct gw_conf {
 	int			 mad_hold_down;	/* seconds, 0: never hold */
 	int			 max_repetitions;	/* GETBULK cap */
 	int			 request_timeout_ms;	/* per varbind */
+	int			 fabric_query_age;	/* seconds a path or
+							   trace row lives */
+	int			 fabric_query_max;	/* rows per requester */
 
 	int			 ttl[ATTR_TTL_MAX];	/* seconds */
 

@@ -129,6 +129,7 @@ reload(void)
 	proxy_health_set_hold(c->mad_hold_down);
 	gw_mib_set_deadline(c->request_timeout_ms);
 	gw_mib_set_sweep_interval(c->sweep_interval);
+	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);

@@ -245,6 +245,8 @@ int	gw_mib_gwport_init(void);
 int	gw_mib_fabric_init(void);
 int	gw_mib_sm_init(void);		/* IB-SM-MIB, fabric context */
 void	gw_mib_sm_finalise(void);
+/* snmp.fabric-query-age and -max (IB-SM-MIB path and trace rows). */
+void	gw_mib_sm_query_config(int age_seconds, int max_per_requester);
 /* sweep.interval: a node no sweep reached for two of them is stale in
  * ibsnmpgwNodeState. */
 void	gw_mib_set_sweep_interval(int seconds);

@@ -333,7 +333,8 @@ gw_mib_sm_init(void)
 		return -1;
 	if (gw_mib_sm_ports_init() == -1)
 		return -1;
-	if (gw_mib_sm_part_init() == -1 || gw_mib_sm_vl_init() == -1)
+	if (gw_mib_sm_part_init() == -1 || gw_mib_sm_vl_init() == -1 ||
+	    gw_mib_sm_query_init() == -1)
 		return -1;
 	return gw_mib_sm_sa_init();
 }
@@ -343,6 +344,7 @@ gw_mib_sm_finalise(void)
 {
 	gw_mib_sm_sa_finalise();
 	gw_mib_sm_part_finalise();
+	gw_mib_sm_query_finalise();
 	free(sm_sorted);
 	sm_sorted = NULL;
 	sm_nsorted = sm_cap = 0;

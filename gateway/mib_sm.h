@@ -30,6 +30,8 @@ int	 gw_mib_sm_ports_init(void);
 int	 gw_mib_sm_part_init(void);	/* mib_sm_part.c: partitions */
 void	 gw_mib_sm_part_finalise(void);
 int	 gw_mib_sm_vl_init(void);	/* mib_sm_vl.c: SL to VL, VL arb. */
+int	 gw_mib_sm_query_init(void);	/* mib_sm_query.c: path, trace */
+void	 gw_mib_sm_query_finalise(void);
 int	 gw_mib_sm_sa_init(void);	/* mib_sm_sa.c: the SA's tables */
 void	 gw_mib_sm_sa_finalise(void);
 

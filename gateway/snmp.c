@@ -397,31 +397,64 @@ gw_snmp_request_node(netsnmp_agent_request_info *reqinfo)
 	return store_node_resolve(nm.node, nm.node_len);
 }
 
+/* The configured user (v3) or community (v1/v2c) a request came
+ * under; exactly one of *u, *cm is set on success. */
+static int
+request_principal(netsnmp_agent_request_info *reqinfo,
+    const struct gw_user **u, const struct gw_community **cm)
+{
+	netsnmp_pdu *pdu;
+	struct gw_name nm;
+
+	*u = NULL;
+	*cm = NULL;
+	if (reqinfo == NULL || reqinfo->asp == NULL ||
+	    (pdu = reqinfo->asp->pdu) == NULL)
+		return -1;
+	if (pdu->version == SNMP_VERSION_3) {
+		if (pdu->securityName == NULL || (*u = htab_get(&snmp_users,
+		    pdu->securityName, pdu->securityNameLen)) == NULL)
+			return -1;
+		return 0;
+	}
+	if (pdu->community == NULL || gw_name_split(pdu->community,
+	    pdu->community_len, &nm) == -1 || (*cm = htab_get(
+	    &snmp_communities, nm.comm, nm.comm_len)) == NULL)
+		return -1;
+	return 0;
+}
+
 int
 gw_snmp_request_select(netsnmp_agent_request_info *reqinfo,
     const struct store_select **sel)
 {
 	const struct gw_community *cm;
 	const struct gw_user *u;
-	netsnmp_pdu *pdu;
-	struct gw_name nm;
 
 	*sel = NULL;
-	if (reqinfo == NULL || reqinfo->asp == NULL ||
-	    (pdu = reqinfo->asp->pdu) == NULL)
+	if (request_principal(reqinfo, &u, &cm) == -1)
 		return -1;
-	if (pdu->version == SNMP_VERSION_3) {
-		if (pdu->securityName == NULL || (u = htab_get(&snmp_users,
-		    pdu->securityName, pdu->securityNameLen)) == NULL)
-			return -1;
-		*sel = &u->nodes;
-		return 0;
+	*sel = u != NULL ? &u->nodes : &cm->nodes;
+	return 0;
+}
+
+int
+gw_snmp_request_owner(netsnmp_agent_request_info *reqinfo, char *owner,
+    size_t len, int *grant)
+{
+	const struct gw_community *cm;
+	const struct gw_user *u;
+
+	*grant = 0;
+	if (request_principal(reqinfo, &u, &cm) == -1)
+		return -1;
+	if (u != NULL) {
+		snprintf(owner, len, "user %s", u->name);
+		*grant = u->fabric_queries;
+	} else {
+		snprintf(owner, len, "community %s", cm->name);
+		*grant = cm->fabric_queries;
 	}
-	if (pdu->community == NULL || gw_name_split(pdu->community,
-	    pdu->community_len, &nm) == -1 || (cm = htab_get(&snmp_communities,
-	    nm.comm, nm.comm_len)) == NULL)
-		return -1;
-	*sel = &cm->nodes;
 	return 0;
 }
 

@@ -50,6 +50,11 @@ struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);
 /* The nodes the requester (community or user) may see: 0 and *sel (an
  * unset selector: all), or -1 when it is no longer configured (a
  * reload removed it while the request waited): it sees nothing. */
+/* Who sent the request: "community NAME" or "user NAME" into owner,
+ * and whether its configuration grants fabric-queries. 0, or -1 when
+ * the requester is no longer configured. */
+int	gw_snmp_request_owner(netsnmp_agent_request_info *reqinfo,
+	    char *owner, size_t len, int *grant);
 int	gw_snmp_request_select(netsnmp_agent_request_info *reqinfo,
 	    const struct store_select **sel);
 

@@ -221,6 +221,70 @@ proxy_sa_refresh(enum store_sa_kind kind)
 	sa_st.queries++;
 }
 
+struct sa_call {
+	proxy_sa_cb	 cb;
+	void		*arg;
+	size_t		 min_len;
+};
+
+static void
+call_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct sa_call *c = arg;
+	const uint8_t *recs = NULL;
+	size_t n = 0, stride = 0, announced = 0;
+
+	if (status == -EIO && mad != NULL &&
+	    (proxy_mad_status(mad) & 0x7f00) == SA_STATUS_NO_RECORDS)
+		status = -ENOENT;
+	else if (status == 0 && proxy_sa_records(mad, proxy_mad_answer_len(),
+	    c->min_len, &recs, &n, &stride, &announced) == -1)
+		status = -EPROTO;
+	if (status == 0)
+		sa_st.answers++;
+	else
+		sa_st.failures++;
+	if (status == 0 && n < announced)
+		sa_st.truncated++;
+	c->cb(c->arg, status, recs, n, stride, announced);
+	free(c);
+}
+
+int
+proxy_sa_query(uint16_t attr, uint64_t comp_mask, const uint8_t *rec,
+    size_t len, size_t min_len, proxy_sa_cb cb, void *arg)
+{
+	struct proxy_mad_args a = { 0 };
+	struct sa_call *c;
+	uint64_t key = 0;
+	uint16_t lid;
+
+	if (!sa_on || len > IB_SA_DATA_SIZE || (lid = sm_lid(&key)) == 0) {
+		errno = EHOSTUNREACH;
+		return -1;
+	}
+	if ((c = malloc(sizeof(*c))) == NULL)
+		return -1;
+	c->cb = cb;
+	c->arg = arg;
+	c->min_len = min_len;
+	a.node_key = key;
+	a.target.lid = lid;
+	a.mgmt_class = IB_SA_CLASS;
+	a.method = SA_METHOD_GET_TABLE;
+	a.attr_id = attr;
+	a.comp_mask = comp_mask;
+	a.data = rec;
+	a.data_len = (uint8_t)len;
+	if (proxy_mad_submit(&a, call_cb, c) == -1) {
+		free(c);
+		return -1;
+	}
+	sa_st.queries++;
+	sa_st.sm_lid = lid;
+	return 0;
+}
+
 static void
 refresh_hook(enum store_sa_kind kind, void *arg)
 {

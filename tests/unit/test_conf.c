@@ -184,6 +184,44 @@ test_fabric_context(void **state)
 	}
 }
 
+/* The grant to create IB-SM-MIB path and trace rows is off unless a
+ * community or user says true; the rows' age and cap have bounds. */
+static void
+test_fabric_queries(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}, {name: b, fabric-queries: true}]\n"
+	    "  users:\n"
+	    "    - {name: u, auth-protocol: SHA, auth-passphrase: abcdefgh,\n"
+	    "       fabric-queries: true}\n"
+	    "  fabric-query-age: 30\n"
+	    "  fabric-query-max: 2\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_int_equal(c->communities[0].fabric_queries, 0);
+	assert_int_equal(c->communities[1].fabric_queries, 1);
+	assert_int_equal(c->users[0].fabric_queries, 1);
+	assert_int_equal(c->fabric_query_age, 30);
+	assert_int_equal(c->fabric_query_max, 2);
+	gw_conf_free(c);
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a, fabric-queries: yes}]\n"
+	    "  fabric-query-age: 1\n"
+	    "  fabric-query-max: 0\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":3: 'fabric-queries' must be true or "
+	    "false"));
+	assert_non_null(strstr(err, ":4: 'fabric-query-age' is 1, out of "
+	    "range"));
+	assert_non_null(strstr(err, ":5: 'fabric-query-max' is 0, out of "
+	    "range"));
+}
+
 /* Listeners are compared in normalised form (reloads open only what is
  * new); a reload opens new ones before closing old ones, so at most
  * GW_MAX_LISTEN. */
@@ -461,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_listeners),
 		cmocka_unit_test(test_fabric_context),
+		cmocka_unit_test(test_fabric_queries),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_empty_and_missing),

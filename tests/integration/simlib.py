@@ -122,10 +122,15 @@ class Fabric:
             raise RuntimeError("no %s pid" % prog)
         return found
 
-    def sweep(self, timeout=30):
-        """Force a discovery sweep (SIGUSR1) and wait until it is done."""
+    def sweep(self, timeout=30, abandoned_ok=False):
+        """Force a discovery sweep (SIGUSR1) and wait until it is done
+        (or, with abandoned_ok, given up because the local port looked
+        down: corrupted answers can say so)."""
+        pat = r"sweep \d+ done: |sweep abandoned" if abandoned_ok else \
+            r"sweep \d+ done: "
+
         def done():
-            return len(re.findall(r"sweep \d+ done: ", self.log()))
+            return len(re.findall(pat, self.log()))
         before = done()
         os.kill(self.pid(), signal.SIGUSR1)
         end = time.time() + timeout

@@ -40,6 +40,9 @@
 
 #define Q_PATH		0
 #define Q_TRACE		1
+#define Q_MPATH		2
+
+#define Q_REC_MAX	200	/* SA data in one MAD (Table 185) */
 
 #define MAX_HOPS	64
 #define OWNER_LEN	80
@@ -78,6 +81,35 @@ static const struct q_field path_fields[] = {
 };
 #define NPATH_FIELDS (sizeof(path_fields) / sizeof(path_fields[0]))
 
+/* MultiPathRecord, IBA 15.2.5.20 (component mask bits of its table).
+ * Its answer is PathRecords: the result table is the path one. */
+static const struct q_field mpath_fields[] = {
+	{ 6, 0, 0, 4, 31, 1, 0, 1, 0 },		/* RawTraffic */
+	{ 7, 3, 0, 0, 0, 0, 0, 0, 2 },		/* FlowLabel (20 bits) */
+	{ 8, 0, 3, 1, 0, 8, 0, 255, 3 },	/* HopLimit */
+	{ 9, 0, 4, 1, 0, 8, 0, 255, 4 },	/* TClass */
+	{ 10, 0, 5, 1, 0, 7, 0, 127, 6 },	/* NumbPath */
+	{ 11, 2, 6, 0, 0, 0, 0, 0, 7 },		/* P_Key */
+	{ 12, 0, 8, 2, 0, 4, 0, 15, 9 },	/* SL */
+	{ 13, 0, 10, 1, 6, 2, 0, 2, 10 },	/* MTUSelector */
+	{ 14, 0, 10, 1, 0, 6, 0, 5, 11 },	/* MTU */
+	{ 15, 0, 11, 1, 6, 2, 0, 2, 12 },	/* RateSelector */
+	{ 16, 0, 11, 1, 0, 6, 0, 63, 13 },	/* Rate */
+	{ 17, 0, 12, 1, 6, 2, 0, 2, 14 },	/* PacketLifeTimeSelector */
+	{ 18, 0, 12, 1, 0, 6, 0, 63, 15 },	/* PacketLifeTime */
+	{ 19, 0, 14, 1, 6, 2, 0, 3, 17 },	/* IndependenceSelector */
+	{ 20, 0, 15, 1, 0, 8, 0, 255, 19 },	/* SGIDCount */
+	{ 21, 0, 16, 1, 0, 8, 0, 255, 20 },	/* DGIDCount */
+};
+#define NMPATH_FIELDS (sizeof(mpath_fields) / sizeof(mpath_fields[0]))
+/* The GID list (SDGIDBlock1..32, 16 GIDs each) starts at octet 24. One
+ * MAD segment carries 11 GIDs: block 1 holds them, the others stay
+ * empty (docs/mibs.md). */
+#define MP_BLOCK1	22
+#define MP_NBLOCKS	32
+#define MP_GIDS_OFF	24
+#define MP_MAX_GIDS	((Q_REC_MAX - MP_GIDS_OFF) / 16)
+
 /* TraceRecord fields as the gateway keeps them (15.2.5.18): a trace
  * request's columns select hops (each column set must match). */
 struct q_hop {
@@ -108,7 +140,8 @@ struct q_row {
 	int		 status;	/* RS_* */
 	uint32_t	 created;	/* sysUpTime */
 	uint64_t	 touched;	/* ms: creation or last activation */
-	uint8_t		 rec[64];	/* request record */
+	uint8_t		 rec[Q_REC_MAX]; /* request record */
+	size_t		 gidlen;	/* MultiPath: octets of GIDs */
 	uint64_t	 set;		/* columns written (bit = column) */
 	uint8_t		 mask[8];	/* RowCompMask / CompMask */
 	int		 pending;	/* a query is under way */
@@ -253,10 +286,26 @@ put_bits(uint8_t *rec, const struct q_field *f, uint64_t v)
 }
 
 static const struct q_field *
+fields_of(int kind, size_t *n)
+{
+	switch (kind) {
+	case Q_PATH:
+		*n = NPATH_FIELDS;
+		return path_fields;
+	case Q_MPATH:
+		*n = NMPATH_FIELDS;
+		return mpath_fields;
+	default:
+		*n = NTRACE_FIELDS;
+		return trace_fields;
+	}
+}
+
+static const struct q_field *
 field_of(int kind, int col)
 {
-	const struct q_field *f = kind == Q_PATH ? path_fields : trace_fields;
-	size_t n = kind == Q_PATH ? NPATH_FIELDS : NTRACE_FIELDS;
+	size_t n;
+	const struct q_field *f = fields_of(kind, &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (f[i].col == col)
@@ -264,15 +313,29 @@ field_of(int kind, int col)
 	return NULL;
 }
 
-/* FlowLabel: bits 27:8 of the word at octet 44 (Table 209). */
-static const struct q_field flow_word = { 0, 0, 44, 4, 8, 20, 0, 0, 0 };
+static int
+is_block(int kind, int col)
+{
+	return kind == Q_MPATH && col >= MP_BLOCK1 &&
+	    col < MP_BLOCK1 + MP_NBLOCKS;
+}
+
+/* FlowLabel: bits 27:8 of the word at f->off (Tables 209, 213). */
+static struct q_field
+flow_word(const struct q_field *f)
+{
+	struct q_field w = { 0, 0, f->off, 4, 8, 20, 0, 0, 0 };
+
+	return w;
+}
 
 /* A field's value as the MIB gives it. */
 static int
 field_val(const struct q_field *f, const uint8_t *rec, struct gw_val *v)
 {
 	if (f->octets == 3) {	/* 20 bits, right-aligned in 3 octets */
-		uint64_t x = get_bits(rec, &flow_word);
+		struct q_field w = flow_word(f);
+		uint64_t x = get_bits(rec, &w);
 		uint8_t b[3] = { (uint8_t)(x >> 16), (uint8_t)(x >> 8),
 		    (uint8_t)x };
 
@@ -537,6 +600,13 @@ trace_run(uint64_t id)
 
 /* ---- Path: one SA query */
 
+static const char *
+kind_name(const struct q_row *r)
+{
+	return r->kind == Q_PATH ? "path" : r->kind == Q_MPATH ?
+	    "multipath" : "trace";
+}
+
 static void
 path_done(void *arg, int status, const uint8_t *recs, size_t n,
     size_t stride, size_t announced)
@@ -551,13 +621,13 @@ path_done(void *arg, int status, const uint8_t *recs, size_t n,
 	if (status != 0 || n == 0) {
 		set_results(r, NULL, 0, PROXY_SA_PATH_LEN);
 		if (status != 0 && status != -ENOENT)
-			log_info("query: path %u of %s: %s", r->session,
-			    r->owner, strerror(-status));
+			log_info("query: %s %u of %s: %s", kind_name(r),
+			    r->session, r->owner, strerror(-status));
 		return;
 	}
 	if (n < announced)
-		log_info("query: path %u of %s: %zu of at least %zu records",
-		    r->session, r->owner, n, announced);
+		log_info("query: %s %u of %s: %zu of at least %zu records",
+		    kind_name(r), r->session, r->owner, n, announced);
 	if ((copy = malloc(n * PROXY_SA_PATH_LEN)) == NULL)
 		return;
 	for (size_t i = 0; i < n; i++)
@@ -567,19 +637,23 @@ path_done(void *arg, int status, const uint8_t *recs, size_t n,
 	free(copy);
 }
 
+/* The component mask: as written, else one bit per column written. */
 static uint64_t
 row_mask(const struct q_row *r)
 {
+	const struct q_field *f;
 	uint64_t m = 0;
+	size_t n;
 
-	if (r->set >> 5 & 1) {		/* RowCompMask written */
+	if (r->set >> 5 & 1) {		/* (Row)CompMask written */
 		for (int k = 0; k < 8; k++)
 			m = m << 8 | r->mask[k];
 		return m;
 	}
-	for (size_t i = 0; i < NPATH_FIELDS; i++)
-		if (r->set >> path_fields[i].col & 1)
-			m |= 1ULL << path_fields[i].maskbit;
+	f = fields_of(r->kind, &n);
+	for (size_t i = 0; i < n; i++)
+		if (r->set >> f[i].col & 1)
+			m |= 1ULL << f[i].maskbit;
 	return m;
 }
 
@@ -590,18 +664,24 @@ activate(struct q_row *r)
 	r->touched = ev_now();
 	r->pending = 1;
 	r->error = 0;
-	set_results(r, NULL, 0, r->kind == Q_PATH ? PROXY_SA_PATH_LEN :
-	    TRACE_REC_LEN);
+	set_results(r, NULL, 0, r->kind == Q_TRACE ? TRACE_REC_LEN :
+	    PROXY_SA_PATH_LEN);
 	if (r->kind == Q_TRACE) {
 		trace_run(r->id);
 		return;
 	}
-	if (proxy_sa_query(0x0035, row_mask(r), r->rec, PROXY_SA_PATH_LEN,
-	    PROXY_SA_PATH_LEN, path_done, (void *)(uintptr_t)r->id) == -1) {
+	/* PathRecord (0x0035) by GetTable; MultiPathRecord (0x003A) by
+	 * GetMulti, answered with PathRecords (IBA 15.4.5). */
+	if ((r->kind == Q_PATH ? proxy_sa_query(PROXY_SA_GET_TABLE, 0x0035,
+	    row_mask(r), r->rec, PROXY_SA_PATH_LEN, PROXY_SA_PATH_LEN,
+	    path_done, (void *)(uintptr_t)r->id) :
+	    proxy_sa_query(PROXY_SA_GET_MULTI, 0x003A, row_mask(r), r->rec,
+	    MP_GIDS_OFF + r->gidlen, PROXY_SA_PATH_LEN, path_done,
+	    (void *)(uintptr_t)r->id)) == -1) {
 		r->pending = 0;
 		r->error = -EHOSTUNREACH;
-		log_info("query: path %u of %s: no SA to ask", r->session,
-		    r->owner);
+		log_info("query: %s %u of %s: no SA to ask", kind_name(r),
+		    r->session, r->owner);
 	}
 }
 
@@ -639,6 +719,8 @@ struct q_table {
 static const struct q_table q_tables[] = {
 	{ Q_PATH, 0, Q_OID(GW_SM_OBJECTS, 10, 1, 1), 23 },
 	{ Q_PATH, 1, Q_OID(GW_SM_OBJECTS, 10, 2, 1), 21 },
+	{ Q_MPATH, 0, Q_OID(GW_SM_OBJECTS, 11, 1, 1), 53 },
+	{ Q_MPATH, 1, Q_OID(GW_SM_OBJECTS, 11, 2, 1), 21 },
 	{ Q_TRACE, 0, Q_OID(GW_SM_OBJECTS, 12, 1, 1), 13 },
 	{ Q_TRACE, 1, Q_OID(GW_SM_OBJECTS, 12, 2, 1), 11 },
 };
@@ -659,7 +741,7 @@ q_value(const struct q_table *t, const struct q_row *r, uint32_t i, int col,
 			v->l = r->created;
 			return 0;
 		case 5: {
-			uint64_t m = r->kind == Q_PATH ? row_mask(r) : 0;
+			uint64_t m = r->kind != Q_TRACE ? row_mask(r) : 0;
 			uint8_t b[8];
 
 			if (r->kind == Q_TRACE || (r->set >> 5 & 1))
@@ -670,15 +752,21 @@ q_value(const struct q_table *t, const struct q_row *r, uint32_t i, int col,
 		}
 		}
 		/* A column never written has no instance yet. */
-		if ((f = field_of(r->kind, col)) == NULL ||
-		    !(r->set >> col & 1))
+		if (!(r->set >> col & 1))
+			return GW_ABSENT;
+		if (is_block(r->kind, col))
+			return gw_val_octets(v, r->rec + MP_GIDS_OFF,
+			    col == MP_BLOCK1 ? r->gidlen : 0);
+		if ((f = field_of(r->kind, col)) == NULL)
 			return GW_ABSENT;
 		return field_val(f, r->rec, v);
 	}
 	if (i < 1 || i > r->nres)
 		return GW_ABSENT;
-	/* Result columns are the request's, two lower. */
-	if ((f = field_of(r->kind, col + 2)) == NULL)
+	/* Result columns are the path request's, two lower (MultiPath
+	 * answers are PathRecords too). */
+	if ((f = field_of(r->kind == Q_TRACE ? Q_TRACE : Q_PATH,
+	    col + 2)) == NULL)
 		return GW_ABSENT;
 	return field_val(f, r->res + (i - 1) * r->ressize, v);
 }
@@ -800,7 +888,8 @@ q_target(const netsnmp_variable_list *vb, struct q_set *s)
 		if (vb->name[n + 9] > 0x7fffffff)
 			return SNMP_ERR_NOCREATION;
 		s->session = (uint32_t)vb->name[n + 9];
-		if (s->col == 3 || s->col == 5 || field_of(t->kind, s->col))
+		if (s->col == 3 || s->col == 5 || field_of(t->kind, s->col) ||
+		    is_block(t->kind, s->col))
 			return SNMP_ERR_NOERROR;
 		return SNMP_ERR_NOTWRITABLE;	/* CreationTime, indexes */
 	}
@@ -825,6 +914,16 @@ q_check(const struct q_set *s, const netsnmp_variable_list *vb)
 		if (vb->type != ASN_OCTET_STR)
 			return SNMP_ERR_WRONGTYPE;
 		return vb->val_len == 8 ? 0 : SNMP_ERR_WRONGLENGTH;
+	}
+	if (is_block(s->t->kind, s->col)) {
+		if (vb->type != ASN_OCTET_STR)
+			return SNMP_ERR_WRONGTYPE;
+		if (vb->val_len % 16 != 0 || vb->val_len > 256)
+			return SNMP_ERR_WRONGLENGTH;
+		/* What one MAD cannot carry, no SM is ever asked. */
+		if (vb->val_len > (s->col == MP_BLOCK1 ? MP_MAX_GIDS * 16 : 0))
+			return SNMP_ERR_WRONGVALUE;
+		return 0;
 	}
 	f = field_of(s->t->kind, s->col);
 	if (f->octets) {
@@ -853,15 +952,47 @@ q_store(struct q_row *r, int col, const netsnmp_variable_list *vb)
 		r->set |= 1ULL << 5;
 		return;
 	}
+	r->set |= 1ULL << col;
+	if (is_block(r->kind, col)) {
+		if (col == MP_BLOCK1) {
+			memset(r->rec + MP_GIDS_OFF, 0,
+			    sizeof(r->rec) - MP_GIDS_OFF);
+			memcpy(r->rec + MP_GIDS_OFF, vb->val.string,
+			    vb->val_len);
+			r->gidlen = vb->val_len;
+		}
+		return;
+	}
 	f = field_of(r->kind, col);
-	if (f->octets == 3)
-		put_bits(r->rec, &flow_word, (uint64_t)vb->val.string[0] << 16 |
+	if (f->octets == 3) {
+		struct q_field w = flow_word(f);
+
+		put_bits(r->rec, &w, (uint64_t)vb->val.string[0] << 16 |
 		    (uint64_t)vb->val.string[1] << 8 | vb->val.string[2]);
-	else if (f->octets)
+	} else if (f->octets)
 		memcpy(r->rec + f->off, vb->val.string, (size_t)f->octets);
 	else
 		put_bits(r->rec, f, (uint64_t)*vb->val.integer);
-	r->set |= 1ULL << col;
+}
+
+/* A MultiPath row: SGIDCount sources then DGIDCount destinations, at
+ * least one of each, all in the GID list, all ports of the inventory
+ * and, for a requester with a node selector, of its own nodes. */
+static int
+mpath_allowed(const struct q_row *r, const struct store_select *sel)
+{
+	size_t ns = r->rec[15], nd = r->rec[16];
+
+	if (ns == 0 || nd == 0 || (ns + nd) * 16 > r->gidlen)
+		return 0;
+	for (size_t k = 0; k < ns + nd; k++) {
+		const struct store_node *n = node_of_gid(r->rec +
+		    MP_GIDS_OFF + 16 * k);
+
+		if (n == NULL || (sel != NULL && !store_select_match(sel, n)))
+			return 0;
+	}
+	return 1;
 }
 
 /* Whether an activated row may run for this requester: both ends named
@@ -877,6 +1008,9 @@ q_allowed(netsnmp_agent_request_info *ri, const struct q_row *r)
 	const struct store_select *sel;
 	uint16_t slid, dlid;
 
+	if (r->kind == Q_MPATH)
+		return gw_snmp_request_select(ri, &sel) == 0 &&
+		    mpath_allowed(r, sel);
 	if (p == NULL || strcmp(p->owner, r->owner) != 0)
 		return 0;
 	if (path_ends(p, &src, &dst, &slid, &dlid) == -1)
@@ -1141,14 +1275,16 @@ int
 gw_mib_sm_query_init(void)
 {
 	static const oid path[] = { GW_SM_OBJECTS, 10 };
+	static const oid mpath[] = { GW_SM_OBJECTS, 11 };
 	static const oid trace[] = { GW_SM_OBJECTS, 12 };
-	const oid *bases[] = { path, trace };
+	static const char *names[] = { "ibSmPathInfo", "ibSmMultiPathInfo",
+	    "ibSmTraceInfo" };
+	const oid *bases[] = { path, mpath, trace };
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		netsnmp_handler_registration *reg =
-		    netsnmp_create_handler_registration(k ? "ibSmTraceInfo" :
-		    "ibSmPathInfo", q_handler, bases[k],
-		    OID_LENGTH(path), HANDLER_CAN_RWRITE);
+		    netsnmp_create_handler_registration(names[k], q_handler,
+		    bases[k], OID_LENGTH(path), HANDLER_CAN_RWRITE);
 
 		if (reg == NULL)
 			return -1;

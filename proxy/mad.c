@@ -620,6 +620,22 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 	    IB_SA_DATA_SIZE : SMP_DATA_SIZE))
 		return -1;
 	rpc.datasz = a->data ? a->data_len : 0;
+	if (a->rmpp_request && a->mgmt_class == IB_SA_CLASS) {
+		/* Table 174: one DATA segment, first and last; the payload
+		 * is the SA header and the record (the kernel's RMPP layer
+		 * rewrites these on hardware). */
+		ib_rmpp_hdr_t rmpp = { 0 };
+
+		rmpp.type = IB_RMPP_TYPE_DATA;
+		rmpp.flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST |
+		    IB_RMPP_FLAG_LAST;
+		rmpp.d1.segnum = 1;
+		rmpp.d2.len = SA_HEADER_SZ + rpc.datasz;
+		if (mad_build_pkt(buf, &rpc, &pid, &rmpp,
+		    a->data ? (void *)a->data : NULL) < 0)
+			return -1;
+		return 0;
+	}
 	if (mad_build_pkt(buf, &rpc, &pid, NULL,
 	    a->data ? (void *)a->data : NULL) < 0)
 		return -1;
@@ -656,8 +672,8 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	}
 	mad = umad_get_mad(r->umad);
 	r->attr_check[0] = mad[1];
-	r->attr_check[1] = mad[16];
-	r->attr_check[2] = mad[17];
+	r->attr_check[1] = a->answer_attr ? a->answer_attr >> 8 : mad[16];
+	r->attr_check[2] = a->answer_attr ? a->answer_attr & 0xff : mad[17];
 	r->node = n;
 	r->cb = cb;
 	r->arg = arg;

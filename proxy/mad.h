@@ -32,6 +32,12 @@ struct proxy_mad_args {
 	/* SA (class 0x03, IBA 15.2.1.1): the component mask; LID-routed
 	 * to QP1 like PerfMgt. */
 	uint64_t		 comp_mask;
+	/* A request sent as a one-segment RMPP transfer (IBA 13.6.2.1):
+	 * SubnAdmGetMulti is the dual-sided RMPP method (15.4.5). */
+	uint8_t			 rmpp_request;
+	/* The attribute the answer carries when not the request's (a
+	 * GetMulti(MultiPathRecord) is answered with PathRecords). */
+	uint16_t		 answer_attr;
 	/* An optional attribute a live node may drop: its timeout does
 	 * not fail the rest of the node's queue. */
 	uint8_t			 optional;

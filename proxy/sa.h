@@ -28,14 +28,20 @@ void	proxy_sa_finalise(void);
  * less than the error TTL ago. */
 void	proxy_sa_refresh(enum store_sa_kind kind);
 void	proxy_sa_get_stats(struct proxy_sa_stats *st);
-/* A one-off SubnAdmGetTable (IBA 15.4.4) for the caller: the records
+/* SA methods a caller may ask with (IBA 15.2.2 Table 186). */
+#define PROXY_SA_GET_TABLE	0x12
+#define PROXY_SA_GET_MULTI	0x14	/* sent as an RMPP transfer */
+
+/* A one-off SubnAdmGetTable or SubnAdmGetMulti (IBA 15.4.4, 15.4.5)
+ * for the caller: the records
  * answered, or status < 0 (a negative errno; -ENOENT: the SA has no
  * such record). Returns 0, after which cb is called exactly once
  * (possibly before proxy_sa_query returns), or -1 without a call. */
 typedef void (*proxy_sa_cb)(void *arg, int status, const uint8_t *recs,
     size_t n, size_t stride, size_t announced);
-int	proxy_sa_query(uint16_t attr, uint64_t comp_mask, const uint8_t *rec,
-	    size_t len, size_t min_len, proxy_sa_cb cb, void *arg);
+int	proxy_sa_query(uint8_t method, uint16_t attr, uint64_t comp_mask,
+	    const uint8_t *rec, size_t len, size_t min_len, proxy_sa_cb cb,
+	    void *arg);
 /* Records in one GetTable answer (IBA 15.2.5.2, 13.6.2.3): *n records
  * of *stride octets at *recs; *announced the count the RMPP header
  * promised. 0, or -1 if the answer is not a table of records at least

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""IB-SM-MIB's path and trace query tables on the simulated fabric:
-paths against `saquery -p --src-to-dst`, traces against `ibtracert`.
+"""IB-SM-MIB's path, multipath and trace query tables on the simulated
+fabric: paths against `saquery -p --src-to-dst`, traces against
+`ibtracert`, each multipath result against `saquery -p` for its pair
+(opensm answers SubnAdmGetMulti(MultiPathRecord) under ibsim).
 Only a community or user granted `fabric-queries: true` may create
 rows; the others are refused with noAccess and send nothing. RowStatus
 rules (RFC 2579), the per-requester cap, ageing, and tenants (a query
@@ -24,6 +26,7 @@ SM = "1.3.6.1.3.117.7.1"
 PFX = "254.128.0.0.0.0.0.0"
 PATH_REQ, PATH_RES = SM + ".10.1.1", SM + ".10.2.1"
 TRACE_REQ, TRACE_RES = SM + ".12.1.1", SM + ".12.2.1"
+MP_REQ, MP_RES = SM + ".11.1.1", SM + ".11.2.1"
 
 
 def lid(name, port=1):
@@ -40,6 +43,7 @@ def configure():
         "  fabric-query-age: 10\n"
         "  communities:\n    - name: public\n"
         "    - name: ops\n      fabric-queries: true\n"
+        "    - name: mp\n      fabric-queries: true\n"
         "    - name: tenant\n      fabric-queries: true\n"
         "      nodes: {name: \"node0[12]\"}\n", 1)
     open(path, "w").write(text)
@@ -101,8 +105,29 @@ def path_query(sec, session, slid, dlid):
                    ("%s.9.%s" % (PATH_REQ, idx(session)), "i", dlid))
 
 
+def port_gid(name):
+    """The port GID of name's port 1 (default prefix), in hex."""
+    out = fab.diag(["smpquery", "nodeinfo", str(lid(name))])
+    g = int(re.search(r"PortGuid:\.+0x([0-9a-f]+)", out.stdout).group(1),
+            16)
+    return "fe80000000000000%016x" % g
+
+
+def mp_query(sec, session, srcs, dsts, numb=4, status=4):
+    gids = "".join(port_gid(n) for n in srcs + dsts)
+    i = idx(session)
+    return snmpset(sec, ("%s.3.%s" % (MP_REQ, i), "i", status),
+                   ("%s.20.%s" % (MP_REQ, i), "i", len(srcs)),
+                   ("%s.21.%s" % (MP_REQ, i), "i", len(dsts)),
+                   ("%s.10.%s" % (MP_REQ, i), "i", numb),
+                   ("%s.22.%s" % (MP_REQ, i), "x", gids))
+
+
 def check_refused():
     before = stats()
+    out = mp_query(v2("public"), 1, ["node01"], ["node02"])
+    R.equal(err_of(out), "noAccess", "a multipath query without the grant "
+            "too")
     for comm in ("public", "nosuch"):
         out = path_query(v2(comm), 1, lid("node01"), lid("node02"))
         R.check(comm == "nosuch" or err_of(out) == "noAccess",
@@ -162,6 +187,64 @@ def check_paths():
     R.equal(req.get((10,), {}).get(3), 1, "the request row is active(1)")
     R.equal(req.get((10,), {}).get(5), "0000000000000030",
             "RowCompMask: DLID and SLID, from the columns written")
+
+
+def check_multipath():
+    # Two sources, one destination: every answer is a path between a
+    # source and the destination, and saquery -p's for that pair.
+    srcs, dsts = ["node03", "node07"], ["node05"]
+    out = mp_query(v2("mp"), 1, srcs, dsts)
+    R.check(out.returncode == 0, "mp creates a multipath query (node03, "
+            "node07 to node05)", out.stdout + out.stderr)
+    rows = wait_results(MP_RES, v2("mp"), 1)
+    R.check(len(rows) >= 1, "the SM answered it (%d paths)" % len(rows))
+    want = {(lid(a), lid(b)): saquery_path(lid(a), lid(b))
+            for a in srcs for b in dsts}
+    for k, c in sorted(rows.items()):
+        got = {"dlid": c[7], "slid": c[8], "mtu": c[16], "rate": c[18],
+               "life": c[20], "pkey": int(c[13], 16), "sl": c[14],
+               "dgid": gid_tail(c[4]), "sgid": gid_tail(c[5])}
+        R.equal(got, want.get((c[8], c[7])), "multipath result %d is "
+                "saquery -p's for its pair (%s to %s)" % (k[1], c[8], c[7]))
+    out = mp_query(v2("mp"), 2, ["node01"], ["node08"], numb=1)
+    rows = wait_results(MP_RES, v2("mp"), 2)
+    R.equal([c[7] for _, c in sorted(rows.items())], [lid("node08")],
+            "one source, one destination, NumbPath 1: one path")
+    req = walk(MP_REQ, v2("mp"))
+    R.equal(req.get((1,), {}).get(5), "0000000000180040", "CompMask: "
+            "NumbPath, SGIDCount and DGIDCount, from the columns written")
+    R.equal(req.get((1,), {}).get(22), "".join(
+        port_gid(n) for n in srcs + dsts), "SDGIDBlock1 reads back")
+
+    i = idx(3)
+    out = snmpset(v2("mp"), ("%s.3.%s" % (MP_REQ, i), "i", 5),
+                  ("%s.23.%s" % (MP_REQ, i), "x", port_gid("node01")))
+    R.equal(err_of(out), "wrongValue", "GIDs past block 1 (more than one "
+            "MAD carries): wrongValue")
+    out = snmpset(v2("mp"), ("%s.3.%s" % (MP_REQ, i), "i", 5),
+                  ("%s.22.%s" % (MP_REQ, i), "x", "00" * 17))
+    R.equal(err_of(out), "wrongLength", "a GID list not in 16-octet "
+            "GIDs: wrongLength")
+    out = snmpset(v2("mp"), ("%s.3.%s" % (MP_REQ, i), "i", 5),
+                  ("%s.22.%s" % (MP_REQ, i), "x", port_gid("node01") * 12))
+    R.equal(err_of(out), "wrongValue", "12 GIDs: wrongValue")
+    before = stats()
+    out = snmpset(v2("mp"), ("%s.3.%s" % (MP_REQ, i), "i", 4),
+                  ("%s.20.%s" % (MP_REQ, i), "i", 1),
+                  ("%s.21.%s" % (MP_REQ, i), "i", 1),
+                  ("%s.22.%s" % (MP_REQ, i), "x",
+                   port_gid("node01") + "fe80" + "00" * 12 + "dead"))
+    R.equal(err_of(out), "inconsistentValue", "a GID outside the "
+            "inventory: inconsistentValue")
+    out = mp_query(v2("mp"), 3, ["node01", "node02"], [])
+    R.equal(err_of(out), "inconsistentValue", "no destination: "
+            "inconsistentValue")
+    R.equal(stats(), before, "refused multipath queries send nothing")
+    out = mp_query(v2("tenant"), 22, ["node01"], ["node08"])
+    R.equal(err_of(out), "inconsistentValue", "a tenant's multipath to a "
+            "node it may not see is refused")
+    R.equal(walk(MP_REQ, v2("ops")), {}, "another requester sees none of "
+            "mp's rows")
 
 
 def ibtracert(slid, dlid):
@@ -263,12 +346,14 @@ def check_ageing():
     R.equal(walk(PATH_REQ, v2("ops")), {}, "rows age out after "
             "fabric-query-age (10 s)")
     R.equal(walk(PATH_RES, v2("ops")), {}, "... with their results")
+    R.equal(walk(MP_RES, v2("mp")), {}, "multipath rows too")
 
 
 def main():
     configure()
     check_refused()
     check_paths()
+    check_multipath()
     check_traces()
     check_rowstatus()
     check_tenant()

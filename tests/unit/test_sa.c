@@ -113,6 +113,15 @@ test_bad_answers(void **state)
 	answer(m, 1, 0x03, 10, 56, 2);
 	assert_int_equal(proxy_sa_records(m, 256, 52, &recs, &n, &stride,
 	    &ann), -1);			/* PayloadLength below the header */
+	/* opensm under ibsim: a GetMultiResp with one 64-octet PathRecord
+	 * in a 120-octet MAD, under the request's RMPP header (payload 76:
+	 * a MultiPathRecord with two GIDs). */
+	answer(m, 1, 0x07, 20 + 24 + 2 * 16, 64, 1);
+	assert_int_equal(proxy_sa_records(m, 120, 64, &recs, &n, &stride,
+	    &ann), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ann, 1);
+	assert_int_equal(stride, 64);
 	/* Trailing zero padding is not records. */
 	answer(m, 0, 0, 0, 56, 2);
 	assert_int_equal(proxy_sa_records(m, 256, 52, &recs, &n, &stride,

@@ -613,6 +613,8 @@ ib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		get_path(x, v, key, &c->node_name_map, PATH_MAX);
 	else if (strcmp(key, "mkey-file") == 0)
 		get_path(x, v, key, &c->mkey_file, PATH_MAX);
+	else if (strcmp(key, "sa-key-file") == 0)
+		get_path(x, v, key, &c->sa_key_file, PATH_MAX);
 	else
 		unknown(x, k, key, "ib");
 }
@@ -968,7 +970,8 @@ xstrdup(const char *s)
 }
 
 int
-gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err)
+gw_conf_read_key(const char *path, const char *what, uint64_t *mkey,
+    FILE *err)
 {
 	char buf[64];
 	struct stat st;
@@ -996,7 +999,8 @@ gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err)
 	buf[strcspn(buf, " \t\r\n")] = '\0';
 	if (n <= 0 || store_parse_guid(buf, strlen(buf), mkey) == -1) {
 		/* The content is never echoed. */
-		fprintf(err, "%s:1: expected one 64-bit M_Key in hex\n", path);
+		fprintf(err, "%s:1: expected one 64-bit %s in hex\n", path,
+		    what);
 		explicit_bzero(buf, sizeof(buf));
 		return -1;
 	}
@@ -1230,6 +1234,7 @@ gw_conf_free(struct gw_conf *c)
 	free(c->ib_ca);
 	free(c->node_name_map);
 	free(c->mkey_file);
+	free(c->sa_key_file);
 	free(c->ipoib_net_dir);
 	free(c->ipoib_arp_file);
 	free(c->store_path);

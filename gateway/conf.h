@@ -72,6 +72,7 @@ struct gw_conf {
 	int			 ib_port;	/* 0: first active, as -P */
 	char			*node_name_map;
 	char			*mkey_file;	/* M_Key for SMPs, never logged */
+	char			*sa_key_file;	/* SM_Key for the SA, likewise */
 
 	char			*store_path;
 	char			*state_dir;	/* net-snmp persistent data */
@@ -110,7 +111,10 @@ struct gw_conf	*gw_conf_load(const char *path, FILE *err);
 void		 gw_conf_free(struct gw_conf *c);
 /* Read the M_Key file: one 64-bit hex key, the file mode 0600/0400.
  * Errors go to err as file:line without the key. */
-int		 gw_conf_read_mkey(const char *path, uint64_t *mkey, FILE *err);
+/* One 64-bit key (what: "M_Key", "SM_Key") from a file only its owner
+ * may read; errors never echo the content. */
+int		 gw_conf_read_key(const char *path, const char *what,
+		    uint64_t *key, FILE *err);
 
 const char	*gw_auth_name(enum gw_auth_proto p);
 

@@ -43,25 +43,29 @@ log_lines(char *buf)
 		log_warnx("%s", l);
 }
 
-/* The M_Key file (IBA 14.2.4), read at start and on every reload: its
- * errors go to the log and the key itself nowhere. 0 when there is no
- * file. */
+/* The key files (M_Key, IBA 14.2.4; the SA's SM_Key, 15.2.1.1), read
+ * at start and on every reload: their errors go to the log and the keys
+ * themselves nowhere. A key without a file is 0. */
+struct keys {
+	uint64_t	mkey, sa_key;
+};
+
 static int
-read_mkey(const struct gw_conf *c, uint64_t *mkey)
+read_key(const char *path, const char *what, uint64_t *key)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *err;
 	int rc;
 
-	*mkey = 0;
-	if (c->mkey_file == NULL)
+	*key = 0;
+	if (path == NULL)
 		return 0;
 	if ((err = open_memstream(&buf, &len)) == NULL) {
-		log_warn("mkey");
+		log_warn("%s", what);
 		return -1;
 	}
-	rc = gw_conf_read_mkey(c->mkey_file, mkey, err);
+	rc = gw_conf_read_key(path, what, key, err);
 	fclose(err);
 	if (rc == -1)
 		log_lines(buf);
@@ -69,16 +73,37 @@ read_mkey(const struct gw_conf *c, uint64_t *mkey)
 	return rc;
 }
 
-static void
-apply_mkey(const struct gw_conf *c, uint64_t *mkey)
+static int
+read_keys(const struct gw_conf *c, struct keys *k)
 {
+	if (read_key(c->mkey_file, "M_Key", &k->mkey) == -1 ||
+	    read_key(c->sa_key_file, "SM_Key", &k->sa_key) == -1) {
+		explicit_bzero(k, sizeof(*k));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+apply_keys(const struct gw_conf *c, struct keys *k)
+{
+	int sa_changed = !proxy_mad_sa_key_is(k->sa_key);
+
 	/* Verdicts and holds made with the old key mean nothing now. */
-	if (!proxy_mad_mkey_is(*mkey))
+	if (!proxy_mad_mkey_is(k->mkey))
 		proxy_health_reset();
-	proxy_mad_set_mkey(*mkey);
-	explicit_bzero(mkey, sizeof(*mkey));
+	proxy_mad_set_mkey(k->mkey);
+	proxy_mad_set_sa_key(k->sa_key);
+	explicit_bzero(k, sizeof(*k));
 	if (c->mkey_file)
 		log_info("mad: SMPs carry the M_Key from %s", c->mkey_file);
+	if (c->sa_key_file)
+		log_info("mad: SA queries carry the SM_Key from %s",
+		    c->sa_key_file);
+	/* What the SA shows depends on the key: ask again. */
+	if (sa_changed)
+		for (int kind = 0; kind < STORE_SA_MAX; kind++)
+			proxy_sa_refresh((enum store_sa_kind)kind);
 }
 
 /* SIGHUP: load the file again; a bad file leaves everything as it was
@@ -91,7 +116,7 @@ reload(void)
 	size_t len = 0;
 	FILE *err = open_memstream(&buf, &len);
 	struct gw_conf *c;
-	uint64_t mkey;
+	struct keys keys;
 
 	if (err == NULL) {
 		log_warn("reload");
@@ -109,13 +134,13 @@ reload(void)
 	free(buf);
 	if (gw_snmp_listeners_prepare(c) == -1)
 		goto fail;
-	if (read_mkey(c, &mkey) == -1 ||
+	if (read_keys(c, &keys) == -1 ||
 	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
 		gw_snmp_listeners_abort();
 		goto fail;
 	}
 	gw_snmp_listeners_commit(c);
-	apply_mkey(c, &mkey);
+	apply_keys(c, &keys);
 	if (c->node_name_map) {
 		if (store_load_name_map(c->node_name_map) == -1)
 			log_warnx("reload: node-name-map %s not loaded; the "
@@ -264,7 +289,7 @@ main(int argc, char **argv)
 {
 	const char *path = DEFAULT_CONF;
 	int foreground = 0, check = 0, debug = 0, ch, rc = 1, devnull;
-	uint64_t mkey;
+	struct keys keys;
 	struct gw_conf *c;
 
 	/* Started with fd 0, 1 or 2 closed, the next open() (syslog's
@@ -307,7 +332,10 @@ main(int argc, char **argv)
 	gw_conf_path = path;
 	if (check) {
 		uint64_t k;
-		if (c->mkey_file && gw_conf_read_mkey(c->mkey_file, &k, stderr)) {
+
+		if ((c->mkey_file && gw_conf_read_key(c->mkey_file, "M_Key",
+		    &k, stderr)) || (c->sa_key_file && gw_conf_read_key(
+		    c->sa_key_file, "SM_Key", &k, stderr))) {
 			gw_conf_free(c);
 			return 1;
 		}
@@ -344,9 +372,9 @@ main(int argc, char **argv)
 	    c->mad_max_inflight_node) == -1)
 		goto out_cache;
 	proxy_mad_set_rate(c->mad_rate);
-	if (read_mkey(c, &mkey) == -1)
+	if (read_keys(c, &keys) == -1)
 		goto out_cache;
-	apply_mkey(c, &mkey);
+	apply_keys(c, &keys);
 	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
 	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
 		goto out_snmp;

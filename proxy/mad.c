@@ -72,6 +72,7 @@ static struct ev_timer		 mad_timer;
  * the caps on MADs in flight. No SNMP load can push past it. */
 static int			 mad_rate;	/* per second, 0: none */
 static uint64_t			 mad_mkey;	/* M_Key for SMPs (IBA 14.2.4) */
+static uint64_t			 mad_sa_key;	/* SM_Key for the SA (15.2.1.1) */
 static double			 mad_tokens;
 static uint64_t			 mad_tokens_at;
 static struct ev_timer		 mad_rate_timer;
@@ -634,11 +635,12 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 		if (mad_build_pkt(buf, &rpc, &pid, &rmpp,
 		    a->data ? (void *)a->data : NULL) < 0)
 			return -1;
-		return 0;
-	}
-	if (mad_build_pkt(buf, &rpc, &pid, NULL,
+	} else if (mad_build_pkt(buf, &rpc, &pid, NULL,
 	    a->data ? (void *)a->data : NULL) < 0)
 		return -1;
+	if (a->mgmt_class == IB_SA_CLASS)
+		mad_set_field64(umad_get_mad(buf), 0, IB_SA_MKEY_F,
+		    a->sa_trusted ? mad_sa_key : 0);
 	return 0;
 }
 
@@ -723,6 +725,24 @@ int
 proxy_mad_mkey_is(uint64_t mkey)
 {
 	return mkey == mad_mkey;
+}
+
+void
+proxy_mad_set_sa_key(uint64_t key)
+{
+	mad_sa_key = key;
+}
+
+int
+proxy_mad_sa_key_is(uint64_t key)
+{
+	return key == mad_sa_key;
+}
+
+int
+proxy_mad_has_sa_key(void)
+{
+	return mad_sa_key != 0;
 }
 
 void

@@ -38,6 +38,9 @@ struct proxy_mad_args {
 	/* The attribute the answer carries when not the request's (a
 	 * GetMulti(MultiPathRecord) is answered with PathRecords). */
 	uint16_t		 answer_attr;
+	/* SA: carry the SA key set with proxy_mad_set_sa_key (a trusted
+	 * requester, IBA 15.4.1); else SM_Key 0. */
+	uint8_t			 sa_trusted;
 	/* An optional attribute a live node may drop: its timeout does
 	 * not fail the rest of the node's queue. */
 	uint8_t			 optional;
@@ -85,6 +88,10 @@ int	proxy_mad_local(struct proxy_local_port *lp);
 void	proxy_mad_set_mkey(uint64_t mkey);
 /* Whether mkey is the one in force, without handing it out. */
 int	proxy_mad_mkey_is(uint64_t mkey);
+/* The SM_Key SA requests carry (15.2.1.1); 0: none, untrusted. */
+void	proxy_mad_set_sa_key(uint64_t key);
+int	proxy_mad_sa_key_is(uint64_t key);
+int	proxy_mad_has_sa_key(void);
 /* Cap MADs sent per second (0: no cap). */
 void	proxy_mad_set_rate(int per_second);
 /* Queue a request. Returns 0, or -1 if it cannot even be queued. */

@@ -145,25 +145,82 @@ sm_lid(uint64_t *key)
 	return 0;
 }
 
+/* A refresh is one GetTable, carrying the SA key when one is set (a
+ * trusted requester, IBA 15.4.1: opensm then lists every member).
+ * MCMemberRecord takes a second, untrusted one: opensm shows a trusted
+ * requester no group without members, and anyone else each group once
+ * with PortGID zero. Both sets together make the snapshot. */
+struct sa_acc {
+	uint8_t		*recs;
+	size_t		 n, announced;
+};
+
+static struct sa_acc	 sa_acc[STORE_SA_MAX];
+
+static int	submit(enum store_sa_kind kind, int pass);
+
+static int
+passes(enum store_sa_kind kind)
+{
+	return proxy_mad_has_sa_key() && kind == STORE_SA_MCMEMBER ? 2 : 1;
+}
+
+static void
+acc_drop(enum store_sa_kind kind)
+{
+	free(sa_acc[kind].recs);
+	memset(&sa_acc[kind], 0, sizeof(sa_acc[kind]));
+}
+
+static int
+acc_add(enum store_sa_kind kind, const uint8_t *recs, size_t n,
+    size_t stride, size_t announced)
+{
+	struct sa_acc *a = &sa_acc[kind];
+	size_t len = sa_kinds[kind].len;
+	uint8_t *p;
+
+	if ((p = realloc(a->recs, (a->n + n) * len + 1)) == NULL) {
+		log_warn("sa");
+		return -1;
+	}
+	a->recs = p;
+	/* Each record's first len octets: a later IBA version may
+	 * lengthen the stride. */
+	for (size_t i = 0; i < n; i++)
+		memcpy(p + (a->n + i) * len, recs + i * stride, len);
+	a->n += n;
+	a->announced += announced;
+	return 0;
+}
+
+static void
+query_failed(enum store_sa_kind kind)
+{
+	sa_st.failures++;
+	sa_failed_at[kind] = ev_now();
+	acc_drop(kind);
+	store_sa_failed(kind);
+}
+
 static void
 query_cb(void *arg, int status, const uint8_t *mad)
 {
-	enum store_sa_kind kind = (enum store_sa_kind)(intptr_t)arg;
+	enum store_sa_kind kind = (enum store_sa_kind)((intptr_t)arg & 0xff);
+	int pass = (int)((intptr_t)arg >> 8);
 	const struct sa_kind_def *d = &sa_kinds[kind];
-	const uint8_t *recs;
-	size_t n, stride, announced, i;
-	uint8_t *copy;
+	const uint8_t *recs = NULL;
+	size_t n = 0, stride = 0, announced = 0;
 
 	sa_busy[kind] = 0;
-	if (!sa_on)
-		return;
-	if (status == -EIO && mad != NULL &&
-	    (proxy_mad_status(mad) & 0x7f00) == SA_STATUS_NO_RECORDS) {
-		store_sa_put(kind, NULL, 0, d->len, 0);
-		sa_st.answers++;
+	if (!sa_on) {
+		acc_drop(kind);
 		return;
 	}
-	if (status != 0 || proxy_sa_records(mad, proxy_mad_answer_len(),
+	if (status == -EIO && mad != NULL &&
+	    (proxy_mad_status(mad) & 0x7f00) == SA_STATUS_NO_RECORDS)
+		status = 0;		/* no records: an empty table */
+	else if (status != 0 || proxy_sa_records(mad, proxy_mad_answer_len(),
 	    d->len, &recs, &n, &stride, &announced) == -1) {
 		if (status == 0)
 			log_warnx("sa: malformed %s table from the SM",
@@ -171,9 +228,7 @@ query_cb(void *arg, int status, const uint8_t *mad)
 		else
 			log_warnx("sa: %s query: %s", d->name,
 			    strerror(-status));
-		sa_st.failures++;
-		sa_failed_at[kind] = ev_now();
-		store_sa_failed(kind);
+		query_failed(kind);
 		return;
 	}
 	sa_st.answers++;
@@ -184,46 +239,64 @@ query_cb(void *arg, int status, const uint8_t *mad)
 			    "not reassembled (no RMPP under this port): records "
 			    "after the first %zu may be missing", d->name, n);
 	}
-	/* Keep each record's first d->len octets: a later IBA version may
-	 * lengthen the stride. */
-	if ((copy = malloc(n * d->len + 1)) == NULL) {
-		log_warn("sa");
+	if (acc_add(kind, recs, n, stride, announced) == -1) {
+		query_failed(kind);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		memcpy(copy + i * d->len, recs + i * stride, d->len);
-	store_sa_put(kind, copy, n, d->len, announced);
-	free(copy);
+	if (pass + 1 < passes(kind)) {
+		if (submit(kind, pass + 1) == -1)
+			query_failed(kind);
+		return;
+	}
+	store_sa_put(kind, sa_acc[kind].recs, sa_acc[kind].n, d->len,
+	    sa_acc[kind].announced);
+	acc_drop(kind);
 }
 
-void
-proxy_sa_refresh(enum store_sa_kind kind)
+/* Pass 0 carries the SA key (if any), pass 1 none. */
+static int
+submit(enum store_sa_kind kind, int pass)
 {
 	struct proxy_mad_args a = { 0 };
 	uint64_t key = 0;
 	uint16_t lid;
 
-	if (!sa_on || sa_busy[kind] || !proxy_mad_port_up())
-		return;
-	if (sa_failed_at[kind] != 0 && ev_now() - sa_failed_at[kind] <
-	    (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000)
-		return;
 	if ((lid = sm_lid(&key)) == 0)
-		return;		/* no SM yet: nothing to ask */
+		return -1;
 	a.node_key = key;
 	a.target.lid = lid;
 	a.mgmt_class = IB_SA_CLASS;
 	a.method = PROXY_SA_GET_TABLE;
 	a.attr_id = sa_kinds[kind].attr;
 	a.comp_mask = 0;	/* every record (15.4.4) */
+	a.sa_trusted = pass == 0;
 	sa_st.sm_lid = lid;
-	if (proxy_mad_submit(&a, query_cb, (void *)(intptr_t)kind) == -1) {
+	if (proxy_mad_submit(&a, query_cb, (void *)(intptr_t)(kind |
+	    pass << 8)) == -1)
+		return -1;
+	sa_busy[kind] = 1;
+	sa_st.queries++;
+	return 0;
+}
+
+void
+proxy_sa_refresh(enum store_sa_kind kind)
+{
+	uint64_t key;
+
+	if (!sa_on || sa_busy[kind] || !proxy_mad_port_up())
+		return;
+	if (sa_failed_at[kind] != 0 && ev_now() - sa_failed_at[kind] <
+	    (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000)
+		return;
+	if (sm_lid(&key) == 0)
+		return;		/* no SM yet: nothing to ask */
+	acc_drop(kind);
+	if (submit(kind, 0) == -1) {
 		sa_failed_at[kind] = ev_now();
 		return;
 	}
-	sa_busy[kind] = 1;
 	sa_failed_at[kind] = 0;
-	sa_st.queries++;
 }
 
 struct sa_call {
@@ -277,6 +350,7 @@ proxy_sa_query(uint8_t method, uint16_t attr, uint64_t comp_mask,
 	a.target.lid = lid;
 	a.mgmt_class = IB_SA_CLASS;
 	a.method = method;
+	a.sa_trusted = 1;
 	a.rmpp_request = method == PROXY_SA_GET_MULTI;
 	/* MultiPathRecord's answer is PathRecords (IBA 15.2.5.20). */
 	if (attr == 0x003A)
@@ -314,6 +388,8 @@ proxy_sa_finalise(void)
 {
 	/* Answers still in flight end in query_cb, which sees sa_on 0. */
 	sa_on = 0;
+	for (int k = 0; k < STORE_SA_MAX; k++)
+		acc_drop((enum store_sa_kind)k);
 	store_sa_set_refresh(NULL, NULL);
 }
 

@@ -4,10 +4,13 @@ fabric with three partitions (opensm partitions.conf, IPoIB broadcast
 groups) and services registered with the SA: ibSmPartitionTable against
 `smpquery pkeys` of every member port, ibSmMcastGroupTable against
 `saquery -g`, ibSmServiceTable against `saquery -S`, the SL to VL and VL
-arbitration tables against `smpquery sl2vl` and `vlarb`. Asked of the SA from
+arbitration tables against `smpquery sl2vl` and `vlarb`, and (after
+sa-client joins two ports to a group) ibSmMcastMemberTable against
+`saquery --smkey 1 -m` once ib.sa-key-file is set. Asked of the SA from
 the gateway's own port, as the gateway asks. A second walk within the
 TTLs sends no MAD; a tenant sees its own ports' members and services."""
 
+import ipaddress
 import os
 import re
 import shutil
@@ -181,6 +184,90 @@ def check_mcast():
     rows, _ = walk("7.2.1")
     R.equal(rows, {}, "no port joined a group (no IPoIB in ibsim): "
             "ibSmMcastMemberTable is empty, as saquery -m lists no port")
+    return norm
+
+
+def saquery_members(key=None):
+    """{(MGID, port GUID, JoinState, ProxyJoin as TruthValue)} from
+    saquery -m, as the gateway's host asks (with --smkey: a trusted
+    requester). Records with PortGid :: are groups, not members."""
+    out = diag(["saquery"] + (["--smkey", key] if key else []) + ["-m"])
+    got, cur = set(), {}
+    for line in out.stdout.splitlines() + ["MGID....end"]:
+        m = re.match(r"^\s*(\w+)\.+(.*)$", line)
+        if not m:
+            continue
+        k, v = m.group(1), m.group(2).strip()
+        if k == "MGID":
+            if cur.get("PortGid", "::") != "::":
+                got.add((str(ipaddress.IPv6Address(cur["MGID"])),
+                         int.from_bytes(ipaddress.IPv6Address(
+                             cur["PortGid"]).packed[8:], "big"),
+                         int(cur["ScopeState"], 16) & 0xf,
+                         1 if int(cur["ProxyJoin"], 16) else 2))
+            cur = {}
+        cur[k] = v
+    return got, out
+
+
+def member_rows():
+    rows, _ = walk("7.2.1")
+    got = set()
+    for (col, idx), (typ, val) in rows.items():
+        if col != 4:
+            continue
+        mgid = str(ipaddress.IPv6Address(bytes(idx[0:16])))
+        b = hexbytes(val)
+        for i in range(0, len(b), 18):
+            got.add((mgid, int.from_bytes(b[i + 8:i + 16], "big"),
+                     b[i + 16], b[i + 17]))
+    return got
+
+
+def check_members(exe, groups):
+    """Ports join the default group (sa-client: SubnAdmSet MCMemberRecord,
+    JoinState full). opensm lists members to a trusted requester only
+    (SM_Key = its sa_key, 1 by default); without ib.sa-key-file the
+    gateway sees the groups but no member, like saquery without --smkey."""
+    dflt = "ff12:401b:ffff::ffff:ffff"
+    joined = ("node03", "node05")
+    for host in joined:
+        out = diag([exe, "join", dflt], host)
+        R.check(out.returncode == 0, "%s joins the default group" % host,
+                out.stderr)
+    want = {(dflt, NAMES[h] + 1, 1, 2) for h in joined}
+    trusted, out = saquery_members("1")
+    R.equal(trusted, want, "saquery --smkey 1 -m lists the two members")
+    fab.sweep()             # the SA is read again at the sweep's end
+    time.sleep(0.5)
+    untrusted, _ = saquery_members()
+    R.equal((member_rows(), untrusted), (set(), set()),
+            "without an SA key neither the gateway nor saquery -m sees a "
+            "member")
+    key = os.path.join(fab.dir, "sa.key")
+    fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.write(fd, b"0x0000000000000001\n")
+    os.close(fd)
+    path = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(path).read()
+    open(path, "w").write(text.replace(
+        "ib:\n", "ib:\n  sa-key-file: \"%s\"\n" % key, 1))
+    fab.reload()
+    R.check("SA queries carry the SM_Key from %s" % key in fab.log(),
+            "reload: the SA queries carry the key from ib.sa-key-file")
+    R.check("0x0000000000000001" not in fab.log(), "... which is never "
+            "logged")
+    end = time.time() + 10
+    while member_rows() != want and time.time() < end:
+        time.sleep(0.2)
+    R.equal(member_rows(), want, "with it, ibSmMcastMemberTable is "
+            "saquery --smkey 1 -m (MGID, port GID, JoinState full, not a "
+            "proxy join)")
+    rows, _ = walk("7.1.1")
+    got = {str(ipaddress.IPv6Address(bytes(idx[0:16]))) for (_, idx) in rows}
+    R.equal(got, {str(ipaddress.IPv6Address(m)) for m in groups},
+            "... and the groups without members stay listed (the SA "
+            "shows those to untrusted requesters only)")
 
 
 def saquery_services():
@@ -384,8 +471,9 @@ def main():
     exe = build_client()
     check_vl()
     parts = check_partitions()
-    check_mcast()
+    groups = check_mcast()
     services = check_services(exe)
+    check_members(exe, groups)
     check_warm()
     check_tenant(parts, services)
 

@@ -2,9 +2,11 @@
  * tests can give the simulated SM real multicast members and services.
  *
  *   sa-client service ID NAME     register a service (lease: forever)
+ *   sa-client join MGID           join a multicast group as a full member
  *
  * Runs as a umad2sim client (SIM_HOST names the host); the records
  * stay with the SA after it exits. Exit 0 when the SA accepted. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +64,10 @@ main(int argc, char **argv)
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 }, gid[16];
 	int rc;
 
-	if (argc != 4 || strcmp(argv[1], "service") != 0) {
-		fprintf(stderr, "usage: sa-client service ID NAME\n");
+	if (!(argc == 4 && strcmp(argv[1], "service") == 0) &&
+	    !(argc == 3 && strcmp(argv[1], "join") == 0)) {
+		fprintf(stderr, "usage: sa-client service ID NAME\n"
+		    "       sa-client join MGID\n");
 		return 2;
 	}
 	madrpc_show_errors(1);
@@ -72,6 +76,21 @@ main(int argc, char **argv)
 		fprintf(stderr, "sa-client: cannot open the port or find "
 		    "the SM\n");
 		return 1;
+	}
+	if (argc == 3) {
+		/* MCMemberRecord (15.2.5.17): MGID, PortGID, JoinState
+		 * (bits 0, 1, 16) join a group that exists; JoinState 1 is
+		 * full membership. */
+		if (inet_pton(AF_INET6, argv[2], rec) != 1) {
+			fprintf(stderr, "sa-client: bad MGID %s\n", argv[2]);
+			return 2;
+		}
+		memcpy(rec + 16, gid, 16);
+		rec[48] = 0x01;
+		rc = set_record(port, &sm, IB_SA_ATTR_MCRECORD,
+		    1ULL << 0 | 1ULL << 1 | 1ULL << 16, rec);
+		mad_rpc_close_port(port);
+		return rc == 0 ? 0 : 1;
 	}
 	/* ServiceRecord (15.2.5.14): ID, GID, P_Key, Lease, Name
 	 * (bits 0, 1, 2, 4, 6). */

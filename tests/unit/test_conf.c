@@ -336,6 +336,8 @@ test_paths(void **state)
 		    ":5: 'state-dir' must not be empty", NULL },
 		{ "ib:\n  node-name-map: \"\"\n",
 		    ":5: 'node-name-map' must not be empty", NULL },
+		{ "ib:\n  sa-key-file: \"\"\n",
+		    ":5: 'sa-key-file' must not be empty", NULL },
 		{ "ipoib:\n  arp-file: \"\"\n",
 		    ":5: 'arp-file' must not be empty", NULL },
 		{ "store:\n  path: inv.db\n", NULL, "." },
@@ -454,23 +456,28 @@ test_mkey_file(void **state)
 	fclose(f);
 	chmod(kpath, 0644);
 	e = fmemopen(err, sizeof(err), "w");
-	assert_int_equal(gw_conf_read_mkey(kpath, &k, e), -1);
+	assert_int_equal(gw_conf_read_key(kpath, "M_Key", &k, e), -1);
 	fclose(e);
 	assert_non_null(strstr(err, "readable only by its owner"));
 	chmod(kpath, 0600);
 	e = fmemopen(err, sizeof(err), "w");
-	assert_int_equal(gw_conf_read_mkey(kpath, &k, e), 0);
+	assert_int_equal(gw_conf_read_key(kpath, "M_Key", &k, e), 0);
 	fclose(e);
 	assert_true(k == 0xdeadbeefULL);
 	f = fopen(kpath, "w");
 	fputs("secret-words\n", f);
 	fclose(f);
 	e = fmemopen(err, sizeof(err), "w");
-	assert_int_equal(gw_conf_read_mkey(kpath, &k, e), -1);
+	assert_int_equal(gw_conf_read_key(kpath, "M_Key", &k, e), -1);
 	fclose(e);
 	/* The bad content is never echoed. */
 	assert_non_null(strstr(err, ":1: expected one 64-bit M_Key"));
 	assert_null(strstr(err, "secret"));
+	/* The SA key file: same rules, its own name in the message. */
+	e = fmemopen(err, sizeof(err), "w");
+	assert_int_equal(gw_conf_read_key(kpath, "SM_Key", &k, e), -1);
+	fclose(e);
+	assert_non_null(strstr(err, ":1: expected one 64-bit SM_Key"));
 	unlink(kpath);
 }
 

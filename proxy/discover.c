@@ -323,13 +323,12 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	pt->width = pi.width_active;
 	pt->speed = pi.speed_ext_active ? 0x80 | pi.speed_ext_active :
 	    pi.speed_active;
-	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1) on the port
-	 * that is its own MasterSMLID: the master SM; its SMInfo goes into
-	 * the SMInfo table (standby SMs are not probed yet: a garbled IsSM
-	 * bit must not cost a timeout per port). Switches report it on
-	 * port 0 only. */
+	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1): an SM runs
+	 * behind the port, master or not; its SMInfo goes into the SMInfo
+	 * table. The SMP is optional: a port that claims IsSM with no SM
+	 * answering costs one timeout, not its node's other SMPs. Switches
+	 * report it on port 0 only. */
 	if ((pi.cap_mask & 0x2) && pi.state >= 2 && pi.lid != 0 &&
-	    pi.lid == pi.sm_lid &&
 	    (dn->n.type != STORE_NODE_SWITCH || r->port == 0)) {
 		struct dreq proto = { 0 };
 

@@ -16,7 +16,9 @@ from simlib import parse_vars, parse_diag  # noqa: E402
 simlib.skip_if_missing()
 R = simlib.Report()
 # Background counter polling off: the walk's MAD count is the test's.
-fab = simlib.Fabric(extra_yaml="polling:\n  - name: none\n    groups: []\n"
+# A second opensm on node03 stays STANDBY (node01's port GUID is lower).
+fab = simlib.Fabric(extra=["--standby-sm", "node03"],
+                    extra_yaml="polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 
 SM = ".1.3.6.1.3.117.7.1"
@@ -187,22 +189,36 @@ def check_switches(nodes):
             "\n".join(bad))
 
 
-def check_sm():
-    out = fab.diag(["sminfo"])
+def sminfo(*lid):
+    out = fab.diag(["sminfo"] + [str(x) for x in lid])
     m = re.search(r"sm lid (\d+) sm guid 0x([0-9a-f]+), activity count "
                   r"(\d+) priority (\d+) state (\d+)", out.stdout)
-    R.check(m is not None, "sminfo answers", out.stdout + out.stderr)
+    R.check(m is not None, "sminfo %s answers" % " ".join(map(str, lid)),
+            out.stdout + out.stderr)
+    return m
+
+
+def check_sm():
+    m = sminfo()
     if m is None:
         return
     guid = "%016x" % int(m.group(2), 16)
+    # The standby: node03's port 1 (LID 105), asked directly.
+    s = sminfo(105)
+    if s is None:
+        return
+    sguid = "%016x" % int(s.group(2), 16)
+    R.equal((int(m.group(5)), int(s.group(5))), (3, 2), "sminfo: node01 "
+            "is master(3), node03 standby(2)")
     rows, o = walk("sminfo")
-    R.equal(sorted(rows), [(guid,)], "ibSmSMInfoTable holds the SM sminfo "
-            "reports")
-    r = rows.get((guid,), {})
-    R.equal((r.get(5), r.get(6)), (int(m.group(4)), int(m.group(5))),
-            "its priority and state (master) match sminfo")
-    R.check(0 < r.get(4, 0) <= int(m.group(3)) + 10000,
-            "its ActCount is the SM's (read at the last sweep)", r)
+    R.equal(sorted(rows), sorted([(guid,), (sguid,)]), "ibSmSMInfoTable "
+            "holds both SMs sminfo reports, master and standby")
+    for g, x, what in ((guid, m, "master"), (sguid, s, "standby")):
+        r = rows.get((g,), {})
+        R.equal((r.get(5), r.get(6)), (int(x.group(4)), int(x.group(5))),
+                "the %s's priority and state match sminfo" % what)
+        R.check(0 < r.get(4, 0) <= int(x.group(3)) + 10000,
+                "its ActCount is the SM's (read at the last sweep)", r)
     rows, o = walk("config")
     c = rows.get((), {})
     R.equal((c.get(2), c.get(3), c.get(6), c.get(5), c.get(8)),

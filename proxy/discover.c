@@ -300,6 +300,21 @@ got_sminfo(struct dreq *r, const uint8_t *data)
 	return 0;
 }
 
+/* Whether the inventory's PortInfo of the port (the last sweep's)
+ * has IsSM. */
+static int
+was_sm(uint64_t guid, int port)
+{
+	const struct store_node *old = store_node_by_guid(guid);
+	struct smp_portinfo pi;
+
+	if (old == NULL || port > old->num_ports ||
+	    !old->ports[port].pinfo_ok)
+		return 0;
+	return smp_decode_portinfo(old->ports[port].pinfo, SMP_DATA_SIZE,
+	    &pi) == 0 && (pi.cap_mask & 0x2);
+}
+
 static int
 got_portinfo(struct dreq *r, const uint8_t *data)
 {
@@ -324,11 +339,14 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	pt->speed = pi.speed_ext_active ? 0x80 | pi.speed_ext_active :
 	    pi.speed_active;
 	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1): an SM runs
-	 * behind the port, master or not; its SMInfo goes into the SMInfo
-	 * table. The SMP is optional: a port that claims IsSM with no SM
-	 * answering costs one timeout, not its node's other SMPs. Switches
-	 * report it on port 0 only. */
+	 * behind the port; its SMInfo goes into the SMInfo table. The
+	 * master's port (its own MasterSMLID) is asked at once; another is
+	 * asked once the previous sweep saw IsSM there too, so a garbled
+	 * CapabilityMask does not cost a timeout (the SMP is optional: it
+	 * never fails the node's other SMPs). Switches report it on port 0
+	 * only. */
 	if ((pi.cap_mask & 0x2) && pi.state >= 2 && pi.lid != 0 &&
+	    (pi.lid == pi.sm_lid || was_sm(dn->n.guid, r->port)) &&
 	    (dn->n.type != STORE_NODE_SWITCH || r->port == 0)) {
 		struct dreq proto = { 0 };
 

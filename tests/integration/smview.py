@@ -211,6 +211,10 @@ def check_sm():
     R.equal((int(m.group(5)), int(s.group(5))), (3, 2), "sminfo: node01 "
             "is master(3), node03 standby(2)")
     rows, o = walk("sminfo")
+    R.equal(sorted(rows), [(guid,)], "the first sweep asked the master "
+            "only (a port's IsSM is believed once two sweeps saw it)")
+    fab.sweep()
+    rows, o = walk("sminfo")
     R.equal(sorted(rows), sorted([(guid,), (sguid,)]), "ibSmSMInfoTable "
             "holds both SMs sminfo reports, master and standby")
     for g, x, what in ((guid, m, "master"), (sguid, s, "standby")):

@@ -912,6 +912,35 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 	}
 }
 
+/* ---- events: and notify: (docs/events.md) */
+
+static void
+events_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct store_event_conf *e = &x->c->events;
+	int n;
+
+	(void)arg;
+	if (strcmp(key, "history") == 0) {
+		if (get_int(x, v, key, &n, 0, 100000) == 0)
+			e->history = (unsigned)n;
+	} else if (strcmp(key, "dedup-window") == 0) {
+		if (get_int(x, v, key, &n, 0, 86400) == 0)
+			e->dedup_ms = (unsigned)n * 1000;
+	} else if (strcmp(key, "flap-changes") == 0) {
+		if (get_int(x, v, key, &n, 0, 64) == 0)
+			e->flap_changes = (unsigned)n;
+	} else if (strcmp(key, "flap-window") == 0) {
+		if (get_int(x, v, key, &n, 1, 86400) == 0)
+			e->flap_window_ms = (unsigned)n * 1000;
+	} else if (strcmp(key, "hold-down") == 0) {
+		if (get_int(x, v, key, &n, 1, 86400) == 0)
+			e->hold_down_ms = (unsigned)n * 1000;
+	} else
+		unknown(x, k, key, "events");
+}
+
 static void
 top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
@@ -923,7 +952,7 @@ top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		{ "snmp", snmp_key }, { "ib", ib_key }, { "store", store_key },
 		{ "discovery", discovery_key }, { "mad", mad_key },
 		{ "cache", cache_key_fn }, { "log", log_key },
-		{ "ipoib", ipoib_key },
+		{ "ipoib", ipoib_key }, { "events", events_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -955,6 +984,11 @@ set_defaults(struct gw_conf *c)
 	c->request_timeout_ms = 10000;
 	c->fabric_query_age = 600;
 	c->fabric_query_max = 8;
+	c->events.history = 1000;
+	c->events.dedup_ms = 30000;
+	c->events.flap_changes = 4;
+	c->events.flap_window_ms = 60000;
+	c->events.hold_down_ms = 30000;
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		c->ttl[i] = cache_get_ttl(i);
 }

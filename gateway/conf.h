@@ -7,6 +7,7 @@
 
 #include "codec/attr.h"
 #include "proxy/poller.h"
+#include "store/events.h"
 #include "store/select.h"
 
 enum gw_auth_proto {
@@ -103,6 +104,8 @@ struct gw_conf {
 
 	struct proxy_policy	*policies;	/* first match wins */
 	int			 npolicies;
+
+	struct store_event_conf	 events;
 };
 
 /* Load and validate path. Every error is printed to err as

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,6 +34,7 @@
 #include "proxy/sa.h"
 #include "store/cache.h"
 #include "store/counters.h"
+#include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -192,6 +194,48 @@ cmd_stats(FILE *f)
 	    store_sa_peek(STORE_SA_SERVICE)->n);
 }
 
+/* The last events kept (store/events.h), oldest first: time, seq,
+ * source, type, node and port, what it says. */
+static void
+cmd_events(FILE *f, const char *arg)
+{
+	size_t n = store_event_count(), from = 0;
+	struct store_event_stats st;
+	char *end;
+	unsigned long want;
+
+	if (arg != NULL) {
+		want = strtoul(arg, &end, 10);
+		if (*arg == '\0' || *end != '\0') {
+			fprintf(f, "error: events [COUNT]\n");
+			return;
+		}
+		if (want < n)
+			from = n - want;
+	}
+	store_event_get_stats(&st);
+	fprintf(f, "events posted %llu kept %llu duplicates %llu damped "
+	    "%llu\n", (unsigned long long)st.posted,
+	    (unsigned long long)st.kept, (unsigned long long)st.duplicates,
+	    (unsigned long long)st.damped);
+	for (size_t i = from; i < n; i++) {
+		const struct store_event *ev = store_event_at(i);
+		time_t t = (time_t)(ev->when / 1000);
+		struct tm tm;
+		char ts[32];
+
+		gmtime_r(&t, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(f, "%s.%03dZ %llu %s %s port %u %s", ts,
+		    (int)(ev->when % 1000), (unsigned long long)ev->seq,
+		    store_event_source_name(ev->source),
+		    store_event_type_name(ev->type), ev->port, ev->text);
+		if (ev->suppressed)
+			fprintf(f, " (after %u damped)", ev->suppressed);
+		fputc('\n', f);
+	}
+}
+
 static void
 handle(FILE *f, char *line)
 {
@@ -229,9 +273,11 @@ handle(FILE *f, char *line)
 		}
 	} else if (strcmp(cmd, "stats") == 0)
 		cmd_stats(f);
+	else if (strcmp(cmd, "events") == 0)
+		cmd_events(f, arg);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
-		    "sweep, flush [NAME], stats)\n", cmd);
+		    "sweep, flush [NAME], stats, events [COUNT])\n", cmd);
 }
 
 static void

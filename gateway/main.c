@@ -24,6 +24,7 @@
 #include "proxy/sa.h"
 #include "store/cache.h"
 #include "store/counters.h"
+#include "store/events.h"
 #include "store/ipoib.h"
 #include "store/store.h"
 #include "util/ev.h"
@@ -141,6 +142,9 @@ reload(void)
 	}
 	gw_snmp_listeners_commit(c);
 	apply_keys(c, &keys);
+	if (store_event_config(&c->events) == -1)
+		log_warnx("reload: events: no memory for a history of %u; "
+		    "the one in force stays", c->events.history);
 	if (c->node_name_map) {
 		if (store_load_name_map(c->node_name_map) == -1)
 			log_warnx("reload: node-name-map %s not loaded; the "
@@ -205,7 +209,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
 	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
-	    "[NAME]|stats\n"
+	    "[NAME]|stats|events [COUNT]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
 	    "  -f       stay in the foreground, log to stderr\n"
@@ -360,7 +364,8 @@ main(int argc, char **argv)
 		cache_set_ttl(i, c->ttl[i]);
 	if (store_init(c->store_path) == -1)
 		goto out_ev;
-	if (c->node_name_map && store_load_name_map(c->node_name_map) == -1)
+	if (store_event_init(&c->events) == -1 || (c->node_name_map &&
+	    store_load_name_map(c->node_name_map) == -1))
 		goto out_store;
 	cache_init(proxy_fetch, NULL);
 	if (counters_init() == -1 || ipoib_init(c->ipoib_net_dir,
@@ -412,6 +417,7 @@ out_cache:
 	counters_finalise();
 	cache_finalise();
 out_store:
+	store_event_finalise();
 	store_sa_finalise();
 	store_finalise();
 out_ev:

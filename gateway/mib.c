@@ -468,7 +468,10 @@ gw_field_value(const struct gw_col *c, uint64_t x, struct gw_val *v)
 }
 
 /* A field of the table's instance of c's attribute, checked by the
- * attribute's decoder first: garbage anywhere in it is GW_BAD. */
+ * attribute's decoder first: garbage anywhere in it is GW_BAD. The
+ * inventory's copies (t->raw) were checked when stored or loaded
+ * (proxy/discover.c), so a fabric walk does not decode every row's
+ * whole attribute once per column. */
 static int
 field_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
     struct gw_val *v)
@@ -488,7 +491,7 @@ field_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
 		return rc;
 	else if ((d = gw_attr(e, c->attr, mod, port)) == NULL)
 		return GW_NEED;
-	if (a->decode && a->decode(d, a->min_len, &dec) == -1)
+	else if (a->decode && a->decode(d, a->min_len, &dec) == -1)
 		return GW_BAD;
 	if (c->kind == GW_K_GUID)
 		x = mad_get_field64((void *)d, 0, c->field);

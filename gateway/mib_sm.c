@@ -74,6 +74,7 @@ gw_sm_cmp(const uint32_t *a, const uint32_t *b, int n)
 /* The inventory in GUID order (rows skip the unreachable); rebuilt
  * when it grows: nodes are never removed and a GUID never changes. */
 static const struct store_node **sm_sorted;
+static uint64_t *sm_guids;	/* their GUIDs: a search touches no node */
 static size_t sm_nsorted, sm_cap;
 
 static int
@@ -95,25 +96,45 @@ sorted_refresh(void)
 	if (count > sm_cap) {
 		const struct store_node **a = realloc(sm_sorted,
 		    count * sizeof(*a));
+		uint64_t *g;
 
 		if (a == NULL)
 			return -1;
 		sm_sorted = a;
+		if ((g = realloc(sm_guids, count * sizeof(*g))) == NULL)
+			return -1;
+		sm_guids = g;
 		sm_cap = count;
 	}
 	for (size_t i = 0; i < count; i++)
 		sm_sorted[i] = store_node_at((uint32_t)i);
 	qsort(sm_sorted, count, sizeof(*sm_sorted), guid_cmp);
+	for (size_t i = 0; i < count; i++)
+		sm_guids[i] = sm_sorted[i]->guid;
 	sm_nsorted = count;
 	return 0;
 }
 
-/* First position whose GUID, as 8 subids, is >= sub. */
+/* First position whose GUID, as 8 subids, is >= sub. Subids that are
+ * octets compare as the 64-bit GUID they spell (every walk step asks
+ * this); others only come from hand-made OIDs. */
 static size_t
 sorted_lower(const uint32_t *sub)
 {
 	size_t lo = 0, hi = sm_nsorted;
+	uint64_t key;
 
+	if (gw_sm_get64(sub, &key) == 0) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sm_guids[mid] < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint32_t g[8];
@@ -346,6 +367,8 @@ gw_mib_sm_finalise(void)
 	gw_mib_sm_part_finalise();
 	gw_mib_sm_query_finalise();
 	free(sm_sorted);
+	free(sm_guids);
 	sm_sorted = NULL;
+	sm_guids = NULL;
 	sm_nsorted = sm_cap = 0;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "codec/smp.h"
+#include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -424,6 +426,110 @@ local_link_down(void)
 	return lp->valid && (lp->state <= 1 || lp->phys_state != 5);
 }
 
+/* ---- What changed since the last sweep: events (store/events.h) */
+
+static void
+post(int type, const struct store_node *n, int port, uint16_t lid,
+    const char *what)
+{
+	struct store_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint8_t)type;
+	ev.source = STORE_SRC_SWEEP;
+	ev.node_guid = n->guid;
+	ev.port = (uint8_t)port;
+	ev.lid = lid;
+	snprintf(ev.text, sizeof(ev.text), "%s%s%s", store_node_ident(n),
+	    what ? ": " : "", what ? what : "");
+	store_event_post(&ev);
+}
+
+/* Port p of a node both sweeps read: its link went down (PortState
+ * Down, as IF-MIB's linkDown means it) or left Down, or its active
+ * width or speed changed while it stayed Active. */
+static void
+diff_port(const struct store_node *old, const struct store_port *o,
+    const struct store_port *p)
+{
+	char what[64];
+
+	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
+		return;
+	if (p->state == 1 && o->state != 1)
+		post(STORE_EV_LINK_DOWN, old, p->num, p->lid, NULL);
+	else if (o->state == 1 && p->state != 1)
+		post(STORE_EV_LINK_UP, old, p->num, p->lid, NULL);
+	else if (o->state == 4 && p->state == 4 && (o->width != p->width ||
+	    o->speed != p->speed)) {
+		snprintf(what, sizeof(what), "port %u width 0x%x->0x%x speed "
+		    "0x%x->0x%x", p->num, o->width, p->width, o->speed,
+		    p->speed);
+		post(STORE_EV_PORT_CHANGED, old, p->num, p->lid, what);
+	}
+}
+
+static uint64_t
+master_of(const struct store_sm *sms, size_t n)
+{
+	struct smp_sminfo sm;
+
+	for (size_t i = 0; i < n; i++)
+		if (smp_decode_sminfo(sms[i].sminfo, sizeof(sms[i].sminfo),
+		    &sm) == 0 && sm.state == 3)
+			return sms[i].port_guid;
+	return 0;
+}
+
+/* Before the inventory takes the sweep's view. A first sweep (empty
+ * inventory) has nothing to compare with. */
+static void
+diff_sweep(void)
+{
+	size_t count = store_node_count();
+	uint64_t was, now;
+
+	if (count == 0)
+		return;
+	for (size_t i = 0; i < disc_n; i++) {
+		const struct dnode *dn = disc_list[i];
+		const struct store_node *old = store_node_by_guid(dn->n.guid);
+
+		if (old == NULL)
+			continue;
+		if (!old->reachable)
+			post(STORE_EV_NODE_BACK, old, 0, dn->n.lid, NULL);
+		for (int p = 1; p <= dn->n.num_ports && p <= old->num_ports;
+		    p++)
+			diff_port(old, &old->ports[p], &dn->ports[p]);
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct store_node *n = store_node_at((uint32_t)i);
+
+		if (n->reachable && htab_get_u64(&disc_nodes, n->guid) == NULL)
+			post(STORE_EV_NODE_GONE, n, 0, n->lid, NULL);
+	}
+	/* The master SM (its port GUID) is another one. */
+	was = store_sm_count() ? master_of(store_sm_at(0), store_sm_count()) :
+	    0;
+	now = master_of(disc_sms, disc_nsms);
+	if (was != 0 && now != 0 && was != now) {
+		for (size_t i = 0; i < disc_nsms; i++)
+			if (disc_sms[i].port_guid == now) {
+				const struct store_node *n = store_node_by_guid(
+				    disc_sms[i].node_guid);
+				char what[64];
+
+				snprintf(what, sizeof(what), "master SM now on "
+				    "port %u (was port GUID 0x%016llx)",
+				    disc_sms[i].port, (unsigned long long)was);
+				if (n != NULL)
+					post(STORE_EV_SM_MASTER, n,
+					    disc_sms[i].port, 0, what);
+			}
+	}
+}
+
 static void
 finish_sweep(void)
 {
@@ -440,6 +546,7 @@ finish_sweep(void)
 		free_sweep();
 		return;
 	}
+	diff_sweep();
 	store_sweep_begin();
 	for (size_t i = 0; i < disc_nsms; i++)
 		store_sweep_sm(&disc_sms[i]);
@@ -572,9 +679,47 @@ timer_cb(void *arg)
 	proxy_discover_start();
 }
 
+/* The inventory's attribute copies are read by the fabric context
+ * without decoding them again (gateway/mib.c): what a sweep stores was
+ * decoded first, and what the database held is checked here once. A
+ * garbled copy is dropped; the next sweep reads it again. */
+static void
+check_inventory(void)
+{
+	size_t count = store_node_count(), bad = 0;
+	struct smp_nodeinfo ni;
+	struct smp_switchinfo si;
+	struct smp_portinfo pi;
+
+	for (size_t i = 0; i < count; i++) {
+		struct store_node *n = store_node_at((uint32_t)i);
+
+		if (n->ninfo_ok && smp_decode_nodeinfo(n->ninfo,
+		    SMP_DATA_SIZE, &ni) == -1) {
+			n->ninfo_ok = 0;
+			bad++;
+		}
+		if (n->sinfo_ok && smp_decode_switchinfo(n->sinfo,
+		    SMP_DATA_SIZE, &si) == -1) {
+			n->sinfo_ok = 0;
+			bad++;
+		}
+		for (int p = 0; p <= n->num_ports; p++)
+			if (n->ports[p].pinfo_ok && smp_decode_portinfo(
+			    n->ports[p].pinfo, SMP_DATA_SIZE, &pi) == -1) {
+				n->ports[p].pinfo_ok = 0;
+				bad++;
+			}
+	}
+	if (bad > 0)
+		log_warnx("discover: %zu attribute copies in the inventory "
+		    "are garbled; the next sweep reads them again", bad);
+}
+
 int
 proxy_discover_init(int interval)
 {
+	check_inventory();
 	disc_interval = interval;
 	ev_timer_init(&disc_timer, timer_cb, NULL);
 	ev_timer_add(&disc_timer, 0);

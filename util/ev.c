@@ -70,6 +70,15 @@ ev_wall(void)
 	return (int64_t)time(NULL);
 }
 
+int64_t
+ev_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int
 ev_fd_add(int fd, short events, ev_fd_cb cb, void *arg)
 {

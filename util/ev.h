@@ -40,6 +40,8 @@ uint64_t ev_now(void);
 /* Tests only: replace the monotonic clock (NULL restores it). */
 void	 ev_set_clock(uint64_t (*fn)(void));
 int64_t	 ev_wall(void);
+/* Wall clock in milliseconds (event times). */
+int64_t	 ev_wall_ms(void);
 
 int	 ev_fd_add(int fd, short events, ev_fd_cb cb, void *arg);
 int	 ev_fd_events(int fd, short events);

@@ -1,0 +1,338 @@
+/* store_event: one stream of fabric events, de-duplicated and damped
+ * (docs/events.md). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/events.h"
+#include "util/ev.h"
+#include "util/htab.h"
+#include "util/log.h"
+
+/* What the stream remembers per (node, port, kind of event). */
+struct ev_key {
+	uint64_t	guid;
+	uint8_t		port;
+	uint8_t		cls;
+};
+
+#define FLAP_MAX	64	/* link events remembered per port */
+
+struct ev_state {
+	struct ev_key	 key;
+	uint8_t		 last;		/* last type seen (state classes) */
+	uint64_t	 last_hash;	/* of type and data (others) */
+	uint64_t	 last_ms;
+	/* Link damping: recent link event times, a ring. */
+	uint64_t	 times[FLAP_MAX];
+	unsigned	 ntimes, head;
+	int		 damped;
+	uint8_t		 emitted;	/* last link type handed on */
+	uint32_t	 suppressed;
+	struct store_event held;	/* the newest damped event */
+	struct ev_timer	 timer;
+};
+
+static struct store_event_conf	 ev_conf = { 1000, 30000, 4, 60000,
+    30000 };
+static struct store_event	*ev_ring;
+static size_t			 ev_cap, ev_n, ev_first;
+static uint64_t			 ev_seq;
+static struct htab		 ev_states;
+static store_event_fn		 ev_fn;
+static void			*ev_arg;
+static struct store_event_stats	 ev_st;
+
+static const char *type_names[STORE_EV_MAX] = {
+	[STORE_EV_LINK_DOWN] = "link-down",
+	[STORE_EV_LINK_UP] = "link-up",
+	[STORE_EV_NODE_GONE] = "node-unreachable",
+	[STORE_EV_NODE_BACK] = "node-reachable",
+	[STORE_EV_PORT_CHANGED] = "port-changed",
+	[STORE_EV_SM_MASTER] = "sm-master",
+	[STORE_EV_THRESHOLD] = "threshold",
+	[STORE_EV_SUB_LOST] = "subscription-lost",
+	[STORE_EV_SUB_RESTORED] = "subscription-restored",
+	[STORE_EV_TRAP] = "trap",
+};
+
+const char *
+store_event_type_name(int type)
+{
+	return type > 0 && type < STORE_EV_MAX && type_names[type] ?
+	    type_names[type] : "unknown";
+}
+
+const char *
+store_event_source_name(int source)
+{
+	switch (source) {
+	case STORE_SRC_SM: return "sm";
+	case STORE_SRC_SWEEP: return "sweep";
+	case STORE_SRC_POLLER: return "poller";
+	case STORE_SRC_GATEWAY: return "gateway";
+	}
+	return "unknown";
+}
+
+/* Classes whose events are states: the same state again is no news,
+ * however late it comes (the SM says down, the next sweep agrees). */
+enum { CLS_LINK = 1, CLS_NODE, CLS_SUB, CLS_OTHER };
+
+static int
+event_class(int type)
+{
+	switch (type) {
+	case STORE_EV_LINK_DOWN:
+	case STORE_EV_LINK_UP:
+		return CLS_LINK;
+	case STORE_EV_NODE_GONE:
+	case STORE_EV_NODE_BACK:
+		return CLS_NODE;
+	case STORE_EV_SUB_LOST:
+	case STORE_EV_SUB_RESTORED:
+		return CLS_SUB;
+	}
+	return CLS_OTHER;
+}
+
+static uint64_t
+event_hash(const struct store_event *ev)
+{
+	uint8_t b[1 + 2 + sizeof(ev->data)];
+
+	b[0] = ev->type;
+	b[1] = (uint8_t)(ev->trap >> 8);
+	b[2] = (uint8_t)ev->trap;
+	memcpy(b + 3, ev->data, sizeof(ev->data));
+	return htab_hash(b, sizeof(b));
+}
+
+/* ---- History */
+
+static void
+keep(struct store_event *ev)
+{
+	ev->seq = ++ev_seq;
+	ev_st.kept++;
+	if (ev_cap > 0) {
+		if (ev_n == ev_cap) {
+			ev_first = (ev_first + 1) % ev_cap;
+			ev_n--;
+		}
+		ev_ring[(ev_first + ev_n) % ev_cap] = *ev;
+		ev_n++;
+	}
+	if (ev_fn)
+		ev_fn(ev, ev_arg);
+}
+
+size_t
+store_event_count(void)
+{
+	return ev_n;
+}
+
+const struct store_event *
+store_event_at(size_t i)
+{
+	return i < ev_n ? &ev_ring[(ev_first + i) % ev_cap] : NULL;
+}
+
+const struct store_event *
+store_event_by_seq(uint64_t seq)
+{
+	const struct store_event *first = store_event_at(0);
+
+	if (first == NULL || seq < first->seq || seq >= first->seq + ev_n)
+		return NULL;
+	return store_event_at((size_t)(seq - first->seq));
+}
+
+/* ---- Damping a flapping port's link events */
+
+static void
+hold_cb(void *arg)
+{
+	struct ev_state *s = arg;
+	struct store_event ev = s->held;
+
+	s->damped = 0;
+	s->ntimes = 0;
+	/* Quiet again: the state it settled in, if that is news. */
+	if (ev.type != s->emitted) {
+		ev.suppressed = s->suppressed;
+		s->emitted = ev.type;
+		log_info("event: %s port %u stopped flapping after %u damped "
+		    "link events", ev.text, ev.port, s->suppressed);
+		s->suppressed = 0;
+		keep(&ev);
+		return;
+	}
+	log_info("event: %s port %u stopped flapping after %u damped link "
+	    "events; its link is as last reported", ev.text, ev.port,
+	    s->suppressed);
+	s->suppressed = 0;
+}
+
+/* 1 if the link event goes on, 0 if damped. */
+static int
+damp(struct ev_state *s, const struct store_event *ev, uint64_t now)
+{
+	unsigned recent = 0;
+
+	s->times[s->head] = now;
+	s->head = (s->head + 1) % FLAP_MAX;
+	if (s->ntimes < FLAP_MAX)
+		s->ntimes++;
+	for (unsigned i = 0; i < s->ntimes; i++)
+		if (now - s->times[i] <= ev_conf.flap_window_ms)
+			recent++;
+	if (!s->damped && (ev_conf.flap_changes == 0 ||
+	    recent <= ev_conf.flap_changes)) {
+		s->emitted = ev->type;
+		return 1;
+	}
+	if (!s->damped)
+		log_warnx("event: %s port %u is flapping (%u link events in "
+		    "%u s): damped until it is quiet for %u s", ev->text,
+		    ev->port, recent, ev_conf.flap_window_ms / 1000,
+		    ev_conf.hold_down_ms / 1000);
+	s->damped = 1;
+	s->suppressed++;
+	s->held = *ev;
+	ev_st.damped++;
+	ev_timer_add(&s->timer, ev_conf.hold_down_ms);
+	return 0;
+}
+
+/* ---- Posting */
+
+static struct ev_state *
+state_of(const struct store_event *ev, int cls)
+{
+	struct ev_key k;
+	struct ev_state *s;
+
+	memset(&k, 0, sizeof(k));
+	k.guid = ev->node_guid;
+	k.port = ev->port;
+	k.cls = (uint8_t)cls;
+	if (cls == CLS_OTHER)
+		k.cls = (uint8_t)(CLS_OTHER + ev->type);
+	if ((s = htab_get(&ev_states, &k, sizeof(k))) != NULL)
+		return s;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->key = k;
+	ev_timer_init(&s->timer, hold_cb, s);
+	if (htab_put(&ev_states, &k, sizeof(k), s) == -1) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int
+store_event_post(struct store_event *ev)
+{
+	uint64_t now = ev_now(), h;
+	int cls = event_class(ev->type);
+	struct ev_state *s;
+
+	ev_st.posted++;
+	if (ev->when == 0)
+		ev->when = ev_wall_ms();
+	ev->suppressed = 0;
+	if ((s = state_of(ev, cls)) == NULL) {
+		keep(ev);		/* no memory: better twice than never */
+		return 1;
+	}
+	h = event_hash(ev);
+	if (cls != CLS_OTHER) {
+		if (s->last == ev->type) {
+			ev_st.duplicates++;
+			return 0;
+		}
+	} else if (s->last_ms != 0 && s->last_hash == h &&
+	    now - s->last_ms < ev_conf.dedup_ms) {
+		ev_st.duplicates++;
+		return 0;
+	}
+	s->last = ev->type;
+	s->last_hash = h;
+	s->last_ms = now;
+	if (cls == CLS_LINK && !damp(s, ev, now))
+		return 0;
+	keep(ev);
+	return 1;
+}
+
+/* ---- Setup */
+
+int
+store_event_config(const struct store_event_conf *c)
+{
+	struct store_event *r = NULL;
+	size_t n = 0;
+
+	if (c->history > 0 && (r = calloc(c->history, sizeof(*r))) == NULL)
+		return -1;
+	/* The newest events that fit. */
+	for (size_t i = ev_n > c->history ? ev_n - c->history : 0; i < ev_n;
+	    i++)
+		r[n++] = *store_event_at(i);
+	free(ev_ring);
+	ev_ring = r;
+	ev_cap = c->history;
+	ev_n = n;
+	ev_first = 0;
+	ev_conf = *c;
+	return 0;
+}
+
+int
+store_event_init(const struct store_event_conf *c)
+{
+	htab_init(&ev_states);
+	memset(&ev_st, 0, sizeof(ev_st));
+	ev_seq = 0;
+	return store_event_config(c);
+}
+
+void
+store_event_listen(store_event_fn fn, void *arg)
+{
+	ev_fn = fn;
+	ev_arg = arg;
+}
+
+static void
+free_state(const void *key, size_t len, void *val, void *arg)
+{
+	struct ev_state *s = val;
+
+	(void)key;
+	(void)len;
+	(void)arg;
+	ev_timer_del(&s->timer);
+	free(s);
+}
+
+void
+store_event_finalise(void)
+{
+	htab_foreach(&ev_states, free_state, NULL);
+	htab_free(&ev_states);
+	free(ev_ring);
+	ev_ring = NULL;
+	ev_cap = ev_n = ev_first = 0;
+	ev_fn = NULL;
+}
+
+void
+store_event_get_stats(struct store_event_stats *st)
+{
+	*st = ev_st;
+}

@@ -1,0 +1,84 @@
+/* store_event: the gateway's one stream of fabric events (docs/events.md).
+ *
+ * Sources post what they saw: the SM (SA Reports), the sweep (its
+ * differences from the inventory), the poller (thresholds) and the
+ * gateway itself. The stream drops the same event seen again (by
+ * another source or the same one), damps a flapping port's link events,
+ * keeps the last events for the event table and `ctl events`, and hands
+ * every event it keeps to its listener (the notifier). */
+#ifndef IBSNMPGW_STORE_EVENTS_H
+#define IBSNMPGW_STORE_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum store_event_type {
+	STORE_EV_LINK_DOWN = 1,
+	STORE_EV_LINK_UP,
+	STORE_EV_NODE_GONE,		/* a sweep no longer reaches it */
+	STORE_EV_NODE_BACK,
+	STORE_EV_PORT_CHANGED,		/* active speed or width */
+	STORE_EV_SM_MASTER,		/* another port is master SM */
+	STORE_EV_THRESHOLD,		/* a policy's counter rate */
+	STORE_EV_SUB_LOST,		/* SA event subscription */
+	STORE_EV_SUB_RESTORED,
+	STORE_EV_TRAP,			/* an SMA trap as the SM forwarded it */
+	STORE_EV_MAX
+};
+
+enum store_event_source {
+	STORE_SRC_SM = 1,
+	STORE_SRC_SWEEP,
+	STORE_SRC_POLLER,
+	STORE_SRC_GATEWAY,
+};
+
+struct store_event {
+	uint64_t	seq;		/* 1, 2, ...: set when posted */
+	int64_t		when;		/* wall clock, ms */
+	uint8_t		type, source;
+	uint8_t		port;		/* 0: the node itself */
+	uint16_t	lid;		/* the node's (or port's) LID */
+	uint16_t	trap;		/* STORE_EV_TRAP, or the trap the
+					 * event translates (0: none) */
+	uint64_t	node_guid;	/* 0: not about a node */
+	uint32_t	suppressed;	/* damped before this one */
+	uint8_t		data[64];	/* STORE_EV_TRAP: the Notice from
+					 * ProducerType on (IBA 13.4.8.2);
+					 * STORE_EV_THRESHOLD: rate, limit
+					 * (two be64, x1000) */
+	char		text[96];	/* one line, for logs and tables */
+};
+
+struct store_event_conf {
+	unsigned	history;	/* events kept (event table) */
+	unsigned	dedup_ms;	/* the same event again: dropped */
+	unsigned	flap_changes;	/* link events in flap_window_ms */
+	unsigned	flap_window_ms;	/*   that start damping */
+	unsigned	hold_down_ms;	/* quiet time that ends damping */
+};
+
+struct store_event_stats {
+	uint64_t	posted, kept, duplicates, damped;
+};
+
+typedef void (*store_event_fn)(const struct store_event *ev, void *arg);
+
+int	store_event_init(const struct store_event_conf *c);
+/* New limits; the history is kept (its newest events if it shrinks). */
+int	store_event_config(const struct store_event_conf *c);
+void	store_event_finalise(void);
+void	store_event_listen(store_event_fn fn, void *arg);
+/* Post one event (seq, when, suppressed are filled in). Returns 1 if
+ * kept, 0 if dropped as a duplicate or damped. */
+int	store_event_post(struct store_event *ev);
+/* The kept events, oldest first: i from 0 to count - 1. */
+size_t	store_event_count(void);
+const struct store_event *store_event_at(size_t i);
+/* The event with sequence number seq, or NULL (aged out). */
+const struct store_event *store_event_by_seq(uint64_t seq);
+void	store_event_get_stats(struct store_event_stats *st);
+const char *store_event_type_name(int type);
+const char *store_event_source_name(int source);
+
+#endif

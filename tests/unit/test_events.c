@@ -1,0 +1,203 @@
+/* store_event: the same event from two sources is handed on once, a
+ * flapping port is damped and then reports where it settled, the
+ * history keeps the newest events, memory stays bounded under a flood. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "store/events.h"
+#include "util/ev.h"
+
+static uint64_t now_ms = 1000;
+static struct store_event heard[64];
+static size_t nheard;
+
+static uint64_t
+clock_fn(void)
+{
+	return now_ms;
+}
+
+static void
+listener(const struct store_event *ev, void *arg)
+{
+	(void)arg;
+	if (nheard < sizeof(heard) / sizeof(heard[0]))
+		heard[nheard] = *ev;
+	nheard++;
+}
+
+static int
+setup(void **state)
+{
+	struct store_event_conf c = { 8, 30000, 4, 60000, 30000 };
+
+	(void)state;
+	ev_init();
+	ev_set_clock(clock_fn);
+	now_ms = 1000;
+	nheard = 0;
+	assert_int_equal(store_event_init(&c), 0);
+	store_event_listen(listener, NULL);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	store_event_finalise();
+	ev_set_clock(NULL);
+	ev_finalise();
+	return 0;
+}
+
+static int
+post(int type, int source, uint64_t guid, int port)
+{
+	struct store_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint8_t)type;
+	ev.source = (uint8_t)source;
+	ev.node_guid = guid;
+	ev.port = (uint8_t)port;
+	snprintf(ev.text, sizeof(ev.text), "node 0x%016llx",
+	    (unsigned long long)guid);
+	return store_event_post(&ev);
+}
+
+static void
+test_dedup(void **state)
+{
+	struct store_event_stats st;
+
+	(void)state;
+	/* The SM says down; the next sweep, much later, agrees. */
+	assert_int_equal(post(STORE_EV_LINK_DOWN, STORE_SRC_SM, 0x10, 1), 1);
+	now_ms += 120000;
+	assert_int_equal(post(STORE_EV_LINK_DOWN, STORE_SRC_SWEEP, 0x10, 1),
+	    0);
+	/* Another port, and another node's same port, are news. */
+	assert_int_equal(post(STORE_EV_LINK_DOWN, STORE_SRC_SWEEP, 0x10, 2),
+	    1);
+	assert_int_equal(post(STORE_EV_LINK_DOWN, STORE_SRC_SWEEP, 0x11, 1),
+	    1);
+	assert_int_equal(post(STORE_EV_LINK_UP, STORE_SRC_SWEEP, 0x10, 1), 1);
+	assert_int_equal(post(STORE_EV_LINK_UP, STORE_SRC_SM, 0x10, 1), 0);
+	/* Events that are not states: the same one within the window. */
+	assert_int_equal(post(STORE_EV_PORT_CHANGED, STORE_SRC_SM, 0x10, 1),
+	    1);
+	assert_int_equal(post(STORE_EV_PORT_CHANGED, STORE_SRC_SWEEP, 0x10,
+	    1), 0);
+	now_ms += 31000;
+	assert_int_equal(post(STORE_EV_PORT_CHANGED, STORE_SRC_SWEEP, 0x10,
+	    1), 1);
+	store_event_get_stats(&st);
+	assert_int_equal(st.posted, 9);
+	assert_int_equal(st.kept, 6);
+	assert_int_equal(st.duplicates, 3);
+	assert_int_equal(nheard, 6);
+	assert_int_equal(heard[0].seq, 1);
+	assert_int_equal(heard[5].seq, 6);
+	assert_int_equal(heard[1].port, 2);
+}
+
+static void
+test_flap(void **state)
+{
+	struct store_event_stats st;
+	int kept = 0;
+
+	(void)state;
+	/* Four link events in a minute pass; from the fifth on, damped. */
+	for (int i = 0; i < 10; i++) {
+		kept += post(i % 2 ? STORE_EV_LINK_UP : STORE_EV_LINK_DOWN,
+		    STORE_SRC_SM, 0x20, 3);
+		now_ms += 1000;
+		ev_run_once(0);
+	}
+	assert_int_equal(kept, 4);
+	store_event_get_stats(&st);
+	assert_int_equal(st.damped, 6);
+	/* Quiet for the hold-down: the state it settled in (up: the last
+	 * handed on was up, so nothing) ... */
+	now_ms += 30000;
+	ev_run_once(0);
+	assert_int_equal(nheard, 4);
+	/* ... flapping again, settling down: reported once, with the
+	 * number damped. Its flap window is empty after the hold-down. */
+	for (int i = 0; i < 5; i++) {
+		post(i % 2 ? STORE_EV_LINK_UP : STORE_EV_LINK_DOWN,
+		    STORE_SRC_SM, 0x20, 3);
+		now_ms += 100;
+	}
+	assert_int_equal(nheard, 8);	/* four more passed */
+	now_ms += 30000;
+	ev_run_once(0);
+	assert_int_equal(nheard, 9);
+	assert_int_equal(heard[8].type, STORE_EV_LINK_DOWN);
+	assert_int_equal(heard[8].suppressed, 1);
+}
+
+static void
+test_history(void **state)
+{
+	struct store_event_conf c = { 3, 30000, 4, 60000, 30000 };
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		post(STORE_EV_NODE_GONE + (i % 2), STORE_SRC_SWEEP,
+		    0x100 + (uint64_t)i / 2, 0);
+	assert_int_equal(store_event_count(), 8);	/* history 8 */
+	assert_int_equal(store_event_at(0)->seq, 13);
+	assert_int_equal(store_event_at(7)->seq, 20);
+	assert_non_null(store_event_by_seq(15));
+	assert_int_equal(store_event_by_seq(15)->seq, 15);
+	assert_null(store_event_by_seq(12));
+	assert_null(store_event_by_seq(21));
+	/* Shrunk by a reload: the newest stay. */
+	assert_int_equal(store_event_config(&c), 0);
+	assert_int_equal(store_event_count(), 3);
+	assert_int_equal(store_event_at(0)->seq, 18);
+	assert_string_equal(store_event_type_name(STORE_EV_NODE_GONE),
+	    "node-unreachable");
+}
+
+static void
+test_flood(void **state)
+{
+	struct store_event_stats st;
+
+	(void)state;
+	/* 100,000 flaps of 100 ports: kept events stay at four per port,
+	 * and the history at its size. */
+	for (int i = 0; i < 100000; i++) {
+		post(i / 100 % 2 ? STORE_EV_LINK_UP : STORE_EV_LINK_DOWN,
+		    STORE_SRC_SWEEP, 0x30, i % 100 + 1);
+		now_ms += 1;
+	}
+	store_event_get_stats(&st);
+	assert_int_equal(st.kept, 400);
+	assert_int_equal(st.damped, 100000 - 400);
+	assert_int_equal(store_event_count(), 8);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dedup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

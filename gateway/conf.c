@@ -21,21 +21,14 @@
 #include <yaml.h>
 
 #include "gateway/conf.h"
+#include "gateway/conf_int.h"
 #include "codec/perf.h"
 #include "store/cache.h"
 #include "store/store.h"
 #include "util/log.h"
 
-struct cctx {
-	const char	*path;
-	FILE		*err;
-	int		 nerr;
-	yaml_document_t	*doc;
-	struct gw_conf	*c;
-};
-
-static void LOG_PRINTF(3, 4)
-cerr(struct cctx *x, const yaml_node_t *n, const char *fmt, ...)
+void LOG_PRINTF(3, 4)
+conf_err(struct cctx *x, const yaml_node_t *n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,15 +41,15 @@ cerr(struct cctx *x, const yaml_node_t *n, const char *fmt, ...)
 	x->nerr++;
 }
 
-static const char *
-scalar(const yaml_node_t *n)
+const char *
+conf_scalar(const yaml_node_t *n)
 {
 	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
 	    : NULL;
 }
 
-static int
-want_type(struct cctx *x, const yaml_node_t *n, yaml_node_type_t t,
+int
+conf_want_type(struct cctx *x, const yaml_node_t *n, yaml_node_type_t t,
     const char *key)
 {
 	static const char *names[] = { "nothing", "a scalar", "a list",
@@ -64,25 +57,25 @@ want_type(struct cctx *x, const yaml_node_t *n, yaml_node_type_t t,
 
 	if (n->type == t)
 		return 0;
-	cerr(x, n, "'%s' must be %s", key, names[t]);
+	conf_err(x, n, "'%s' must be %s", key, names[t]);
 	return -1;
 }
 
-static int
-get_str(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
+int
+conf_str(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
     size_t maxlen)
 {
 	const char *s;
 
-	if (want_type(x, n, YAML_SCALAR_NODE, key) == -1)
+	if (conf_want_type(x, n, YAML_SCALAR_NODE, key) == -1)
 		return -1;
-	s = scalar(n);
+	s = conf_scalar(n);
 	if (strlen(s) != n->data.scalar.length) {
-		cerr(x, n, "'%s' contains a NUL character", key);
+		conf_err(x, n, "'%s' contains a NUL character", key);
 		return -1;
 	}
 	if (maxlen && strlen(s) > maxlen) {
-		cerr(x, n, "'%s' is longer than %zu characters", key, maxlen);
+		conf_err(x, n, "'%s' is longer than %zu characters", key, maxlen);
 		return -1;
 	}
 	free(*out);
@@ -91,32 +84,32 @@ get_str(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
 	return 0;
 }
 
-static void
-get_bool(struct cctx *x, const yaml_node_t *n, const char *key, int *out)
+void
+conf_bool(struct cctx *x, const yaml_node_t *n, const char *key, int *out)
 {
 	const char *b;
 
-	if (want_type(x, n, YAML_SCALAR_NODE, key) == -1)
+	if (conf_want_type(x, n, YAML_SCALAR_NODE, key) == -1)
 		return;
-	b = scalar(n);
+	b = conf_scalar(n);
 	if (strcmp(b, "true") == 0 || strcmp(b, "false") == 0)
 		*out = b[0] == 't';
 	else
-		cerr(x, n, "'%s' must be true or false", key);
+		conf_err(x, n, "'%s' must be true or false", key);
 }
 
 /* A file or directory name: a string, not empty (an empty YAML value,
  * "path:" alone, would otherwise name the current directory). */
-static int
-get_path(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
+int
+conf_path(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
     size_t maxlen)
 {
 	char *s = NULL;
 
-	if (get_str(x, n, key, &s, maxlen) == -1)
+	if (conf_str(x, n, key, &s, maxlen) == -1)
 		return -1;
 	if (*s == '\0') {
-		cerr(x, n, "'%s' must not be empty", key);
+		conf_err(x, n, "'%s' must not be empty", key);
 		free(s);
 		return -1;
 	}
@@ -125,25 +118,25 @@ get_path(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
 	return 0;
 }
 
-static int
-get_int(struct cctx *x, const yaml_node_t *n, const char *key, int *out,
+int
+conf_int(struct cctx *x, const yaml_node_t *n, const char *key, int *out,
     long lo, long hi)
 {
 	const char *s;
 	char *end;
 	long v;
 
-	if (want_type(x, n, YAML_SCALAR_NODE, key) == -1)
+	if (conf_want_type(x, n, YAML_SCALAR_NODE, key) == -1)
 		return -1;
-	s = scalar(n);
+	s = conf_scalar(n);
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || errno == ERANGE) {
-		cerr(x, n, "'%s' must be an integer, not '%s'", key, s);
+		conf_err(x, n, "'%s' must be an integer, not '%s'", key, s);
 		return -1;
 	}
 	if (v < lo || v > hi) {
-		cerr(x, n, "'%s' is %ld, out of range (%ld..%ld)", key, v, lo,
+		conf_err(x, n, "'%s' is %ld, out of range (%ld..%ld)", key, v, lo,
 		    hi);
 		return -1;
 	}
@@ -151,12 +144,8 @@ get_int(struct cctx *x, const yaml_node_t *n, const char *key, int *out,
 	return 0;
 }
 
-/* Iterate over a mapping; calls fn for each key. */
-typedef void (*map_fn)(struct cctx *, const char *key, yaml_node_t *kn,
-    yaml_node_t *vn, void *arg);
-
-static void
-each_pair(struct cctx *x, yaml_node_t *map, const char *what, map_fn fn,
+void
+conf_each_pair(struct cctx *x, yaml_node_t *map, const char *what, map_fn fn,
     void *arg)
 {
 	yaml_node_pair_t *p;
@@ -165,27 +154,27 @@ each_pair(struct cctx *x, yaml_node_t *map, const char *what, map_fn fn,
 	if (map->type == YAML_SCALAR_NODE &&
 	    map->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 	    (map->data.scalar.length == 0 ||
-	    strcmp(scalar(map), "~") == 0 || strcmp(scalar(map), "null") == 0))
+	    strcmp(conf_scalar(map), "~") == 0 || strcmp(conf_scalar(map), "null") == 0))
 		return;
-	if (want_type(x, map, YAML_MAPPING_NODE, what) == -1)
+	if (conf_want_type(x, map, YAML_MAPPING_NODE, what) == -1)
 		return;
 	for (p = map->data.mapping.pairs.start;
 	    p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
-		const char *ks = scalar(k);
+		const char *ks = conf_scalar(k);
 
 		if (ks == NULL) {
-			cerr(x, k, "keys in '%s' must be scalars", what);
+			conf_err(x, k, "keys in '%s' must be scalars", what);
 			continue;
 		}
 		/* Duplicate keys are an error, not last-one-wins. */
 		for (yaml_node_pair_t *q = map->data.mapping.pairs.start;
 		    q < p; q++) {
-			const char *qs = scalar(yaml_document_get_node(x->doc,
+			const char *qs = conf_scalar(yaml_document_get_node(x->doc,
 			    q->key));
 			if (qs && strcmp(qs, ks) == 0) {
-				cerr(x, k, "duplicate key '%s' in '%s'", ks,
+				conf_err(x, k, "duplicate key '%s' in '%s'", ks,
 				    what);
 				goto next;
 			}
@@ -195,15 +184,13 @@ next:		;
 	}
 }
 
-static void
-unknown(struct cctx *x, const yaml_node_t *k, const char *key,
+void
+conf_unknown(struct cctx *x, const yaml_node_t *k, const char *key,
     const char *sect)
 {
-	cerr(x, k, "unknown key '%s' in '%s'", key, sect);
+	conf_err(x, k, "unknown key '%s' in '%s'", key, sect);
 }
 
-static void match_key(struct cctx *x, const char *key, yaml_node_t *k,
-    yaml_node_t *v, void *arg);
 static void parse_sources(struct cctx *x, yaml_node_t *v,
     struct gw_community *cm);
 
@@ -211,11 +198,10 @@ static void parse_sources(struct cctx *x, yaml_node_t *v,
  * normalised form in norm for duplicate detection. */
 static char *xstrdup(const char *s);
 static void community_free(struct gw_community *cm);
-static void user_free(struct gw_user *u);
 static void free_secret(char *s);
 
-static int
-check_listener(const char *s, char *norm, size_t nlen, const char **why)
+int
+conf_check_listener(const char *s, char *norm, size_t nlen, const char **why)
 {
 	char host[INET6_ADDRSTRLEN + 2], buf[sizeof(struct in6_addr)];
 	const char *p, *colon;
@@ -281,7 +267,7 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 	yaml_node_item_t *it;
 	int n;
 
-	if (want_type(x, v, YAML_SEQUENCE_NODE, "listen") == -1)
+	if (conf_want_type(x, v, YAML_SEQUENCE_NODE, "listen") == -1)
 		return;
 	n = v->data.sequence.items.top - v->data.sequence.items.start;
 	if ((c->listen = calloc(n ? n : 1, sizeof(*c->listen))) == NULL)
@@ -293,16 +279,16 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 		const char *why;
 		int dup = 0;
 
-		if (get_str(x, e, "listen", &spec, 128) == -1)
+		if (conf_str(x, e, "listen", &spec, 128) == -1)
 			continue;
-		if (check_listener(spec, norm, sizeof(norm), &why) == -1) {
-			cerr(x, e, "bad listener '%s': %s", spec, why);
+		if (conf_check_listener(spec, norm, sizeof(norm), &why) == -1) {
+			conf_err(x, e, "bad listener '%s': %s", spec, why);
 			free(spec);
 			continue;
 		}
 		for (int i = 0; i < c->nlisten; i++)
 			if (strcmp(c->listen[i].norm, norm) == 0) {
-				cerr(x, e, "duplicate listener '%s' (first at "
+				conf_err(x, e, "duplicate listener '%s' (first at "
 				    "line %d)", spec, c->listen[i].line);
 				dup = 1;
 			}
@@ -311,7 +297,7 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 			continue;
 		}
 		if (c->nlisten == GW_MAX_LISTEN) {
-			cerr(x, e, "more than %d listeners", GW_MAX_LISTEN);
+			conf_err(x, e, "more than %d listeners", GW_MAX_LISTEN);
 			free(spec);
 			continue;
 		}
@@ -321,8 +307,8 @@ parse_listen(struct cctx *x, yaml_node_t *v)
 	}
 }
 
-static int
-valid_name(const char *s)
+int
+conf_valid_name(const char *s)
 {
 	if (*s == '\0')
 		return 0;
@@ -340,9 +326,9 @@ community_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_community *cm = arg;
 
 	if (strcmp(key, "name") == 0) {
-		if (get_str(x, v, key, &cm->name, 64) == 0 &&
-		    !valid_name(cm->name)) {
-			cerr(x, v, "community '%s' must be printable, "
+		if (conf_str(x, v, key, &cm->name, 64) == 0 &&
+		    !conf_valid_name(cm->name)) {
+			conf_err(x, v, "community '%s' must be printable, "
 			    "without spaces or '@'", cm->name);
 			free(cm->name);
 			cm->name = NULL;
@@ -350,11 +336,11 @@ community_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	} else if (strcmp(key, "sources") == 0)
 		parse_sources(x, v, cm);
 	else if (strcmp(key, "nodes") == 0)
-		each_pair(x, v, "nodes", match_key, &cm->nodes);
+		conf_each_pair(x, v, "nodes", conf_match_key, &cm->nodes);
 	else if (strcmp(key, "fabric-queries") == 0)
-		get_bool(x, v, key, &cm->fabric_queries);
+		conf_bool(x, v, key, &cm->fabric_queries);
 	else
-		unknown(x, k, key, "communities");
+		conf_unknown(x, k, key, "communities");
 }
 
 static void
@@ -364,7 +350,7 @@ parse_communities(struct cctx *x, yaml_node_t *v)
 	yaml_node_item_t *it;
 	int n;
 
-	if (want_type(x, v, YAML_SEQUENCE_NODE, "communities") == -1)
+	if (conf_want_type(x, v, YAML_SEQUENCE_NODE, "communities") == -1)
 		return;
 	n = v->data.sequence.items.top - v->data.sequence.items.start;
 	if ((c->communities = calloc(n ? n : 1, sizeof(*c->communities))) ==
@@ -379,16 +365,16 @@ parse_communities(struct cctx *x, yaml_node_t *v)
 		cm.line = e->start_mark.line + 1;
 		int dup = 0;
 
-		each_pair(x, e, "communities", community_key, &cm);
+		conf_each_pair(x, e, "communities", community_key, &cm);
 		if (cm.name == NULL) {
 			if (e->type == YAML_MAPPING_NODE)
-				cerr(x, e, "community needs a 'name'");
+				conf_err(x, e, "community needs a 'name'");
 			community_free(&cm);
 			continue;
 		}
 		for (int i = 0; i < c->ncommunities; i++)
 			if (strcmp(c->communities[i].name, cm.name) == 0) {
-				cerr(x, e, "duplicate community '%s' (first "
+				conf_err(x, e, "duplicate community '%s' (first "
 				    "at line %d)", cm.name,
 				    c->communities[i].line);
 				dup = 1;
@@ -432,8 +418,8 @@ lookup_name(const char *s, const char **names, int n)
 	return -1;
 }
 
-static void
-user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+void
+conf_user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
 	struct gw_user *u = arg;
@@ -441,25 +427,25 @@ user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	int p;
 
 	if (strcmp(key, "name") == 0) {
-		if (get_str(x, v, key, &u->name, 32) == 0 && !valid_name(u->name)) {
-			cerr(x, v, "user name '%s' must be printable, without "
+		if (conf_str(x, v, key, &u->name, 32) == 0 && !conf_valid_name(u->name)) {
+			conf_err(x, v, "user name '%s' must be printable, without "
 			    "spaces or '@'", u->name);
 			free(u->name);
 			u->name = NULL;
 		}
 	} else if (strcmp(key, "auth-protocol") == 0) {
-		if (get_str(x, v, key, &s, 16) == 0) {
+		if (conf_str(x, v, key, &s, 16) == 0) {
 			if ((p = lookup_name(s, auth_names, 7)) == -1)
-				cerr(x, v, "unknown auth-protocol '%s' (MD5, "
+				conf_err(x, v, "unknown auth-protocol '%s' (MD5, "
 				    "SHA, SHA-224, SHA-256, SHA-384, SHA-512)",
 				    s);
 			else
 				u->auth = p;
 		}
 	} else if (strcmp(key, "priv-protocol") == 0) {
-		if (get_str(x, v, key, &s, 16) == 0) {
+		if (conf_str(x, v, key, &s, 16) == 0) {
 			if ((p = lookup_name(s, priv_names, 5)) == -1)
-				cerr(x, v, "unknown priv-protocol '%s' (DES, "
+				conf_err(x, v, "unknown priv-protocol '%s' (DES, "
 				    "AES, AES-192, AES-256)", s);
 			else
 				u->priv = p;
@@ -467,18 +453,18 @@ user_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	} else if (strcmp(key, "auth-passphrase") == 0 ||
 	    strcmp(key, "priv-passphrase") == 0) {
 		char **dst = key[0] == 'a' ? &u->auth_pass : &u->priv_pass;
-		if (get_str(x, v, key, dst, 256) == 0 && strlen(*dst) < 8) {
+		if (conf_str(x, v, key, dst, 256) == 0 && strlen(*dst) < 8) {
 			/* RFC 3414 A.1: at least 8 octets. */
-			cerr(x, v, "'%s' must be at least 8 characters", key);
+			conf_err(x, v, "'%s' must be at least 8 characters", key);
 			free_secret(*dst);
 			*dst = NULL;
 		}
 	} else if (strcmp(key, "nodes") == 0)
-		each_pair(x, v, "nodes", match_key, &u->nodes);
+		conf_each_pair(x, v, "nodes", conf_match_key, &u->nodes);
 	else if (strcmp(key, "fabric-queries") == 0)
-		get_bool(x, v, key, &u->fabric_queries);
+		conf_bool(x, v, key, &u->fabric_queries);
 	else
-		unknown(x, k, key, "users");
+		conf_unknown(x, k, key, "users");
 	free(s);
 }
 
@@ -489,7 +475,7 @@ parse_users(struct cctx *x, yaml_node_t *v)
 	yaml_node_item_t *it;
 	int n;
 
-	if (want_type(x, v, YAML_SEQUENCE_NODE, "users") == -1)
+	if (conf_want_type(x, v, YAML_SEQUENCE_NODE, "users") == -1)
 		return;
 	n = v->data.sequence.items.top - v->data.sequence.items.start;
 	if ((c->users = calloc(n ? n : 1, sizeof(*c->users))) == NULL)
@@ -501,25 +487,25 @@ parse_users(struct cctx *x, yaml_node_t *v)
 		int bad = 0;
 
 		u.line = e->start_mark.line + 1;
-		each_pair(x, e, "users", user_key, &u);
+		conf_each_pair(x, e, "users", conf_user_key, &u);
 		if (e->type != YAML_MAPPING_NODE)
 			bad = 1;
 		else if (u.name == NULL)
-			cerr(x, e, "user needs a 'name'"), bad = 1;
+			conf_err(x, e, "user needs a 'name'"), bad = 1;
 		else if (u.auth == GW_AUTH_NONE || u.auth_pass == NULL)
-			cerr(x, e, "user '%s' needs auth-protocol and "
+			conf_err(x, e, "user '%s' needs auth-protocol and "
 			    "auth-passphrase", u.name), bad = 1;
 		else if ((u.priv == GW_PRIV_NONE) != (u.priv_pass == NULL))
-			cerr(x, e, "user '%s': priv-protocol and "
+			conf_err(x, e, "user '%s': priv-protocol and "
 			    "priv-passphrase go together", u.name), bad = 1;
 		for (int i = 0; !bad && i < c->nusers; i++)
 			if (strcmp(c->users[i].name, u.name) == 0) {
-				cerr(x, e, "duplicate user '%s' (first at line "
+				conf_err(x, e, "duplicate user '%s' (first at line "
 				    "%d)", u.name, c->users[i].line);
 				bad = 1;
 			}
 		if (bad) {
-			user_free(&u);
+			conf_user_free(&u);
 			continue;
 		}
 		c->users[c->nusers++] = u;
@@ -573,30 +559,30 @@ snmp_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	else if (strcmp(key, "users") == 0)
 		parse_users(x, v);
 	else if (strcmp(key, "sys-contact") == 0)
-		get_str(x, v, key, &c->sys_contact, 255);
+		conf_str(x, v, key, &c->sys_contact, 255);
 	else if (strcmp(key, "sys-location") == 0)
-		get_str(x, v, key, &c->sys_location, 255);
+		conf_str(x, v, key, &c->sys_location, 255);
 	else if (strcmp(key, "max-repetitions") == 0)
-		get_int(x, v, key, &c->max_repetitions, 1, 10000);
+		conf_int(x, v, key, &c->max_repetitions, 1, 10000);
 	else if (strcmp(key, "request-timeout-ms") == 0)
-		get_int(x, v, key, &c->request_timeout_ms, 100, 600000);
+		conf_int(x, v, key, &c->request_timeout_ms, 100, 600000);
 	else if (strcmp(key, "fabric-query-age") == 0)
-		get_int(x, v, key, &c->fabric_query_age, 10, 86400);
+		conf_int(x, v, key, &c->fabric_query_age, 10, 86400);
 	else if (strcmp(key, "fabric-query-max") == 0)
-		get_int(x, v, key, &c->fabric_query_max, 1, 1000);
+		conf_int(x, v, key, &c->fabric_query_max, 1, 1000);
 	else if (strcmp(key, "fabric-context") == 0) {
-		if (get_str(x, v, key, &c->fabric_context, 32) == 0 &&
+		if (conf_str(x, v, key, &c->fabric_context, 32) == 0 &&
 		    !valid_context(c->fabric_context))
-			cerr(x, v, "fabric-context must be a non-empty name "
+			conf_err(x, v, "fabric-context must be a non-empty name "
 			    "without '@', spaces or control characters");
 	} else if (strcmp(key, "sys-object-id-base") == 0) {
-		if (get_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
+		if (conf_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
 		    !valid_oid(c->sys_object_id_base))
-			cerr(x, v, "sys-object-id-base must be a dotted OID "
+			conf_err(x, v, "sys-object-id-base must be a dotted OID "
 			    "such as 1.3.6.1.4.1.99999");
 	}
 	else
-		unknown(x, k, key, "snmp");
+		conf_unknown(x, k, key, "snmp");
 }
 
 static void
@@ -606,17 +592,17 @@ ib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_conf *c = x->c;
 
 	if (strcmp(key, "ca") == 0)
-		get_str(x, v, key, &c->ib_ca, 64);
+		conf_str(x, v, key, &c->ib_ca, 64);
 	else if (strcmp(key, "port") == 0)
-		get_int(x, v, key, &c->ib_port, 0, 254);
+		conf_int(x, v, key, &c->ib_port, 0, 254);
 	else if (strcmp(key, "node-name-map") == 0)
-		get_path(x, v, key, &c->node_name_map, PATH_MAX);
+		conf_path(x, v, key, &c->node_name_map, PATH_MAX);
 	else if (strcmp(key, "mkey-file") == 0)
-		get_path(x, v, key, &c->mkey_file, PATH_MAX);
+		conf_path(x, v, key, &c->mkey_file, PATH_MAX);
 	else if (strcmp(key, "sa-key-file") == 0)
-		get_path(x, v, key, &c->sa_key_file, PATH_MAX);
+		conf_path(x, v, key, &c->sa_key_file, PATH_MAX);
 	else
-		unknown(x, k, key, "ib");
+		conf_unknown(x, k, key, "ib");
 }
 
 static void
@@ -626,13 +612,13 @@ store_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_conf *c = x->c;
 
 	if (strcmp(key, "path") == 0)
-		get_path(x, v, key, &c->store_path, PATH_MAX);
+		conf_path(x, v, key, &c->store_path, PATH_MAX);
 	else if (strcmp(key, "state-dir") == 0)
-		get_path(x, v, key, &c->state_dir, PATH_MAX);
+		conf_path(x, v, key, &c->state_dir, PATH_MAX);
 	else if (strcmp(key, "control-socket") == 0)
-		get_path(x, v, key, &c->control_socket, 100);
+		conf_path(x, v, key, &c->control_socket, 100);
 	else
-		unknown(x, k, key, "store");
+		conf_unknown(x, k, key, "store");
 }
 
 static void
@@ -640,9 +626,9 @@ discovery_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
 	if (strcmp(key, "interval") == 0)
-		get_int(x, v, key, &x->c->sweep_interval, 10, 86400);
+		conf_int(x, v, key, &x->c->sweep_interval, 10, 86400);
 	else
-		unknown(x, k, key, "discovery");
+		conf_unknown(x, k, key, "discovery");
 }
 
 static void
@@ -652,19 +638,19 @@ mad_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_conf *c = x->c;
 
 	if (strcmp(key, "timeout-ms") == 0)
-		get_int(x, v, key, &c->mad_timeout_ms, 10, 60000);
+		conf_int(x, v, key, &c->mad_timeout_ms, 10, 60000);
 	else if (strcmp(key, "retries") == 0)
-		get_int(x, v, key, &c->mad_retries, 0, 10);
+		conf_int(x, v, key, &c->mad_retries, 0, 10);
 	else if (strcmp(key, "hold-down") == 0)
-		get_int(x, v, key, &c->mad_hold_down, 0, 300);
+		conf_int(x, v, key, &c->mad_hold_down, 0, 300);
 	else if (strcmp(key, "max-in-flight") == 0)
-		get_int(x, v, key, &c->mad_max_inflight, 1, 1024);
+		conf_int(x, v, key, &c->mad_max_inflight, 1, 1024);
 	else if (strcmp(key, "max-in-flight-per-node") == 0)
-		get_int(x, v, key, &c->mad_max_inflight_node, 1, 64);
+		conf_int(x, v, key, &c->mad_max_inflight_node, 1, 64);
 	else if (strcmp(key, "rate-limit") == 0)
-		get_int(x, v, key, &c->mad_rate, 0, 1000000);
+		conf_int(x, v, key, &c->mad_rate, 0, 1000000);
 	else
-		unknown(x, k, key, "mad");
+		conf_unknown(x, k, key, "mad");
 }
 
 static void
@@ -673,10 +659,10 @@ ttl_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 {
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		if (strcmp(key, attr_ttls[i].key) == 0) {
-			get_int(x, v, key, &x->c->ttl[i], 0, 86400);
+			conf_int(x, v, key, &x->c->ttl[i], 0, 86400);
 			return;
 		}
-	unknown(x, k, key, "cache.ttl");
+	conf_unknown(x, k, key, "cache.ttl");
 }
 
 static void
@@ -684,9 +670,9 @@ cache_key_fn(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
 	if (strcmp(key, "ttl") == 0)
-		each_pair(x, v, "ttl", ttl_key, NULL);
+		conf_each_pair(x, v, "ttl", ttl_key, NULL);
 	else
-		unknown(x, k, key, "cache");
+		conf_unknown(x, k, key, "cache");
 }
 
 static void
@@ -694,12 +680,12 @@ log_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
 	if (strcmp(key, "level") == 0) {
-		if (get_str(x, v, key, &x->c->log_level, 16) == 0 &&
+		if (conf_str(x, v, key, &x->c->log_level, 16) == 0 &&
 		    log_level_from_name(x->c->log_level) == -1)
-			cerr(x, v, "log level must be debug, info, notice, "
+			conf_err(x, v, "log level must be debug, info, notice, "
 			    "warning or error");
 	} else
-		unknown(x, k, key, "log");
+		conf_unknown(x, k, key, "log");
 }
 
 static void
@@ -709,20 +695,20 @@ ipoib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct gw_conf *c = x->c;
 
 	if (strcmp(key, "net-dir") == 0)
-		get_path(x, v, key, &c->ipoib_net_dir, PATH_MAX);
+		conf_path(x, v, key, &c->ipoib_net_dir, PATH_MAX);
 	else if (strcmp(key, "arp-file") == 0)
-		get_path(x, v, key, &c->ipoib_arp_file, PATH_MAX);
+		conf_path(x, v, key, &c->ipoib_arp_file, PATH_MAX);
 	else if (strcmp(key, "refresh") == 0)
-		get_int(x, v, key, &c->ipoib_refresh, 0, 86400);
+		conf_int(x, v, key, &c->ipoib_refresh, 0, 86400);
 	else
-		unknown(x, k, key, "ipoib");
+		conf_unknown(x, k, key, "ipoib");
 }
 
 /* polling: a list of policies. */
 
 
-static void
-match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+void
+conf_match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
 {
 	struct store_select *p = arg;
@@ -730,7 +716,7 @@ match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 
 	p->set = 1;
 	if (strcmp(key, "type") == 0) {
-		if (get_str(x, v, key, &s, 16) == 0) {
+		if (conf_str(x, v, key, &s, 16) == 0) {
 			if (strcmp(s, "ca") == 0)
 				p->type = STORE_NODE_CA;
 			else if (strcmp(s, "switch") == 0)
@@ -738,17 +724,17 @@ match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			else if (strcmp(s, "router") == 0)
 				p->type = STORE_NODE_ROUTER;
 			else
-				cerr(x, v, "type must be ca, switch or router");
+				conf_err(x, v, "type must be ca, switch or router");
 		}
 	} else if (strcmp(key, "name") == 0)
-		get_str(x, v, key, &p->glob, 255);
+		conf_str(x, v, key, &p->glob, 255);
 	else if (strcmp(key, "regex") == 0) {
-		if (get_str(x, v, key, &p->regex_src, 255) == 0) {
+		if (conf_str(x, v, key, &p->regex_src, 255) == 0) {
 			regex_t *re = calloc(1, sizeof(*re));
 			if (re == NULL)
 				fatal("conf");
 			if (regcomp(re, p->regex_src, REG_EXTENDED | REG_NOSUB)) {
-				cerr(x, v, "bad regular expression '%s'",
+				conf_err(x, v, "bad regular expression '%s'",
 				    p->regex_src);
 				free(re);
 			} else
@@ -756,7 +742,7 @@ match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		}
 	} else if (strcmp(key, "guids") == 0) {
 		yaml_node_item_t *it;
-		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+		if (conf_want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
 			return;
 		p->nguids = 0;
 		p->guids = calloc(v->data.sequence.items.top -
@@ -766,15 +752,15 @@ match_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		for (it = v->data.sequence.items.start;
 		    it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
-			const char *g = scalar(e);
+			const char *g = conf_scalar(e);
 			if (g == NULL || store_parse_guid(g, strlen(g),
 			    &p->guids[p->nguids]) == -1)
-				cerr(x, e, "not a GUID: '%s'", g ? g : "");
+				conf_err(x, e, "not a GUID: '%s'", g ? g : "");
 			else
 				p->nguids++;
 		}
 	} else
-		unknown(x, k, key, "match");
+		conf_unknown(x, k, key, "match");
 	free(s);
 }
 
@@ -786,25 +772,25 @@ threshold_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	char *s = NULL, *end;
 
 	if (strcmp(key, "counter") == 0) {
-		if (get_str(x, v, key, &s, 64) == 0) {
+		if (conf_str(x, v, key, &s, 64) == 0) {
 			for (t->ctr = 0; t->ctr < CTR_MAX; t->ctr++)
 				if (strcmp(perf_ctrs[t->ctr].name, s) == 0)
 					break;
 			if (t->ctr == CTR_MAX) {
-				cerr(x, v, "unknown counter '%s' (IBA names, "
+				conf_err(x, v, "unknown counter '%s' (IBA names, "
 				    "e.g. SymbolErrorCounter)", s);
 				t->ctr = -1;
 			}
 		}
 	} else if (strcmp(key, "per-minute") == 0) {
-		if (get_str(x, v, key, &s, 32) == 0) {
+		if (conf_str(x, v, key, &s, 32) == 0) {
 			errno = 0;
 			t->per_minute = strtod(s, &end);
 			if (*s == '\0' || *end || errno || t->per_minute < 0)
-				cerr(x, v, "'per-minute' must be a number >= 0");
+				conf_err(x, v, "'per-minute' must be a number >= 0");
 		}
 	} else
-		unknown(x, k, key, "thresholds");
+		conf_unknown(x, k, key, "thresholds");
 	free(s);
 }
 
@@ -816,42 +802,42 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	yaml_node_item_t *it;
 
 	if (strcmp(key, "name") == 0)
-		get_str(x, v, key, &p->name, 64);
+		conf_str(x, v, key, &p->name, 64);
 	else if (strcmp(key, "match") == 0)
-		each_pair(x, v, "match", match_key, &p->match);
+		conf_each_pair(x, v, "match", conf_match_key, &p->match);
 	else if (strcmp(key, "groups") == 0) {
-		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+		if (conf_want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
 			return;
 		p->groups = 0;
 		for (it = v->data.sequence.items.start;
 		    it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
-			const char *g = scalar(e);
+			const char *g = conf_scalar(e);
 			size_t i;
 			for (i = 0; g && i < attr_npoll_groups; i++)
 				if (strcmp(g, attr_poll_groups[i].name) == 0)
 					break;
 			if (g == NULL || i == attr_npoll_groups)
-				cerr(x, e, "unknown group '%s' (nodeinfo, "
+				conf_err(x, e, "unknown group '%s' (nodeinfo, "
 				    "portinfo, counters, error-details, "
 				    "vl-counters, forwarding)", g ? g : "");
 			else
 				p->groups |= attr_poll_groups[i].bit;
 		}
 	} else if (strcmp(key, "interval") == 0)
-		get_int(x, v, key, &p->interval, 1, 86400);
+		conf_int(x, v, key, &p->interval, 1, 86400);
 	else if (strcmp(key, "ttl") == 0)
-		get_int(x, v, key, &p->ttl, 0, 86400);
+		conf_int(x, v, key, &p->ttl, 0, 86400);
 	else if (strcmp(key, "max-in-flight") == 0)
-		get_int(x, v, key, &p->max_inflight, 1, 1024);
+		conf_int(x, v, key, &p->max_inflight, 1, 1024);
 	else if (strcmp(key, "reset-counters") == 0) {
-		const char *b = scalar(v);
+		const char *b = conf_scalar(v);
 		if (b && (strcmp(b, "true") == 0 || strcmp(b, "false") == 0))
 			p->reset = b[0] == 't';
 		else
-			cerr(x, v, "'reset-counters' must be true or false");
+			conf_err(x, v, "'reset-counters' must be true or false");
 	} else if (strcmp(key, "thresholds") == 0) {
-		if (want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+		if (conf_want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
 			return;
 		p->thresholds = calloc(v->data.sequence.items.top -
 		    v->data.sequence.items.start + 1, sizeof(*p->thresholds));
@@ -861,17 +847,17 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		    it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_document_get_node(x->doc, *it);
 			struct proxy_threshold t = { -1, -1 };
-			each_pair(x, e, "thresholds", threshold_key, &t);
+			conf_each_pair(x, e, "thresholds", threshold_key, &t);
 			if (t.ctr < 0 || t.per_minute < 0) {
 				if (e->type == YAML_MAPPING_NODE)
-					cerr(x, e, "a threshold needs 'counter' "
+					conf_err(x, e, "a threshold needs 'counter' "
 					    "and 'per-minute'");
 				continue;
 			}
 			p->thresholds[p->nthresholds++] = t;
 		}
 	} else
-		unknown(x, k, key, "polling");
+		conf_unknown(x, k, key, "polling");
 }
 
 static void
@@ -881,7 +867,7 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 	yaml_node_item_t *it;
 	int n;
 
-	if (want_type(x, v, YAML_SEQUENCE_NODE, "polling") == -1)
+	if (conf_want_type(x, v, YAML_SEQUENCE_NODE, "polling") == -1)
 		return;
 	n = v->data.sequence.items.top - v->data.sequence.items.start;
 	if ((c->policies = calloc(n ? n : 1, sizeof(*c->policies))) == NULL)
@@ -897,7 +883,7 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 		p->interval = 60;
 		p->ttl = -1;
 		p->max_inflight = 16;
-		each_pair(x, e, "polling", policy_key, p);
+		conf_each_pair(x, e, "polling", policy_key, p);
 		if (e->type != YAML_MAPPING_NODE)
 			continue;
 		if (p->name == NULL) {
@@ -912,35 +898,6 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 	}
 }
 
-/* ---- events: and notify: (docs/events.md) */
-
-static void
-events_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
-    void *arg)
-{
-	struct store_event_conf *e = &x->c->events;
-	int n;
-
-	(void)arg;
-	if (strcmp(key, "history") == 0) {
-		if (get_int(x, v, key, &n, 0, 100000) == 0)
-			e->history = (unsigned)n;
-	} else if (strcmp(key, "dedup-window") == 0) {
-		if (get_int(x, v, key, &n, 0, 86400) == 0)
-			e->dedup_ms = (unsigned)n * 1000;
-	} else if (strcmp(key, "flap-changes") == 0) {
-		if (get_int(x, v, key, &n, 0, 64) == 0)
-			e->flap_changes = (unsigned)n;
-	} else if (strcmp(key, "flap-window") == 0) {
-		if (get_int(x, v, key, &n, 1, 86400) == 0)
-			e->flap_window_ms = (unsigned)n * 1000;
-	} else if (strcmp(key, "hold-down") == 0) {
-		if (get_int(x, v, key, &n, 1, 86400) == 0)
-			e->hold_down_ms = (unsigned)n * 1000;
-	} else
-		unknown(x, k, key, "events");
-}
-
 static void
 top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
     void *arg)
@@ -952,18 +909,19 @@ top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		{ "snmp", snmp_key }, { "ib", ib_key }, { "store", store_key },
 		{ "discovery", discovery_key }, { "mad", mad_key },
 		{ "cache", cache_key_fn }, { "log", log_key },
-		{ "ipoib", ipoib_key }, { "events", events_key },
+		{ "ipoib", ipoib_key }, { "events", conf_events_key },
+		{ "notify", conf_notify_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (strcmp(key, sections[i].name) == 0) {
-			each_pair(x, v, key, sections[i].fn, NULL);
+			conf_each_pair(x, v, key, sections[i].fn, NULL);
 			return;
 		}
 	if (strcmp(key, "polling") == 0)
 		parse_polling(x, v);
 	else
-		cerr(x, k, "unknown section '%s'", key);
+		conf_err(x, k, "unknown section '%s'", key);
 }
 
 static void
@@ -1077,12 +1035,12 @@ gw_conf_load(const char *path, FILE *err)
 	if (root == NULL)
 		fprintf(err, "%s:1: empty configuration\n", path), x.nerr++;
 	else
-		each_pair(&x, root, "top level", top_key, NULL);
+		conf_each_pair(&x, root, "top level", top_key, NULL);
 
 	if (root != NULL && x.c->nlisten == 0)
-		cerr(&x, root, "no snmp.listen addresses");
+		conf_err(&x, root, "no snmp.listen addresses");
 	if (root != NULL && x.c->ncommunities == 0 && x.c->nusers == 0)
-		cerr(&x, root, "no snmp.communities or snmp.users: nobody "
+		conf_err(&x, root, "no snmp.communities or snmp.users: nobody "
 		    "could query the gateway");
 	if (x.c->fabric_context == NULL)
 		x.c->fabric_context = xstrdup("fabric");
@@ -1113,7 +1071,7 @@ gw_conf_load(const char *path, FILE *err)
 	if (x.c->ipoib_arp_file == NULL)
 		x.c->ipoib_arp_file = xstrdup("/proc/net/arp");
 	if (x.c->mad_max_inflight_node > x.c->mad_max_inflight)
-		cerr(&x, root, "mad.max-in-flight-per-node (%d) exceeds "
+		conf_err(&x, root, "mad.max-in-flight-per-node (%d) exceeds "
 		    "mad.max-in-flight (%d)", x.c->mad_max_inflight_node,
 		    x.c->mad_max_inflight);
 
@@ -1201,7 +1159,7 @@ parse_sources(struct cctx *x, yaml_node_t *v, struct gw_community *cm)
 {
 	yaml_node_item_t *it;
 
-	if (want_type(x, v, YAML_SEQUENCE_NODE, "sources") == -1)
+	if (conf_want_type(x, v, YAML_SEQUENCE_NODE, "sources") == -1)
 		return;
 	cm->sources = calloc(v->data.sequence.items.top -
 	    v->data.sequence.items.start + 1, sizeof(*cm->sources));
@@ -1210,9 +1168,9 @@ parse_sources(struct cctx *x, yaml_node_t *v, struct gw_community *cm)
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	    it++) {
 		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
-		const char *a = scalar(e);
+		const char *a = conf_scalar(e);
 		if (a == NULL || parse_cidr(a, &cm->sources[cm->nsources]) == -1)
-			cerr(x, e, "not an address or prefix: '%s' (e.g. "
+			conf_err(x, e, "not an address or prefix: '%s' (e.g. "
 			    "192.0.2.0/24, 2001:db8::/32)", a ? a : "");
 		else
 			cm->nsources++;
@@ -1236,8 +1194,8 @@ community_free(struct gw_community *cm)
 }
 
 /* Passphrases are cleared, wherever a user is dropped. */
-static void
-user_free(struct gw_user *u)
+void
+conf_user_free(struct gw_user *u)
 {
 	free(u->name);
 	free_secret(u->auth_pass);
@@ -1259,7 +1217,7 @@ gw_conf_free(struct gw_conf *c)
 		community_free(&c->communities[i]);
 	free(c->communities);
 	for (int i = 0; i < c->nusers; i++)
-		user_free(&c->users[i]);
+		conf_user_free(&c->users[i]);
 	free(c->users);
 	free(c->sys_contact);
 	free(c->sys_location);
@@ -1282,6 +1240,7 @@ gw_conf_free(struct gw_conf *c)
 		free(p->thresholds);
 	}
 	free(c->policies);
+	conf_targets_free(c);
 	free(c->path);
 	free(c);
 }

@@ -55,6 +55,46 @@ struct gw_user {
 	int			 fabric_queries;
 };
 
+/* Notification targets (docs/events.md). */
+enum gw_event_cat {	/* a target's event filter, one bit each */
+	GW_CAT_LINK = 1 << 0,		/* link down/up, port changes */
+	GW_CAT_NODE = 1 << 1,		/* unreachable/reachable */
+	GW_CAT_SM = 1 << 2,		/* master changes */
+	GW_CAT_THRESHOLD = 1 << 3,
+	GW_CAT_SUBSCRIPTION = 1 << 4,	/* the SA subscription */
+	GW_CAT_TRAP = 1 << 5,		/* SMA traps the SM forwarded */
+	GW_CAT_GATEWAY = 1 << 6,	/* coldStart/warmStart */
+	GW_CAT_ALL = 0x7f
+};
+
+struct gw_target {
+	char			*name;
+	int			 line;
+	char			*address;	/* udp:HOST:PORT, udp6:... */
+	int			 version;	/* 2 (v2c) or 3 */
+	int			 inform;	/* else trap */
+	char			*community;	/* v2c */
+	struct gw_user		 user;		/* v3 (name NULL: none) */
+	/* v3 informs: the receiver's engine ID (RFC 3414 4: it is the
+	 * authoritative one), given so no discovery waits in the loop. */
+	unsigned char		 engine_id[32];
+	size_t			 engine_id_len;
+	struct store_select	 nodes;		/* unset: every node */
+	unsigned		 events;	/* GW_CAT_* */
+	int			 timeout_ms;	/* informs: per attempt */
+	int			 retries;	/*   and further attempts */
+	int			 queue;		/*   events waiting, at most */
+};
+
+/* Ports whose IF-MIB linkDown/linkUp are off (ifLinkUpDownTrapEnable
+ * disabled(2)): a node selector and port numbers (none: all). */
+struct gw_updown_off {
+	struct store_select	 nodes;
+	uint8_t			 ports[32];	/* bitmap, port 0..255 */
+	int			 any_port;
+	int			 line;
+};
+
 struct gw_conf {
 	char			*path;
 
@@ -106,6 +146,10 @@ struct gw_conf {
 	int			 npolicies;
 
 	struct store_event_conf	 events;
+	struct gw_target	*targets;
+	int			 ntargets;
+	struct gw_updown_off	*updown_off;
+	int			 nupdown_off;
 };
 
 /* Load and validate path. Every error is printed to err as

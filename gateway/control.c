@@ -26,6 +26,7 @@
 #include "codec/attr.h"
 #include "gateway/control.h"
 #include "gateway/mib.h"
+#include "gateway/notify.h"
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
@@ -236,6 +237,34 @@ cmd_events(FILE *f, const char *arg)
 	}
 }
 
+/* The notification targets and what they were sent. */
+static void
+cmd_targets(FILE *f)
+{
+	static const char *kind[] = { "trap v2c", "inform v2c", "trap v3",
+	    "inform v3" };
+	struct gw_notify_stats st;
+	const struct gw_target *t;
+	u_char eid[SNMP_MAXBUF_SMALL];
+	size_t eidlen = snmpv3_get_engineID(eid, sizeof(eid));
+
+	/* v3 trap receivers need it (snmptrapd: createUser -e ID). */
+	fprintf(f, "targets %zu engine-id 0x", gw_notify_count());
+	for (size_t i = 0; i < eidlen; i++)
+		fprintf(f, "%02x", eid[i]);
+	fputc('\n', f);
+	for (size_t i = 0; (t = gw_notify_target(i, &st)) != NULL; i++)
+		fprintf(f, "%s %s %s sent %llu acked %llu failed %llu retried "
+		    "%llu dropped %llu queued %llu filtered %llu\n", t->name,
+		    t->address, kind[(t->version == 3) * 2 + t->inform],
+		    (unsigned long long)st.sent, (unsigned long long)st.acked,
+		    (unsigned long long)st.failed,
+		    (unsigned long long)st.retried,
+		    (unsigned long long)st.dropped,
+		    (unsigned long long)st.queued,
+		    (unsigned long long)st.filtered);
+}
+
 static void
 handle(FILE *f, char *line)
 {
@@ -275,9 +304,12 @@ handle(FILE *f, char *line)
 		cmd_stats(f);
 	else if (strcmp(cmd, "events") == 0)
 		cmd_events(f, arg);
+	else if (strcmp(cmd, "targets") == 0)
+		cmd_targets(f);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
-		    "sweep, flush [NAME], stats, events [COUNT])\n", cmd);
+		    "sweep, flush [NAME], stats, events [COUNT], targets)\n",
+		    cmd);
 }
 
 static void

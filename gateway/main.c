@@ -15,6 +15,7 @@
 #include "gateway/conf.h"
 #include "gateway/control.h"
 #include "gateway/mib.h"
+#include "gateway/notify.h"
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
 #include "proxy/fetch.h"
@@ -107,6 +108,22 @@ apply_keys(const struct gw_conf *c, struct keys *k)
 			proxy_sa_refresh((enum store_sa_kind)kind);
 }
 
+/* RFC 3418 coldStart: the notification originator (re)starts; its
+ * configuration may have changed since it last ran. A reload sends
+ * nothing (docs/events.md). */
+static void
+post_start(void)
+{
+	struct store_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = STORE_EV_GW_START;
+	ev.source = STORE_SRC_GATEWAY;
+	snprintf(ev.text, sizeof(ev.text), "ibsnmpgw %s started",
+	    PACKAGE_VERSION);
+	store_event_post(&ev);
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
  * and its errors are logged as file:line. Whatever can fail comes
  * first; new listeners open before anything else is applied. */
@@ -159,6 +176,7 @@ reload(void)
 	gw_mib_set_deadline(c->request_timeout_ms);
 	gw_mib_set_sweep_interval(c->sweep_interval);
 	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
+	gw_notify_config(c);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
@@ -392,12 +410,16 @@ main(int argc, char **argv)
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
 		goto out_poll;
+	if (gw_notify_init(c) == -1)
+		goto out_poll;
+	post_start();
 
 	log_info("ready");
 	ev_run();
 	rc = 0;
 
 out_poll:
+	gw_notify_finalise();
 	gw_ctl_finalise();
 out_snmp:
 	/* Fail outstanding MADs first, so every delegated SNMP request is

@@ -1002,7 +1002,8 @@ gw_mib_init(const struct gw_conf *c)
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
 	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1 ||
-	    gw_mib_fabric_init() == -1 || gw_mib_sm_init() == -1)
+	    gw_mib_fabric_init() == -1 || gw_mib_events_init() == -1 ||
+	    gw_mib_sm_init() == -1)
 		return -1;
 	return 0;
 }
@@ -1017,4 +1018,27 @@ gw_mib_finalise(void)
 	for (int i = 0; i < mib_ncopies; i++)
 		free(mib_copies[i]);
 	mib_ncopies = 0;
+}
+
+void
+gw_context_name(const struct store_node *n, char *buf, size_t len)
+{
+	size_t w;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (n == NULL)
+		return;
+	if (n->alias != NULL && strlen(n->alias) <= 64) {
+		snprintf(buf, len, "%s", n->alias);
+		return;
+	}
+	w = strcspn(n->desc, " \t");
+	if (w > 0 && w < len && store_node_resolve(n->desc, w) == n) {
+		memcpy(buf, n->desc, w);
+		buf[w] = '\0';
+		return;
+	}
+	snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
 }

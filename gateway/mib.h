@@ -243,6 +243,7 @@ int	gw_mib_if_init(void);
 int	gw_mib_ibif_init(void);
 int	gw_mib_gwport_init(void);
 int	gw_mib_fabric_init(void);
+int	gw_mib_events_init(void);
 int	gw_mib_sm_init(void);		/* IB-SM-MIB, fabric context */
 void	gw_mib_sm_finalise(void);
 /* snmp.fabric-query-age and -max (IB-SM-MIB path and trace rows). */
@@ -253,5 +254,11 @@ void	gw_mib_set_sweep_interval(int seconds);
 /* The IBSNMPGW-MIB base (snmp.sys-object-id-base) into o; its length, 0
  * if longer than max. Set by gw_mib_system_init. */
 size_t	gw_mib_sys_base(oid *o, size_t max);
+
+/* The context name that reaches node n (ibsnmpgwNodeContext): its
+ * alias; else its description's first word when that resolves to n
+ * alone; else its GUID. "" for no node. */
+#define GW_CONTEXT_LEN	(STORE_DESC_LEN + 1)
+void	gw_context_name(const struct store_node *n, char *buf, size_t len);
 
 #endif

@@ -55,24 +55,15 @@ node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	return 0;
 }
 
-/* The alias; else the description's first word if it resolves to this
- * node alone; else the GUID, which always does. */
 static int
 nt_context(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	const struct store_node *n = row_node(e, row);
-	char buf[STORE_DESC_LEN + 1];
-	size_t w;
+	char buf[GW_CONTEXT_LEN];
 
 	if (n == NULL)
 		return GW_ABSENT;
-	if (n->alias != NULL && strlen(n->alias) <= 64)
-		return gw_val_octets(v, n->alias, strlen(n->alias));
-	w = strcspn(n->desc, " \t");
-	if (w > 0 && w < sizeof(buf) &&
-	    store_node_resolve(n->desc, w) == n)
-		return gw_val_octets(v, n->desc, w);
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->guid);
+	gw_context_name(n, buf, sizeof(buf));
 	return gw_val_octets(v, buf, strlen(buf));
 }
 

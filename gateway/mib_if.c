@@ -15,6 +15,7 @@
 #include "codec/perf.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
+#include "gateway/notify.h"
 #include "gateway/mib_node.h"
 #include "store/counters.h"
 
@@ -321,7 +322,10 @@ int_const(struct gw_val *v, long l)
 static int
 if_trap_enable(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	return int_const(v, 2);		/* disabled: no linkUp/Down traps */
+	/* notify.link-updown-disabled; else enabled(1), as RFC 2863
+	 * 3.1.3 advises for interfaces that are not sub-layers. */
+	return int_const(v, gw_notify_updown_enabled(gw_node(e),
+	    (int)row->i[0]) ? 1 : 2);
 }
 
 static int

@@ -429,12 +429,13 @@ local_link_down(void)
 /* ---- What changed since the last sweep: events (store/events.h) */
 
 static void
-post(int type, const struct store_node *n, int port, uint16_t lid,
-    const char *what)
+post_state(int type, const struct store_node *n, int port, uint16_t lid,
+    const char *what, uint8_t state)
 {
 	struct store_event ev;
 
 	memset(&ev, 0, sizeof(ev));
+	ev.data[0] = state;	/* link events: PortState after */
 	ev.type = (uint8_t)type;
 	ev.source = STORE_SRC_SWEEP;
 	ev.node_guid = n->guid;
@@ -443,6 +444,13 @@ post(int type, const struct store_node *n, int port, uint16_t lid,
 	snprintf(ev.text, sizeof(ev.text), "%s%s%s", store_node_ident(n),
 	    what ? ": " : "", what ? what : "");
 	store_event_post(&ev);
+}
+
+static void
+post(int type, const struct store_node *n, int port, uint16_t lid,
+    const char *what)
+{
+	post_state(type, n, port, lid, what, 0);
 }
 
 /* Port p of a node both sweeps read: its link went down (PortState
@@ -457,9 +465,11 @@ diff_port(const struct store_node *old, const struct store_port *o,
 	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
 		return;
 	if (p->state == 1 && o->state != 1)
-		post(STORE_EV_LINK_DOWN, old, p->num, p->lid, NULL);
+		post_state(STORE_EV_LINK_DOWN, old, p->num, p->lid, NULL,
+		    p->state);
 	else if (o->state == 1 && p->state != 1)
-		post(STORE_EV_LINK_UP, old, p->num, p->lid, NULL);
+		post_state(STORE_EV_LINK_UP, old, p->num, p->lid, NULL,
+		    p->state);
 	else if (o->state == 4 && p->state == 4 && (o->width != p->width ||
 	    o->speed != p->speed)) {
 		snprintf(what, sizeof(what), "port %u width 0x%x->0x%x speed "

@@ -9,6 +9,7 @@
  * MADs in flight and may set thresholds on counter rates. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "proxy/poller.h"
 #include "store/cache.h"
 #include "store/counters.h"
+#include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -32,6 +34,7 @@ struct poll_node {
 	int			 outstanding;
 	/* Threshold bookkeeping: totals at the last check. */
 	uint64_t		*last_totals;	/* ports x thresholds */
+	uint8_t			*above;		/* the same: rate above now */
 	int			 last_ports;	/* num_ports it was sized for */
 	uint64_t		 last_ms;
 	/* The round under way and the last one that ended. */
@@ -125,6 +128,46 @@ ttl_hook(const struct cache_key *k, enum attr_ttl cls)
 	    p->ttl : -1;
 }
 
+/* IBA 14.2.5.1: traps 129 and 130 are the SMA's own thresholds of
+ * these two counters; a policy's threshold on them stands for the
+ * trap on fabrics whose SMAs or SM send none. */
+static uint16_t
+threshold_trap(int ctr)
+{
+	if (ctr == CTR_LOCAL_INTEGRITY)
+		return 129;
+	if (ctr == CTR_EXCESS_OVERRUN)
+		return 130;
+	return 0;
+}
+
+static void
+post_threshold(const struct store_node *n, int port,
+    const struct proxy_threshold *th, double rate, const char *policy)
+{
+	struct store_event ev;
+	uint64_t r = rate * 1000 > 1e18 ? (uint64_t)1e18 :
+	    (uint64_t)(rate * 1000), l = (uint64_t)(th->per_minute * 1000);
+
+	log_warnx("threshold: %s port %d %s %.1f/min above %.1f/min (policy "
+	    "%s)", store_node_ident(n), port, perf_ctrs[th->ctr].name, rate,
+	    th->per_minute, policy);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = STORE_EV_THRESHOLD;
+	ev.source = STORE_SRC_POLLER;
+	ev.node_guid = n->guid;
+	ev.port = (uint8_t)port;
+	ev.lid = n->ports[port].lid ? n->ports[port].lid : n->lid;
+	ev.trap = threshold_trap(th->ctr);
+	for (int i = 0; i < 8; i++) {
+		ev.data[i] = (uint8_t)(r >> (56 - 8 * i));
+		ev.data[8 + i] = (uint8_t)(l >> (56 - 8 * i));
+	}
+	snprintf(ev.text, sizeof(ev.text), "%s %.1f/min above %.1f/min",
+	    perf_ctrs[th->ctr].name, rate, th->per_minute);
+	store_event_post(&ev);
+}
+
 static void
 check_thresholds(struct poll_node *pn)
 {
@@ -139,13 +182,22 @@ check_thresholds(struct poll_node *pn)
 	 * new hardware behind the GUID) starts its rates afresh. */
 	if (pn->last_totals != NULL && pn->last_ports != n->num_ports) {
 		free(pn->last_totals);
+		free(pn->above);
 		pn->last_totals = NULL;
+		pn->above = NULL;
 	}
 	if (pn->last_totals == NULL) {
-		pn->last_totals = calloc((size_t)(n->num_ports + 1) *
-		    p->nthresholds, sizeof(uint64_t));
-		if (pn->last_totals == NULL)
+		size_t cells = (size_t)(n->num_ports + 1) * p->nthresholds;
+
+		pn->last_totals = calloc(cells, sizeof(uint64_t));
+		pn->above = calloc(cells, 1);
+		if (pn->last_totals == NULL || pn->above == NULL) {
+			free(pn->last_totals);
+			free(pn->above);
+			pn->last_totals = NULL;
+			pn->above = NULL;
 			return;
+		}
 		pn->last_ports = n->num_ports;
 		pn->last_ms = 0;
 	}
@@ -156,19 +208,19 @@ check_thresholds(struct poll_node *pn)
 			continue;
 		for (int t = 0; t < p->nthresholds; t++) {
 			const struct proxy_threshold *th = &p->thresholds[t];
-			uint64_t *last = &pn->last_totals[port *
-			    p->nthresholds + t];
+			size_t cell = (size_t)port * p->nthresholds + t;
+			uint64_t *last = &pn->last_totals[cell];
 			uint64_t total = counters_acc(cp, th->ctr)->total;
 			double rate;
 
 			if (pn->last_ms && minutes > 0) {
 				rate = (total - *last) / minutes;
-				if (rate > th->per_minute)
-					log_warnx("threshold: %s port %d %s "
-					    "%.1f/min above %.1f/min (policy "
-					    "%s)", store_node_ident(n),
-					    port, perf_ctrs[th->ctr].name, rate,
-					    th->per_minute, p->name);
+				/* Crossing upward is the event; the rate
+				 * must fall back to the limit to re-arm. */
+				if (rate > th->per_minute && !pn->above[cell])
+					post_threshold(n, port, th, rate,
+					    p->name);
+				pn->above[cell] = rate > th->per_minute;
 			}
 			*last = total;
 		}
@@ -416,7 +468,9 @@ assign(void)
 			uint64_t off = htab_hash(&g, sizeof(g)) %
 			    ((uint64_t)p->interval * 1000);
 			free(pn->last_totals);
+			free(pn->above);
 			pn->last_totals = NULL;
+			pn->above = NULL;
 			pn->policy = pol;
 			ev_timer_add(&pn->timer, off);
 		}
@@ -464,6 +518,7 @@ proxy_poll_finalise(void)
 		if (poll_nodes[i]) {
 			ev_timer_del(&poll_nodes[i]->timer);
 			free(poll_nodes[i]->last_totals);
+			free(poll_nodes[i]->above);
 			free(poll_nodes[i]);
 		}
 	free(poll_nodes);

@@ -55,6 +55,7 @@ static const char *type_names[STORE_EV_MAX] = {
 	[STORE_EV_SUB_LOST] = "subscription-lost",
 	[STORE_EV_SUB_RESTORED] = "subscription-restored",
 	[STORE_EV_TRAP] = "trap",
+	[STORE_EV_GW_START] = "gateway-start",
 };
 
 const char *

@@ -23,6 +23,8 @@ enum store_event_type {
 	STORE_EV_SUB_LOST,		/* SA event subscription */
 	STORE_EV_SUB_RESTORED,
 	STORE_EV_TRAP,			/* an SMA trap as the SM forwarded it */
+	STORE_EV_GW_START,		/* the gateway started (RFC 3418
+					 * coldStart) */
 	STORE_EV_MAX
 };
 

@@ -247,6 +247,62 @@ class Fabric:
         return out
 
 
+def free_udp_port():
+    """A UDP port on 127.0.0.1 that nothing uses now."""
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class TrapSink:
+    """pysnmp's notification receiver (tests/integration/trapsink.py) on
+    127.0.0.1:port: v2c with community, and v3 traps of v3 = (user,
+    auth pass, priv pass, sender engine ID hex) if given."""
+
+    def __init__(self, community="public", v3=None, port=None):
+        self.port = port or free_udp_port()
+        self.dir = tempfile.mkdtemp(prefix="ibsnmpgw-sink-")
+        self.out = os.path.join(self.dir, "sink.jsonl")
+        args = [str(self.port), community] + list(v3 or ())
+        self.proc = subprocess.Popen(
+            ["/usr/bin/python3", os.path.join(os.path.dirname(
+                os.path.abspath(__file__)), "trapsink.py")] + args,
+            stdout=open(self.out, "a"),
+            stderr=open(os.path.join(self.dir, "sink.err"), "w"))
+        atexit.register(self.stop)
+        end = time.time() + 15
+        while time.time() < end and '"ready"' not in self._read():
+            time.sleep(0.05)
+
+    def _read(self):
+        try:
+            with open(self.out) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def notes(self):
+        """Every notification so far: dicts with pdu, security, model,
+        context and varbinds ([oid, value]; strings as hex)."""
+        import json
+        return [d for d in (json.loads(line) for line in
+                            self._read().splitlines()) if "pdu" in d]
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
 def build_shim(fab):
     """Compile fault_shim.c into the fabric's directory: the .so path, or
     the compiler's complaint (None without a compiler)."""

@@ -222,6 +222,90 @@ test_fabric_queries(void **state)
 	    "range"));
 }
 
+/* notify: targets and link-updown-disabled; events: limits. */
+static void
+test_notify(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: public}]\n"
+	    "events:\n"
+	    "  history: 50\n"
+	    "notify:\n"
+	    "  targets:\n"
+	    "    - {name: nms, address: \"udp:127.0.0.1:162\", community: c,\n"
+	    "       events: [link, node]}\n"
+	    "    - name: v3\n"
+	    "      address: \"udp6:[::1]:162\"\n"
+	    "      version: 3\n"
+	    "      type: inform\n"
+	    "      engine-id: \"0x80001f8804616263\"\n"
+	    "      queue: 10\n"
+	    "      nodes: {type: switch}\n"
+	    "      user: {name: u, auth-protocol: SHA, auth-passphrase: "
+	    "abcdefgh}\n"
+	    "  link-updown-disabled:\n"
+	    "    - {nodes: {name: \"leaf*\"}, ports: [1, 36]}\n"
+	    "    - {nodes: {type: ca}}\n", err, sizeof(err));
+
+	assert_string_equal(err, "");
+	assert_non_null(c);
+	assert_int_equal(c->events.history, 50);
+	assert_int_equal(c->ntargets, 2);
+	assert_string_equal(c->targets[0].name, "nms");
+	assert_int_equal(c->targets[0].version, 2);
+	assert_int_equal(c->targets[0].inform, 0);
+	assert_int_equal(c->targets[0].events, GW_CAT_LINK | GW_CAT_NODE);
+	assert_int_equal(c->targets[0].timeout_ms, 1000);
+	assert_int_equal(c->targets[1].version, 3);
+	assert_int_equal(c->targets[1].inform, 1);
+	assert_int_equal(c->targets[1].engine_id_len, 8);
+	assert_int_equal(c->targets[1].engine_id[7], 'c');
+	assert_int_equal(c->targets[1].events, GW_CAT_ALL);
+	assert_int_equal(c->targets[1].queue, 10);
+	assert_int_equal(c->targets[1].nodes.type, STORE_NODE_SWITCH);
+	assert_int_equal(c->nupdown_off, 2);
+	assert_int_equal(c->updown_off[0].any_port, 0);
+	assert_int_equal(c->updown_off[0].ports[0], 1 << 1);
+	assert_int_equal(c->updown_off[0].ports[4], 1 << 4);
+	assert_int_equal(c->updown_off[1].any_port, 1);
+	gw_conf_free(c);
+
+	c = load("notify:\n"
+	    "  targets:\n"
+	    "    - {name: a, address: \"udp:127.0.0.1:162\"}\n"
+	    "    - {name: b, address: \"tcp:1.2.3.4:162\", community: c}\n"
+	    "    - {name: c, address: \"udp:127.0.0.1:162\", community: c,\n"
+	    "       events: [links]}\n"
+	    "    - {name: d, address: \"udp:127.0.0.1:162\", version: 3,\n"
+	    "       type: inform, user: {name: u, auth-protocol: SHA,\n"
+	    "       auth-passphrase: abcdefgh}}\n"
+	    "    - {name: e, address: \"udp:127.0.0.1:162\", version: 3,\n"
+	    "       engine-id: \"0x1234\", user: {name: u,\n"
+	    "       auth-protocol: SHA, auth-passphrase: abcdefgh}}\n"
+	    "    - {name: f, address: \"udp:127.0.0.1:162\", community: c}\n"
+	    "    - {name: f, address: \"udp:127.0.0.1:163\", community: c}\n"
+	    "    - {name: g, address: \"udp:127.0.0.1:162\", version: 3}\n"
+	    "  link-updown-disabled:\n"
+	    "    - {ports: [256]}\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":3: target 'a': version 2c needs a "
+	    "'community'"));
+	assert_non_null(strstr(err, ":4: address 'tcp:1.2.3.4:162'"));
+	assert_non_null(strstr(err, ":6: unknown event kind 'links'"));
+	assert_non_null(strstr(err, ":7: target 'd': a version 3 inform "
+	    "needs the receiver's 'engine-id'"));
+	assert_non_null(strstr(err, ":11: engine-id must be 0x and 5 to 32 "
+	    "bytes"));
+	assert_non_null(strstr(err, ":14: duplicate target 'f' (first at "
+	    "line 13)"));
+	assert_non_null(strstr(err, ":15: target 'g': version 3 needs a "
+	    "'user'"));
+	assert_non_null(strstr(err, ":17: 'ports' is 256, out of range"));
+}
+
 /* Listeners are compared in normalised form (reloads open only what is
  * new); a reload opens new ones before closing old ones, so at most
  * GW_MAX_LISTEN. */
@@ -515,6 +599,7 @@ main(void)
 		cmocka_unit_test(test_polling),
 		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),
+		cmocka_unit_test(test_notify),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

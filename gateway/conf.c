@@ -601,6 +601,8 @@ ib_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		conf_path(x, v, key, &c->mkey_file, PATH_MAX);
 	else if (strcmp(key, "sa-key-file") == 0)
 		conf_path(x, v, key, &c->sa_key_file, PATH_MAX);
+	else if (strcmp(key, "sim-issm") == 0)
+		conf_bool(x, v, key, &c->sim_issm);
 	else
 		conf_unknown(x, k, key, "ib");
 }
@@ -929,6 +931,7 @@ set_defaults(struct gw_conf *c)
 {
 	c->ib_port = 0;
 	c->sweep_interval = 300;
+	c->sm_events = 1;
 	c->ipoib_refresh = 60;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;

@@ -146,6 +146,8 @@ struct gw_conf {
 	int			 npolicies;
 
 	struct store_event_conf	 events;
+	int			 sm_events;	/* events.sm-events */
+	int			 sim_issm;	/* ib.sim-issm */
 	struct gw_target	*targets;
 	int			 ntargets;
 	struct gw_updown_off	*updown_off;

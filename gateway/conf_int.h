@@ -29,6 +29,8 @@ int	conf_want_type(struct cctx *x, const yaml_node_t *n,
 	    yaml_node_type_t t, const char *what);
 int	conf_str(struct cctx *x, const yaml_node_t *n, const char *key,
 	    char **out, size_t max);
+void	conf_bool(struct cctx *x, const yaml_node_t *n, const char *key,
+	    int *out);
 int	conf_int(struct cctx *x, const yaml_node_t *n, const char *key,
 	    int *out, long lo, long hi);
 void	conf_each_pair(struct cctx *x, yaml_node_t *map, const char *what,

@@ -35,6 +35,8 @@ conf_events_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 	} else if (strcmp(key, "hold-down") == 0) {
 		if (conf_int(x, v, key, &n, 1, 86400) == 0)
 			e->hold_down_ms = (unsigned)n * 1000;
+	} else if (strcmp(key, "sm-events") == 0) {
+		conf_bool(x, v, key, &x->c->sm_events);
 	} else
 		conf_unknown(x, k, key, "events");
 }

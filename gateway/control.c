@@ -30,6 +30,7 @@
 #include "gateway/snmp.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
+#include "proxy/inform.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/sa.h"
@@ -149,6 +150,7 @@ cmd_stats(FILE *f)
 	struct gw_snmp_stats g;
 	struct proxy_sweep_stats s;
 	struct proxy_sa_stats sa;
+	struct proxy_inform_stats inf;
 	uint64_t commits, rows;
 
 	proxy_mad_get_stats(&m);
@@ -193,6 +195,16 @@ cmd_stats(FILE *f)
 	    (unsigned long long)sa.truncated,
 	    store_sa_peek(STORE_SA_MCMEMBER)->n,
 	    store_sa_peek(STORE_SA_SERVICE)->n);
+	proxy_inform_get_stats(&inf);
+	fprintf(f, "sm-events %s sm-lid %u subscriptions %llu failures %llu "
+	    "lost %llu reports %llu malformed %llu requests %llu unexpected "
+	    "%llu\n", inf.state, inf.sm_lid,
+	    (unsigned long long)inf.subscriptions,
+	    (unsigned long long)inf.failures, (unsigned long long)inf.lost,
+	    (unsigned long long)inf.reports,
+	    (unsigned long long)inf.malformed,
+	    (unsigned long long)m.requests,
+	    (unsigned long long)m.unexpected);
 }
 
 /* The last events kept (store/events.h), oldest first: time, seq,

@@ -20,6 +20,7 @@
 #include "proxy/discover.h"
 #include "proxy/fetch.h"
 #include "proxy/health.h"
+#include "proxy/inform.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/sa.h"
@@ -177,6 +178,8 @@ reload(void)
 	gw_mib_set_sweep_interval(c->sweep_interval);
 	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
 	gw_notify_config(c);
+	proxy_mad_set_issm(c->sim_issm);
+	proxy_inform_set(c->sm_events);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
@@ -212,6 +215,7 @@ sweep_done(void *arg)
 	 * the fabric context finds them (two MADs per sweep). */
 	for (int k = 0; k < STORE_SA_MAX; k++)
 		proxy_sa_refresh((enum store_sa_kind)k);
+	proxy_inform_check();	/* one GetTable: still subscribed? */
 }
 
 /* The local port is back: sweep at once, so the inventory is
@@ -390,6 +394,7 @@ main(int argc, char **argv)
 	    c->ipoib_arp_file, c->ipoib_refresh) == -1)
 		goto out_cache;
 	proxy_health_init(c->mad_hold_down);
+	proxy_mad_set_issm(c->sim_issm);
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
 	    c->mad_max_inflight_node) == -1)
@@ -406,6 +411,7 @@ main(int argc, char **argv)
 	    proxy_discover_init(c->sweep_interval) == -1)
 		goto out_snmp;
 	proxy_sa_init();
+	proxy_inform_init(c->sm_events);
 	proxy_discover_on_done(sweep_done, NULL);
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
@@ -425,6 +431,7 @@ out_snmp:
 	/* Fail outstanding MADs first, so every delegated SNMP request is
 	 * answered before its session closes, and the sweep's and poller's
 	 * completions run while their state still exists. */
+	proxy_inform_finalise();
 	proxy_sa_finalise();
 	proxy_mad_finalise();
 	proxy_discover_finalise();

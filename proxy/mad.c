@@ -1,6 +1,8 @@
 /* proxy_mad: MAD engine on libibumad, encoding with libibmad. */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -90,6 +92,15 @@ static void			(*mad_up_fn)(void *);
 static void			*mad_up_arg;
 static uint64_t			 mad_state_checked;
 static uint64_t			 mad_send_errs, mad_send_err_logged;
+/* Requests to us (SA Reports; SMInfo under ibsim's IsSM): the handler
+ * and, with IsSM, the issm device that keeps the capability set. */
+static proxy_mad_request_fn	 mad_req_fn;
+static void			*mad_req_arg;
+static int			 mad_issm, mad_issm_fd = -1;
+static int			 mad_reports;	/* SA agent takes Reports */
+static uint64_t			 mad_port_guid;
+
+static void	issm_open(void);
 #define BACKOFF_MIN_MS	1000
 #define BACKOFF_MAX_MS	60000
 
@@ -425,6 +436,51 @@ mad_dispatch(void)
 	arm_timer();
 }
 
+/* ibsim with IsSM set: the SM's SubnGet(SMInfo) to our port (IBA
+ * 14.4.1) comes to us, and its sweeps wait for the answer. We are no
+ * SM: SMInfo of state NOTACTIVE, priority 0 (Table 185). */
+static int
+answer_sminfo(const uint8_t *umad, const uint8_t *mad, size_t len)
+{
+	uint8_t resp[PROXY_MAD_SIZE];
+
+	if (!mad_issm || len < PROXY_MAD_SIZE || mad[3] != IB_MAD_METHOD_GET ||
+	    (mad[16] << 8 | mad[17]) != IB_ATTR_SMINFO)
+		return 0;
+	memcpy(resp, mad, PROXY_MAD_SIZE);
+	resp[3] = IB_MAD_METHOD_GET_RESPONSE;
+	resp[4] = mad[1] == ATTR_CLASS_SMI_DR ? 0x80 : 0;	/* D bit */
+	resp[5] = 0;
+	memset(resp + SMP_DATA_OFFS, 0, SMP_DATA_SIZE);
+	for (int i = 0; i < 8; i++)	/* GUID: our port's */
+		resp[SMP_DATA_OFFS + i] = (uint8_t)(mad_port_guid >>
+		    (56 - 8 * i));
+	return proxy_mad_respond(umad, resp, PROXY_MAD_SIZE) == 0;
+}
+
+static void
+handle_request(uint8_t *umad, int len)
+{
+	const uint8_t *mad = umad_get_mad(umad);
+	size_t mlen = (size_t)len - umad_size();
+
+	mad_st.requests++;
+	if (mad[1] == ATTR_CLASS_SMI || mad[1] == ATTR_CLASS_SMI_DR) {
+		if (!answer_sminfo(umad, mad, mlen))
+			log_debug("mad: SMP request method 0x%02x attribute "
+			    "0x%02x%02x to us ignored", mad[3], mad[16],
+			    mad[17]);
+		return;
+	}
+	if (mad_req_fn == NULL || mad_req_fn(mad_req_arg, umad, mad, mlen) !=
+	    0) {
+		mad_st.unexpected++;
+		log_debug("mad: request class 0x%02x method 0x%02x attribute "
+		    "0x%02x%02x to us ignored", mad[1], mad[3], mad[16],
+		    mad[17]);
+	}
+}
+
 static void
 handle_answer(uint8_t *umad, int len)
 {
@@ -438,6 +494,13 @@ handle_answer(uint8_t *umad, int len)
 		log_warnx("mad: %d-octet answer dropped",
 		    len - (int)umad_size());
 		mad_st.malformed++;
+		return;
+	}
+	if (!(mad[3] & 0x80) && umad_status(umad) != ETIMEDOUT) {
+		/* A request to us (method without the response bit,
+		 * IBA 13.4.5): not an answer to anything of ours. (The
+		 * kernel hands back our own request on its timeout.) */
+		handle_request(umad, len);
 		return;
 	}
 	tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
@@ -688,6 +751,64 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	return 0;
 }
 
+void
+proxy_mad_on_request(proxy_mad_request_fn fn, void *arg)
+{
+	mad_req_fn = fn;
+	mad_req_arg = arg;
+}
+
+int
+proxy_mad_takes_reports(void)
+{
+	return mad_fd >= 0 && mad_reports;
+}
+
+void
+proxy_mad_set_issm(int on)
+{
+	mad_issm = on;
+	if (on && mad_fd >= 0)
+		issm_open();
+	else if (!on && mad_issm_fd >= 0) {
+		close(mad_issm_fd);
+		mad_issm_fd = -1;
+	}
+}
+
+/* The answer to a request we received (req: its umad, for the address:
+ * the requester's LID, QP, SL and P_Key index; IBA 13.5.1.2 answers go
+ * back to where the request came from). */
+int
+proxy_mad_respond(const void *req, const uint8_t *mad, size_t len)
+{
+	const ib_mad_addr_t *from = umad_get_mad_addr((void *)req);
+	uint8_t buf[sizeof(struct ib_user_mad) + PROXY_MAD_SIZE];
+	int agent;
+
+	if (mad_fd < 0 || len > PROXY_MAD_SIZE)
+		return -1;
+	switch (mad[1]) {
+	case ATTR_CLASS_SMI_DR: agent = mad_agent_dr; break;
+	case ATTR_CLASS_SMI: agent = mad_agent_lid; break;
+	case IB_SA_CLASS: agent = mad_agent_sa; break;
+	default: agent = mad_agent_perf; break;
+	}
+	memset(buf, 0, sizeof(buf));
+	umad_set_addr(buf, ntohs(from->lid), ntohl(from->qpn), from->sl,
+	    mad[1] == ATTR_CLASS_SMI || mad[1] == ATTR_CLASS_SMI_DR ? 0 :
+	    IB_DEFAULT_QP1_QKEY);
+	umad_set_pkey(buf, from->pkey_index);
+	memcpy(umad_get_mad(buf), mad, len);
+	if (umad_send(mad_fd, agent, buf, (int)len, 0, 0) < 0) {
+		log_warnx("mad: answer to class 0x%02x method 0x%02x not sent",
+		    mad[1], mad[3]);
+		return -1;
+	}
+	mad_st.responses++;
+	return 0;
+}
+
 size_t
 proxy_mad_answer_len(void)
 {
@@ -753,6 +874,50 @@ proxy_mad_set_rate(int per_second)
 	mad_tokens_at = ev_now();
 }
 
+/* The SA agent: RMPP version 1 (the kernel reassembles the SA's multi-
+ * segment answers, IBA 13.6, and acknowledges the segments), and the
+ * Report method (13.4.5 Table 104, 0x06), so the SA's Reports of the
+ * traps we subscribe to reach us (IBA 13.4.8.2). Only one agent per
+ * port may take a class's method: if another has it, queries still
+ * work and SM events come from sweeps alone. */
+static int
+register_sa(void)
+{
+	long mask[16 / sizeof(long)];
+	const unsigned bits = 8 * sizeof(long);
+
+	memset(mask, 0, sizeof(mask));
+	mask[IB_MAD_METHOD_REPORT / bits] |= 1L << (IB_MAD_METHOD_REPORT %
+	    bits);
+	mad_agent_sa = umad_register(mad_fd, IB_SA_CLASS, 2, 1, mask);
+	mad_reports = mad_agent_sa >= 0;
+	if (mad_agent_sa < 0) {
+		mad_agent_sa = umad_register(mad_fd, IB_SA_CLASS, 2, 1, NULL);
+		if (mad_agent_sa >= 0)
+			log_warnx("mad: another agent on %s port %d takes SA "
+			    "Reports: no SM events, sweeps only", mad_ca,
+			    mad_port);
+	}
+	return mad_agent_sa;
+}
+
+/* ib.sim-issm: set IsSM on the port (opening the issm device, as an SM
+ * does) so that ibsim delivers requests to us at all: it forwards SA
+ * Reports only to clients of IsSM ports. Never on hardware: the port
+ * would look like a standby SM to the fabric's SM. */
+static void
+issm_open(void)
+{
+	char path[256];
+
+	if (mad_issm_fd >= 0)
+		return;
+	if (umad_get_issm_path(mad_ca, mad_port, path, sizeof(path)) < 0 ||
+	    (mad_issm_fd = open(path, O_RDWR)) < 0)
+		log_warn("mad: cannot set IsSM (ib.sim-issm) on %s port %d",
+		    mad_ca, mad_port);
+}
+
 /* Open the port and register the classes; -1 leaves it closed. */
 static int
 port_open(void)
@@ -765,14 +930,13 @@ port_open(void)
 	    NULL)) < 0 ||
 	    (mad_agent_perf = umad_register(mad_fd, ATTR_CLASS_PERF, 1, 0,
 	    NULL)) < 0 ||
-	    /* RMPP version 1: the kernel reassembles the SA's multi-
-	     * segment answers (IBA 13.6) and acknowledges the segments. */
-	    (mad_agent_sa = umad_register(mad_fd, IB_SA_CLASS, 2, 1,
-	    NULL)) < 0) {
+	    register_sa() < 0) {
 		umad_close_port(mad_fd);
 		mad_fd = -1;
 		return -1;
 	}
+	if (mad_issm)
+		issm_open();
 	return 0;
 }
 
@@ -915,6 +1079,7 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	}
 	snprintf(mad_ca, sizeof(mad_ca), "%s", p.ca_name);
 	mad_port = p.portnum;
+	mad_port_guid = be64toh(p.port_guid);
 	umad_release_port(&p);
 	if (port_open() == -1) {
 		log_warnx("mad: cannot open %s port %d or register its "
@@ -961,6 +1126,9 @@ proxy_mad_finalise(void)
 	if (mad_fd >= 0)
 		umad_close_port(mad_fd);
 	mad_fd = -1;
+	if (mad_issm_fd >= 0)
+		close(mad_issm_fd);	/* IsSM off again */
+	mad_issm_fd = -1;
 	if (mad_wake[0] >= 0) {
 		struct mad_rx *rx, *nx;
 		ev_fd_del(mad_wake[0]);

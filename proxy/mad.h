@@ -59,6 +59,9 @@ struct proxy_mad_stats {
 	uint64_t throttled;	/* times the rate limit held MADs back */
 	uint64_t inflight, queued;
 	uint64_t port_failures;	/* times the local port went down */
+	uint64_t requests;	/* requests to us (SA Reports, SMInfo) */
+	uint64_t unexpected;	/* of those, none of ours took */
+	uint64_t responses;	/* answers we sent to requests */
 	uint64_t reopens;	/* and came back */
 	int	 port_down;
 };
@@ -111,6 +114,19 @@ void	proxy_mad_on_port_up(void (*fn)(void *), void *arg);
 /* Octets of the answer the current callback was given. */
 size_t	proxy_mad_answer_len(void);
 int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);
+
+/* Requests to us, not answers (the SA's Reports, IBA 13.4.8.2): mad is
+ * the whole MAD, req what proxy_mad_respond needs to answer it. Return
+ * 0 if taken, -1 if not ours (counted as unexpected). */
+typedef int (*proxy_mad_request_fn)(void *arg, const void *req,
+    const uint8_t *mad, size_t len);
+void	proxy_mad_on_request(proxy_mad_request_fn fn, void *arg);
+/* Send mad (len octets, a response method) back to req's sender. */
+int	proxy_mad_respond(const void *req, const uint8_t *mad, size_t len);
+/* Whether the SA agent receives Reports (no other agent has them). */
+int	proxy_mad_takes_reports(void);
+/* ib.sim-issm: set IsSM on the port, answer SMInfo as NOTACTIVE. */
+void	proxy_mad_set_issm(int on);
 
 /* MAD status of an answer (IBA 13.4.7 Table 119); for DR SMPs the D
  * bit and hop fields are excluded. */

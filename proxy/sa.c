@@ -119,8 +119,8 @@ one_mad:
 
 /* The master SM's LID: the last sweep's SMInfo (state master, 14.2.5.13)
  * and the inventory's LID of its port; else the local port's MasterSMLID. */
-static uint16_t
-sm_lid(uint64_t *key)
+uint16_t
+proxy_sa_master_lid(uint64_t *key)
 {
 	struct proxy_local_port lp;
 	size_t i;
@@ -261,7 +261,7 @@ submit(enum store_sa_kind kind, int pass)
 	uint64_t key = 0;
 	uint16_t lid;
 
-	if ((lid = sm_lid(&key)) == 0)
+	if ((lid = proxy_sa_master_lid(&key)) == 0)
 		return -1;
 	a.node_key = key;
 	a.target.lid = lid;
@@ -289,7 +289,7 @@ proxy_sa_refresh(enum store_sa_kind kind)
 	if (sa_failed_at[kind] != 0 && ev_now() - sa_failed_at[kind] <
 	    (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000)
 		return;
-	if (sm_lid(&key) == 0)
+	if (proxy_sa_master_lid(&key) == 0)
 		return;		/* no SM yet: nothing to ask */
 	acc_drop(kind);
 	if (submit(kind, 0) == -1) {
@@ -337,7 +337,7 @@ proxy_sa_query(uint8_t method, uint16_t attr, uint64_t comp_mask,
 	uint64_t key = 0;
 	uint16_t lid;
 
-	if (!sa_on || len > IB_SA_DATA_SIZE || (lid = sm_lid(&key)) == 0) {
+	if (!sa_on || len > IB_SA_DATA_SIZE || (lid = proxy_sa_master_lid(&key)) == 0) {
 		errno = EHOSTUNREACH;
 		return -1;
 	}

@@ -28,6 +28,9 @@ void	proxy_sa_finalise(void);
  * less than the error TTL ago. */
 void	proxy_sa_refresh(enum store_sa_kind kind);
 void	proxy_sa_get_stats(struct proxy_sa_stats *st);
+/* The master SM's LID (0: unknown); *key: its port GUID, for the MAD
+ * engine's per-node queue. */
+uint16_t proxy_sa_master_lid(uint64_t *key);
 /* SA methods a caller may ask with (IBA 15.2.2 Table 186). */
 #define PROXY_SA_GET_TABLE	0x12
 #define PROXY_SA_GET_MULTI	0x14	/* sent as an RMPP transfer */

@@ -270,6 +270,20 @@ store_event_post(struct store_event *ev)
 	return 1;
 }
 
+int
+store_event_link_state(uint64_t guid, uint8_t port)
+{
+	struct ev_key k;
+	const struct ev_state *st;
+
+	memset(&k, 0, sizeof(k));
+	k.guid = guid;
+	k.port = port;
+	k.cls = CLS_LINK;
+	st = htab_get(&ev_states, &k, sizeof(k));
+	return st != NULL ? st->last : 0;
+}
+
 /* ---- Setup */
 
 int

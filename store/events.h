@@ -80,6 +80,9 @@ const struct store_event *store_event_at(size_t i);
 /* The event with sequence number seq, or NULL (aged out). */
 const struct store_event *store_event_by_seq(uint64_t seq);
 void	store_event_get_stats(struct store_event_stats *st);
+/* The last link event type posted for a port (damped ones included),
+ * 0 if none: where the stream thinks the link is. */
+int	store_event_link_state(uint64_t guid, uint8_t port);
 const char *store_event_type_name(int type);
 const char *store_event_source_name(int source);
 

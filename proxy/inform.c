@@ -1,0 +1,663 @@
+/* proxy_inform: the master SM's events (IBA 13.4.8). The gateway
+ * subscribes at the SA with SubnAdmSet(InformInfo) (15.4.3, attribute
+ * 0x0003) to the SMA traps (14.2.5.1: 128-131, 144, 145, and 256-259
+ * when it holds the SA key) and to the SM's GID in/out of service
+ * (64, 65), answers every Report(Notice) with ReportResp (13.4.8.2) and
+ * posts it to the event stream. A Trap 128 also reads the switch's
+ * ports' PortInfo at once, so link changes are events within
+ * milliseconds rather than at the next sweep.
+ *
+ * Every sweep checks the subscription with SubnAdmGetTable(
+ * InformInfoRecord) for our port GID; gone (the SM restarted), or made
+ * at another master, it is made again, and subscription-lost and
+ * -restored are posted. Nothing here blocks: every MAD goes through the
+ * engine with its caps, timeout and retries. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "codec/attr.h"
+#include "codec/smp.h"
+#include "proxy/inform.h"
+#include "proxy/mad.h"
+#include "proxy/sa.h"
+#include "store/cache.h"
+#include "store/events.h"
+#include "store/store.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+#define ATTR_NOTICE		0x0002	/* IBA 13.4.8.2 Table 106 */
+#define ATTR_INFORM_INFO	0x0003	/* 13.4.8.3 Table 107 */
+#define ATTR_INFORM_RECORD	0x00f3	/* 15.2.5.12 Table 214 */
+#define INFORM_LEN		36
+#define NOTICE_OFFS		IB_SA_DATA_OFFS	/* 56: after the SA header */
+#define NOTICE_LEN		80
+#define RETRY_MS		10000	/* after a failed subscription */
+
+static const uint16_t sub_traps[] = { 64, 65, 128, 129, 130, 131, 144, 145,
+    256, 257, 258, 259 };
+#define NTRAPS	(sizeof(sub_traps) / sizeof(sub_traps[0]))
+
+enum sub_state { SUB_OFF, SUB_PENDING, SUB_UP, SUB_FAILED };
+
+static int		 inf_on;
+static enum sub_state	 inf_state;
+static uint16_t		 inf_sm_lid;	/* where the subscription is */
+static unsigned		 inf_pending, inf_ok, inf_failed;
+static uint32_t		 inf_gen;	/* of the current round */
+static int		 inf_lost;	/* restored is news */
+static int		 inf_verifying;
+static struct ev_timer	 inf_timer;
+static struct proxy_inform_stats inf_st;
+
+static void	subscribe(void);
+static int	report_cb(void *arg, const void *req, const uint8_t *mad,
+		    size_t len);
+
+/* ---- Events */
+
+static void
+post(int type, const struct store_node *n, uint8_t port, uint16_t lid,
+    uint16_t trap, const uint8_t *data, size_t dlen, const char *text)
+{
+	struct store_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint8_t)type;
+	ev.source = STORE_SRC_SM;
+	ev.node_guid = n ? n->guid : 0;
+	ev.port = port;
+	ev.lid = lid;
+	ev.trap = trap;
+	if (data != NULL)
+		memcpy(ev.data, data, dlen < sizeof(ev.data) ? dlen :
+		    sizeof(ev.data));
+	snprintf(ev.text, sizeof(ev.text), "%s%s%s", n ?
+	    store_node_ident(n) : "", n ? ": " : "", text);
+	store_event_post(&ev);
+}
+
+static void
+post_sub(int type, const char *text)
+{
+	post(type, NULL, 0, inf_sm_lid, 0, NULL, 0, text);
+}
+
+/* ---- Trap 128: which ports changed (the Notice names the switch) */
+
+struct port_read {
+	uint64_t	guid;
+	uint8_t		port;
+	uint16_t	lid;
+	uint8_t		peer;		/* read for its peer: no further */
+	uint8_t		by_lid;		/* the second try */
+};
+
+static void	read_port(const struct store_node *n, int port, uint16_t lid,
+		    int peer);
+static int	submit_read(const struct store_node *n, struct port_read *pr);
+
+/* Post a port's link event if the stream has it elsewhere (or, never
+ * reported on, the inventory does). Returns 1 if posted. */
+static int
+link_changed(const struct store_node *n, uint8_t port, uint16_t lid,
+    uint8_t state, uint16_t trap)
+{
+	int was = store_event_link_state(n->guid, port), now;
+	struct store_event ev;
+
+	if (was == 0) {
+		const struct store_port *p = &n->ports[port];
+
+		if (!p->valid || p->state == 0)
+			return 0;
+		was = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
+	}
+	now = state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
+	if (now == was)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint8_t)now;
+	ev.source = STORE_SRC_SM;
+	ev.node_guid = n->guid;
+	ev.port = port;
+	ev.lid = lid;
+	ev.trap = trap;
+	ev.data[0] = state;	/* PortState after, as the sweep's */
+	snprintf(ev.text, sizeof(ev.text), "%s", store_node_ident(n));
+	store_event_post(&ev);
+	return 1;
+}
+
+static void
+port_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct port_read *pr = arg;
+	const struct store_node *n = store_node_by_guid(pr->guid), *peer;
+	const struct store_port *p;
+	struct smp_portinfo pi;
+
+	if (status != 0 && status != -EIO && n != NULL && !pr->by_lid &&
+	    pr->lid != 0) {
+		/* The sweep's route crossed the link that went down:
+		 * by LID, once the SM has routed around it. */
+		pr->by_lid = 1;
+		if (submit_read(n, pr) == 0)
+			return;
+	}
+	if (status != 0 || n == NULL || pr->port > n->num_ports ||
+	    smp_decode_portinfo(mad + SMP_DATA_OFFS, SMP_DATA_SIZE, &pi) ||
+	    pi.state == 0 || !link_changed(n, pr->port, pr->lid, pi.state,
+	    128) || pr->peer) {
+		free(pr);
+		return;
+	}
+	/* Trap 128 names one end of a link. The other end, if a switch
+	 * (reachable by other routes when this link is down), is read
+	 * too; a CA's port is reported by traps 64/65. */
+	p = &n->ports[pr->port];
+	peer = p->remote_guid ? store_node_by_guid(p->remote_guid) : NULL;
+	if (peer != NULL && peer->type == STORE_NODE_SWITCH &&
+	    p->remote_port <= peer->num_ports && peer->lid != 0)
+		read_port(peer, p->remote_port, peer->lid, 1);
+	free(pr);
+}
+
+/* PortInfo of one port, first by the sweep's directed route: LID
+ * routes may still lead over the link that just went down until the
+ * SM has swept (IBA 14.2.2: DR SMPs do not use the forwarding
+ * tables). */
+static int
+submit_read(const struct store_node *n, struct port_read *pr)
+{
+	struct proxy_mad_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.node_key = n->guid;
+	if (pr->by_lid || (n->route.cnt == 0 && n->route.hop[0] == 0xff)) {
+		a.target.lid = pr->lid;
+		a.mgmt_class = ATTR_CLASS_SMI;
+		pr->by_lid = 1;
+	} else {
+		a.target.path = n->route;
+		a.mgmt_class = ATTR_CLASS_SMI_DR;
+	}
+	a.method = IB_MAD_METHOD_GET;
+	a.attr_id = IB_ATTR_PORT_INFO;
+	a.attr_mod = pr->port;
+	a.optional = 1;		/* a lost one must not fail the node's queue */
+	return proxy_mad_submit(&a, port_cb, pr);
+}
+
+static void
+read_port(const struct store_node *n, int port, uint16_t lid, int peer)
+{
+	struct port_read *pr = calloc(1, sizeof(*pr));
+
+	if (pr == NULL)
+		return;
+	pr->guid = n->guid;
+	pr->port = (uint8_t)port;
+	pr->lid = lid;
+	pr->peer = (uint8_t)peer;
+	if (submit_read(n, pr) == -1)
+		free(pr);
+}
+
+static void
+read_switch_ports(const struct store_node *n, uint16_t lid)
+{
+	cache_flush(n->idx);	/* SNMP reads the new states too */
+	for (int p = 1; p <= n->num_ports; p++)
+		read_port(n, p, lid, 0);
+}
+
+/* ---- Reports (IBA 13.4.8.2) */
+
+static uint16_t
+be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The CA or router port with this port GUID (traps 64/65 name a GID).
+ * A scan: these traps are rare. */
+static const struct store_node *
+node_by_port_guid(uint64_t g, uint8_t *port)
+{
+	for (size_t i = 0; i < store_node_count(); i++) {
+		const struct store_node *n = store_node_at((uint32_t)i);
+
+		for (int p = 0; n != NULL && p <= n->num_ports; p++)
+			if (n->ports[p].guid == g) {
+				*port = (uint8_t)p;
+				return n;
+			}
+	}
+	return NULL;
+}
+
+/* The node and port a Notice is about (its data details, 14.2.5.1
+ * Tables 120-126, 15.2.5.1 for 64/65); the issuer's if none. */
+static const struct store_node *
+notice_node(const uint8_t *nt, uint16_t trap, uint16_t *lid, uint8_t *port)
+{
+	const uint8_t *dd = nt + 10;
+	const struct store_node *n = NULL;
+	uint64_t g = 0;
+
+	*port = 0;
+	*lid = 0;
+	switch (trap) {
+	case 64: case 65:			/* GIDADDR */
+		for (int i = 8; i < 16; i++)
+			g = g << 8 | dd[6 + i];
+		if ((n = node_by_port_guid(g, port)) != NULL)
+			*lid = n->ports[*port].lid;
+		return n;
+	case 128:				/* LIDADDR: the switch */
+		*lid = be16(dd);
+		break;
+	case 129: case 130: case 131:
+		*lid = be16(dd + 2);
+		*port = dd[4];
+		break;
+	default:				/* LIDADDR (1) */
+		*lid = be16(dd + 2);
+		break;
+	}
+	if (*lid == 0)
+		*lid = be16(nt + 6);		/* IssuerLID */
+	n = store_node_by_lid(*lid);
+	if (n != NULL && *port == 0 && n->type != STORE_NODE_SWITCH)
+		for (int p = 1; p <= n->num_ports; p++)
+			if (n->ports[p].lid == *lid)
+				*port = (uint8_t)p;
+	return n;
+}
+
+static void
+notice_post(const uint8_t *nt, uint16_t trap, const struct store_node *n,
+    uint16_t lid, uint8_t port)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "trap %u (LID %u%s)", trap, lid,
+	    n ? "" : ", not in the inventory");
+	/* The Notice from ProducerType on (store/events.h). */
+	post(STORE_EV_TRAP, n, port, lid, trap, nt + 1, NOTICE_LEN - 1 - 16,
+	    text);
+	if (trap == 128 && n != NULL && n->type == STORE_NODE_SWITCH)
+		read_switch_ports(n, lid);
+	/* 64/65: the port's GID is in or out of service (15.2.5.1): a
+	 * CA port that went Active, or down. */
+	if ((trap == 64 || trap == 65) && n != NULL && port != 0 &&
+	    port <= n->num_ports && n->type != STORE_NODE_SWITCH)
+		(void)link_changed(n, port, lid, trap == 65 ? 1 : 4, trap);
+}
+
+/* A port GID the inventory does not know (the sweep cannot read a CA's
+ * port whose link was down): its NodeRecord (15.2.5.2) by PortGUID,
+ * component 8. */
+struct gid_lookup {
+	uint8_t		notice[NOTICE_LEN];
+};
+
+static void
+gid_cb(void *arg, int status, const uint8_t *recs, size_t n, size_t stride,
+    size_t announced)
+{
+	struct gid_lookup *gl = arg;
+	const struct store_node *node = NULL;
+	uint16_t lid = 0;
+	uint8_t port = 0;
+
+	(void)stride;
+	(void)announced;
+	if (status == 0 && n >= 1) {
+		uint64_t g = 0;
+
+		for (int i = 16; i < 24; i++)	/* NodeInfo.NodeGUID */
+			g = g << 8 | recs[i];
+		node = store_node_by_guid(g);
+		lid = be16(recs);
+		port = recs[40];		/* NodeInfo.LocalPortNum */
+	}
+	notice_post(gl->notice, be16(gl->notice + 4), node, lid, port);
+	free(gl);
+}
+
+static int
+lookup_gid(const uint8_t *nt)
+{
+	struct gid_lookup *gl = malloc(sizeof(*gl));
+	uint8_t rec[44];
+
+	if (gl == NULL)
+		return -1;
+	memcpy(gl->notice, nt, NOTICE_LEN);
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec + 24, nt + 10 + 6 + 8, 8);	/* GIDADDR's GUID */
+	if (proxy_sa_query(PROXY_SA_GET_TABLE, 0x0011, 1ull << 8, rec,
+	    sizeof(rec), 44, gid_cb, gl) == -1) {
+		free(gl);
+		return -1;
+	}
+	return 0;
+}
+
+int
+proxy_inform_report(const void *req, const uint8_t *mad, size_t len)
+{
+	return report_cb(NULL, req, mad, len);
+}
+
+static int
+report_cb(void *arg, const void *req, const uint8_t *mad, size_t len)
+{
+	uint8_t resp[PROXY_MAD_SIZE];
+	const uint8_t *nt = mad + NOTICE_OFFS;
+	const struct store_node *n;
+	uint16_t trap, lid;
+	uint8_t port;
+
+	(void)arg;
+	if (len < 24 || mad[1] != IB_SA_CLASS ||
+	    mad[3] != IB_MAD_METHOD_REPORT ||
+	    be16(mad + 16) != ATTR_NOTICE)
+		return -1;
+	inf_st.reports++;
+	if (len < NOTICE_OFFS + NOTICE_LEN || !(nt[0] & 0x80)) {
+		/* Too short, or a vendor Notice (IsGeneric 0): answered
+		 * all the same, so the SA does not resend it. */
+		inf_st.malformed++;
+		log_warnx("inform: %s Report dropped (%zu octets)",
+		    len < NOTICE_OFFS + NOTICE_LEN ? "short" : "vendor", len);
+	}
+	/* ReportResp (13.4.5 Table 104): the Report back, same TID. */
+	memset(resp, 0, sizeof(resp));
+	memcpy(resp, mad, len < sizeof(resp) ? len : sizeof(resp));
+	resp[3] = IB_MAD_METHOD_REPORT_RESPONSE;
+	resp[4] = resp[5] = 0;
+	if (req != NULL)
+		(void)proxy_mad_respond(req, resp, sizeof(resp));
+	if (len < NOTICE_OFFS + NOTICE_LEN || !(nt[0] & 0x80))
+		return 0;
+	trap = be16(nt + 4);
+	n = notice_node(nt, trap, &lid, &port);
+	if (n == NULL && (trap == 64 || trap == 65) && lookup_gid(nt) == 0)
+		return 0;	/* posted when the SA has answered */
+	notice_post(nt, trap, n, lid, port);
+	return 0;
+}
+
+/* ---- Subscribing (13.4.8.3, 15.4.3: SubnAdmSet(InformInfo)) */
+
+void
+proxy_inform_encode(uint8_t *d, uint16_t trap, int subscribe)
+{
+	memset(d, 0, INFORM_LEN);
+	d[16] = d[17] = 0xff;		/* LIDRangeBegin 0xFFFF: all LIDs */
+	d[22] = 1;			/* IsGeneric */
+	d[23] = (uint8_t)subscribe;
+	d[24] = d[25] = 0xff;		/* Type: all */
+	d[26] = (uint8_t)(trap >> 8);
+	d[27] = (uint8_t)trap;
+	/* QPN 1 (Reports to QP1), RespTimeValue 19 (~2 s). */
+	d[30] = 0x01;
+	d[31] = 0x13;
+	/* ProducerType: the SM (class manager, 4) for 64/65; any
+	 * producer for the SMA traps. */
+	if (trap < 128)
+		d[35] = 4;
+	else
+		d[33] = d[34] = d[35] = 0xff;
+}
+
+static void
+round_done(void)
+{
+	if (inf_ok == 0 || inf_failed > 0) {
+		inf_state = SUB_FAILED;
+		inf_st.failures++;
+		log_warnx("inform: subscription at the SM (LID %u) failed for "
+		    "%u of %u traps; again in %d s (events from sweeps "
+		    "meanwhile)", inf_sm_lid, inf_failed, inf_ok + inf_failed,
+		    RETRY_MS / 1000);
+		ev_timer_add(&inf_timer, RETRY_MS);
+		return;
+	}
+	inf_state = SUB_UP;
+	inf_st.subscriptions++;
+	log_info("inform: subscribed at the SM (LID %u) to %u traps",
+	    inf_sm_lid, inf_ok);
+	if (inf_lost) {
+		inf_lost = 0;
+		post_sub(STORE_EV_SUB_RESTORED, "SM event subscription in "
+		    "place again");
+	}
+}
+
+static void
+set_cb(void *arg, int status, const uint8_t *mad)
+{
+	(void)mad;
+	if ((uint32_t)(uintptr_t)arg != inf_gen)
+		return;		/* an older round's */
+	if (status == 0)
+		inf_ok++;
+	else
+		inf_failed++;
+	if (--inf_pending == 0)
+		round_done();
+}
+
+static void
+subscribe(void)
+{
+	uint64_t key = 0;
+	uint16_t lid = proxy_sa_master_lid(&key);
+	uint8_t d[INFORM_LEN];
+
+	ev_timer_del(&inf_timer);
+	if (!inf_on || lid == 0 || !proxy_mad_takes_reports())
+		return;
+	inf_sm_lid = lid;
+	inf_state = SUB_PENDING;
+	inf_pending = inf_ok = inf_failed = 0;
+	inf_gen++;
+	for (size_t i = 0; i < NTRAPS; i++) {
+		struct proxy_mad_args a;
+
+		/* Traps 256-259 carry keys: the SM gives them to trusted
+		 * requesters only (15.4.1). */
+		if (sub_traps[i] >= 256 && !proxy_mad_has_sa_key())
+			continue;
+		proxy_inform_encode(d, sub_traps[i], 1);
+		memset(&a, 0, sizeof(a));
+		a.node_key = key;
+		a.target.lid = lid;
+		a.mgmt_class = IB_SA_CLASS;
+		a.method = IB_MAD_METHOD_SET;
+		a.attr_id = ATTR_INFORM_INFO;
+		a.data = d;
+		a.data_len = INFORM_LEN;
+		a.sa_trusted = sub_traps[i] >= 256;
+		inf_pending++;
+		if (proxy_mad_submit(&a, set_cb,
+		    (void *)(uintptr_t)inf_gen) == -1) {
+			inf_pending--;
+			inf_failed++;
+		}
+	}
+	if (inf_pending == 0)
+		round_done();
+}
+
+static void
+unset_cb(void *arg, int status, const uint8_t *mad)
+{
+	(void)arg;
+	(void)mad;
+	if (status != 0)
+		log_debug("inform: an unsubscription was not answered");
+}
+
+/* Subscribe 0 (13.4.8.3): events turned off by a reload. */
+static void
+unsubscribe(void)
+{
+	uint64_t key = 0;
+	uint16_t lid = proxy_sa_master_lid(&key);
+	uint8_t d[INFORM_LEN];
+
+	for (size_t i = 0; lid != 0 && i < NTRAPS; i++) {
+		struct proxy_mad_args a;
+
+		if (sub_traps[i] >= 256 && !proxy_mad_has_sa_key())
+			continue;
+		proxy_inform_encode(d, sub_traps[i], 0);
+		memset(&a, 0, sizeof(a));
+		a.node_key = key;
+		a.target.lid = lid;
+		a.mgmt_class = IB_SA_CLASS;
+		a.method = IB_MAD_METHOD_SET;
+		a.attr_id = ATTR_INFORM_INFO;
+		a.data = d;
+		a.data_len = INFORM_LEN;
+		a.sa_trusted = sub_traps[i] >= 256;
+		(void)proxy_mad_submit(&a, unset_cb, NULL);
+	}
+	log_info("inform: unsubscribed at the SM (LID %u)", lid);
+}
+
+/* ---- Checking it (15.2.5.12: InformInfoRecord by SubscriberGID) */
+
+static void
+lost(const char *why)
+{
+	inf_st.lost++;
+	log_warnx("inform: %s: subscribing again", why);
+	if (!inf_lost)
+		post_sub(STORE_EV_SUB_LOST, why);
+	inf_lost = 1;
+	subscribe();
+}
+
+static void
+verify_cb(void *arg, int status, const uint8_t *recs, size_t n,
+    size_t stride, size_t announced)
+{
+	struct proxy_local_port lp;
+
+	(void)arg;
+	(void)announced;
+	inf_verifying = 0;
+	if (inf_state != SUB_UP)
+		return;
+	if (status == -ENOENT || (status == 0 && n == 0)) {
+		lost("the SM has no subscription of ours");
+		return;
+	}
+	if (status < 0 || proxy_mad_local(&lp) == -1)
+		return;		/* the SA did not answer: next sweep */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t g = 0;
+
+		for (int k = 8; k < 16; k++)
+			g = g << 8 | recs[i * stride + k];
+		if (g == lp.port_guid)
+			return;
+	}
+	lost("the SM lists no subscription of ours");
+}
+
+void
+proxy_inform_check(void)
+{
+	uint64_t key = 0;
+	uint16_t lid;
+	struct proxy_local_port lp;
+	uint8_t rec[24];
+
+	if (!inf_on || inf_state == SUB_PENDING)
+		return;
+	lid = proxy_sa_master_lid(&key);
+	if (inf_state == SUB_OFF || inf_state == SUB_FAILED) {
+		subscribe();
+		return;
+	}
+	if (lid != 0 && lid != inf_sm_lid) {
+		lost("the master SM moved");
+		return;
+	}
+	if (inf_verifying || proxy_mad_local(&lp) == -1)
+		return;
+	/* SubscriberGID: the subnet prefix is the SM's to set, so ask
+	 * for every record and look for our port GUID. */
+	memset(rec, 0, sizeof(rec));
+	inf_verifying = 1;
+	if (proxy_sa_query(PROXY_SA_GET_TABLE, ATTR_INFORM_RECORD, 0, rec,
+	    sizeof(rec), 24, verify_cb, NULL) == -1)
+		inf_verifying = 0;
+}
+
+static void
+timer_cb(void *arg)
+{
+	(void)arg;
+	if (inf_state == SUB_FAILED)
+		subscribe();
+}
+
+int
+proxy_inform_init(int on)
+{
+	inf_on = on;
+	inf_state = SUB_OFF;
+	ev_timer_init(&inf_timer, timer_cb, NULL);
+	proxy_mad_on_request(report_cb, NULL);
+	if (on && !proxy_mad_takes_reports())
+		log_warnx("inform: SA Reports cannot be received: SM events "
+		    "off");
+	return 0;
+}
+
+void
+proxy_inform_set(int on)
+{
+	if (on == inf_on)
+		return;
+	inf_on = on;
+	if (!on) {
+		ev_timer_del(&inf_timer);
+		if (inf_state == SUB_UP)
+			unsubscribe();
+		inf_state = SUB_OFF;
+		inf_gen++;
+	} else
+		subscribe();
+}
+
+void
+proxy_inform_finalise(void)
+{
+	ev_timer_del(&inf_timer);
+	proxy_mad_on_request(NULL, NULL);
+	inf_on = 0;
+}
+
+void
+proxy_inform_get_stats(struct proxy_inform_stats *st)
+{
+	*st = inf_st;
+	st->state = inf_state == SUB_UP ? "up" : inf_state == SUB_PENDING ?
+	    "subscribing" : inf_state == SUB_FAILED ? "failed" : "off";
+	st->sm_lid = inf_sm_lid;
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Events from the SM (proxy/inform.c) on the simulated fabric: the
+launcher's --sm-events gives the gateway's port IsSM, so ibsim hands it
+the Reports opensm forwards. Checks the subscription (ctl stats, and the
+SA's InformInfoRecords as saquery lists them), that ibsim's Unlink and
+ReLink reach a pysnmp receiver as linkDown/linkUp of both switch ends
+and of the host port (traps 128, 64, 65) within a second and before any
+sweep, once each when the sweep sees the same later, as
+ibSmaPortLinkStateChange with the switch's LID, that a width change
+(ibportstate, trap 144) is ibSmaCapabilityMaskModified, and that after
+opensm restarts (it forgets subscriptions) the next sweep subscribes
+again, says so (subscription lost/restored) and Reports flow again."""
+
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+
+simlib.skip_if_missing()
+R = simlib.Report()
+SINK = simlib.TrapSink("public")
+# Sweeps only when the test asks (SIGUSR1): what arrives comes from the
+# SM. discovery.interval is already in the generated file: the launcher
+# writes 60 s; the test is over well before.
+fab = simlib.Fabric(extra=["--sm-events", "--notify",
+                           "udp:127.0.0.1:%d" % SINK.port],
+                    extra_yaml="polling:\n  - name: none\n    groups: []\n"
+                    "    interval: 86400\n")
+NAMES = simlib.read_name_map()
+BASE = ".1.3.6.1.4.1.8072.9999.9999.117"
+TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"
+LINK_DOWN, LINK_UP = ".1.3.6.1.6.3.1.1.5.3", ".1.3.6.1.6.3.1.1.5.4"
+SMA_128 = ".1.3.6.1.3.117.3.2.0.1"
+SMA_144 = ".1.3.6.1.3.117.3.2.0.5"
+SMA_LID = ".1.3.6.1.3.117.3.1.1.14.0"
+LOST, RESTORED = BASE + ".7.0.5", BASE + ".7.0.6"
+
+
+def notes(since=0):
+    """(trap OID, node GUID, port, varbinds, arrival) from index since."""
+    got = []
+    for d in SINK.notes()[since:]:
+        vb = dict(d["varbinds"])
+        guid = [v for o, v in vb.items() if o.startswith(BASE + ".6.1.1.3.")]
+        port = [v for o, v in vb.items() if o.startswith(BASE + ".6.1.1.5.")]
+        got.append((vb.get(TRAP_OID), int(guid[0], 16) if guid else 0,
+                    port[0] if port else 0, vb))
+    return got
+
+
+def links(since, kind):
+    return sorted((g, p) for t, g, p, _ in notes(since) if t == kind)
+
+
+def wait(cond, timeout):
+    end = time.time() + timeout
+    while time.time() < end and not cond():
+        time.sleep(0.01)
+    return cond()
+
+
+def stats():
+    m = re.search(r"^sm-events (\S+) sm-lid (\d+) subscriptions (\d+) "
+                  r"failures (\d+) lost (\d+) reports (\d+)",
+                  fab.ctl("stats").stdout, re.M)
+    return m.groups() if m else None
+
+
+def unlink_relink(what, cmd, want_down, want_up, sma_lids):
+    n = len(SINK.notes())
+    t0 = time.time()
+    fab.cmd('Unlink %s' % cmd)
+    ok = wait(lambda: links(n, LINK_DOWN) == want_down, 5)
+    took = time.time() - t0
+    R.check(ok and took < 1.0, "Unlink %s: linkDown of %s through the SM "
+            "in %.0f ms (goal < 1 s)" % (what, want_down, took * 1000),
+            str(links(n, LINK_DOWN)) + fab.ctl("events", 8).stdout)
+    got = sorted(dict(vb).get(SMA_LID) for t, _, _, vb in notes(n)
+                 if t == SMA_128)
+    R.check(set(got) >= set(sma_lids), "... and ibSmaPortLinkStateChange "
+            "with ibSmaNodeLid %s" % sma_lids, str(got))
+    n2 = len(SINK.notes())
+    fab.sweep()
+    time.sleep(0.5)
+    R.equal(links(n2, LINK_DOWN), [], "... a sweep that sees the same "
+            "sends nothing more")
+    n = len(SINK.notes())
+    t0 = time.time()
+    fab.cmd('ReLink %s' % cmd)
+    ok = wait(lambda: links(n, LINK_UP) == want_up, 5)
+    took = time.time() - t0
+    R.check(ok and took < 1.0, "ReLink: linkUp of the same in %.0f ms" %
+            (took * 1000), str(links(n, LINK_UP)))
+    fab.sweep()
+
+
+def main():
+    R.check(wait(lambda: (stats() or ["?"])[0] == "up", 20),
+            "the gateway is subscribed at the SM", fab.ctl("stats").stdout)
+    sa = fab.diag(["saquery", "-I"])
+    g = NAMES["node02"] + 1                  # the gateway's port GUID
+    me = ":".join("%x" % (g >> s & 0xffff) for s in (48, 32, 16, 0))
+    subs = re.findall(r"SubscriberGID\.+\S*::(\S+)", sa.stdout)
+    nums = sorted(int(n) for n in re.findall(r"trap_num\.+(\d+)",
+                                              sa.stdout))
+    # ibsim has no RMPP: saquery sees the records of one MAD only.
+    R.check(subs and set(subs) == {me} and nums and set(nums) <= {
+        64, 65, 128, 129, 130, 131, 144, 145},
+            "saquery -I: InformInfoRecords of the gateway's port for traps "
+            "of 64, 65, 128-131, 144, 145 (256-259 need the SA key)",
+            "%s %s %s" % (me, subs, nums))
+
+    spine01, leaf01 = NAMES["spine01"], NAMES["leaf01"]
+    unlink_relink("leaf01[5] (a switch link)", '"leaf01"[5]',
+                  sorted([(spine01, 1), (leaf01, 5)]),
+                  sorted([(spine01, 1), (leaf01, 5)]), [3])
+    leaf03, node05 = NAMES["leaf03"], NAMES["node05"]
+    unlink_relink("node05[1] (a host port)", '"node05"[1]',
+                  sorted([(leaf03, 1), (node05, 1)]),
+                  sorted([(leaf03, 1), (node05, 1)]), [5])
+
+    # Trap 144: the SMA's capability mask or enabled width/speed
+    # changed (ibsim sends it on a PortInfo Set of either).
+    n = len(SINK.notes())
+    fab.diag(["ibportstate", "3", "2", "width", "1"])
+    R.check(wait(lambda: any(t == SMA_144 and vb.get(SMA_LID) == 3
+                             for t, _, _, vb in notes(n)), 5),
+            "a width change on leaf01 (trap 144): "
+            "ibSmaCapabilityMaskModified with ibSmaNodeLid 3",
+            str(notes(n)))
+
+    # opensm restarts and forgets us: the next sweep notices.
+    before = stats()
+    out = simlib.subprocess.run([simlib.SIM, "restart-sm", fab.dir],
+                                capture_output=True, text=True, timeout=200)
+    R.check(out.returncode == 0, "opensm restarted", out.stderr)
+    n = len(SINK.notes())
+    fab.sweep()
+    R.check(wait(lambda: [t for t, _, _, _ in notes(n)
+                          if t in (LOST, RESTORED)] == [LOST, RESTORED], 10),
+            "the next sweep finds the subscription gone and makes it again "
+            "(ibsnmpgwSubscriptionLost, then ...Restored)",
+            str([t for t, _, _, _ in notes(n)]) + fab.ctl("stats").stdout)
+    after = stats()
+    R.check(after and int(after[2]) == int(before[2]) + 1 and
+            int(after[4]) == int(before[4]) + 1,
+            "ctl stats: one subscription more, one loss", str(after))
+    n = len(SINK.notes())
+    t0 = time.time()
+    fab.cmd('Unlink "leaf02"[6]')
+    ok = wait(lambda: len(links(n, LINK_DOWN)) == 2, 5)
+    R.check(ok, "Reports flow again after the restart (leaf02[6] down in "
+            "%.0f ms)" % ((time.time() - t0) * 1000), str(notes(n)))
+    fab.cmd('ReLink "leaf02"[6]')
+
+
+simlib.run(main, fab, R)

@@ -96,12 +96,20 @@ struct port_read {
 	uint8_t		port;
 	uint16_t	lid;
 	uint8_t		peer;		/* read for its peer: no further */
-	uint8_t		by_lid;		/* the second try */
+	uint8_t		pending;	/* MADs out: by route and by LID */
+	uint8_t		done;		/* one answered */
+	uint8_t		retried;
+	struct store_path route;	/* cnt 0, hop[0] 0xff: none */
+	struct ev_timer	timer;
 };
 
 static void	read_port(const struct store_node *n, int port, uint16_t lid,
-		    int peer);
-static int	submit_read(const struct store_node *n, struct port_read *pr);
+		    int peer, const struct store_path *route);
+static int	submit_read(const struct store_node *n, struct port_read *pr,
+		    int by_lid);
+static int	route_around(const struct store_node *to,
+		    const struct store_node *a, uint8_t ap,
+		    struct store_path *out);
 
 /* Post a port's link event if the stream has it elsewhere (or, never
  * reported on, the inventory does). Returns 1 if posted. */
@@ -143,19 +151,27 @@ port_cb(void *arg, int status, const uint8_t *mad)
 	const struct store_port *p;
 	struct smp_portinfo pi;
 
-	if (status != 0 && status != -EIO && n != NULL && !pr->by_lid &&
-	    pr->lid != 0) {
-		/* The sweep's route crossed the link that went down:
-		 * by LID, once the SM has routed around it. */
-		pr->by_lid = 1;
-		if (submit_read(n, pr) == 0)
+	pr->pending--;
+	if (pr->done || status != 0) {
+		if (pr->pending > 0)
 			return;
+		if (!pr->done && !pr->retried && pr->lid != 0) {
+			/* Neither way through yet: by LID again once the
+			 * SM has had time to route around the dead link. */
+			pr->retried = 1;
+			ev_timer_add(&pr->timer, 1000);
+			return;
+		}
+		free(pr);
+		return;
 	}
-	if (status != 0 || n == NULL || pr->port > n->num_ports ||
+	pr->done = 1;
+	if (n == NULL || pr->port > n->num_ports ||
 	    smp_decode_portinfo(mad + SMP_DATA_OFFS, SMP_DATA_SIZE, &pi) ||
 	    pi.state == 0 || !link_changed(n, pr->port, pr->lid, pi.state,
 	    128) || pr->peer) {
-		free(pr);
+		if (pr->pending == 0)
+			free(pr);
 		return;
 	}
 	/* Trap 128 names one end of a link. The other end, if a switch
@@ -164,39 +180,67 @@ port_cb(void *arg, int status, const uint8_t *mad)
 	p = &n->ports[pr->port];
 	peer = p->remote_guid ? store_node_by_guid(p->remote_guid) : NULL;
 	if (peer != NULL && peer->type == STORE_NODE_SWITCH &&
-	    p->remote_port <= peer->num_ports && peer->lid != 0)
-		read_port(peer, p->remote_port, peer->lid, 1);
-	free(pr);
+	    p->remote_port <= peer->num_ports && peer->lid != 0) {
+		struct store_path around;
+
+		if (pi.state != 1 || route_around(peer, n, pr->port,
+		    &around) == -1) {
+			around.cnt = 0;
+			around.hop[0] = 0xff;
+		}
+		read_port(peer, p->remote_port, peer->lid, 1, &around);
+	}
+	if (pr->pending == 0)
+		free(pr);
 }
 
-/* PortInfo of one port, first by the sweep's directed route: LID
- * routes may still lead over the link that just went down until the
- * SM has swept (IBA 14.2.2: DR SMPs do not use the forwarding
- * tables). */
+/* PortInfo of one port, by the sweep's directed route and by LID at
+ * once: either may lead over the link that just went down (the LID
+ * route until the SM has swept; IBA 14.2.2: DR SMPs do not use the
+ * forwarding tables), and waiting for one to time out before trying
+ * the other would cost the time this is for. The first answer wins. */
 static int
-submit_read(const struct store_node *n, struct port_read *pr)
+submit_read(const struct store_node *n, struct port_read *pr, int by_lid)
 {
 	struct proxy_mad_args a;
 
 	memset(&a, 0, sizeof(a));
 	a.node_key = n->guid;
-	if (pr->by_lid || (n->route.cnt == 0 && n->route.hop[0] == 0xff)) {
+	if (by_lid) {
+		/* Its own queue: a timeout of the other (the engine then
+		 * fails what waits for the same node) must not stop it. */
+		a.node_key = 1ULL << 63 | pr->lid;
 		a.target.lid = pr->lid;
 		a.mgmt_class = ATTR_CLASS_SMI;
-		pr->by_lid = 1;
 	} else {
-		a.target.path = n->route;
+		a.target.path = pr->route;
 		a.mgmt_class = ATTR_CLASS_SMI_DR;
 	}
 	a.method = IB_MAD_METHOD_GET;
 	a.attr_id = IB_ATTR_PORT_INFO;
 	a.attr_mod = pr->port;
 	a.optional = 1;		/* a lost one must not fail the node's queue */
-	return proxy_mad_submit(&a, port_cb, pr);
+	pr->pending++;		/* the callback may come at once */
+	if (proxy_mad_submit(&a, port_cb, pr) == -1) {
+		pr->pending--;
+		return -1;
+	}
+	return 0;
 }
 
 static void
-read_port(const struct store_node *n, int port, uint16_t lid, int peer)
+retry_cb(void *arg)
+{
+	struct port_read *pr = arg;
+	const struct store_node *n = store_node_by_guid(pr->guid);
+
+	if (n == NULL || submit_read(n, pr, 1) == -1)
+		free(pr);
+}
+
+static void
+read_port(const struct store_node *n, int port, uint16_t lid, int peer,
+    const struct store_path *route)
 {
 	struct port_read *pr = calloc(1, sizeof(*pr));
 
@@ -206,7 +250,15 @@ read_port(const struct store_node *n, int port, uint16_t lid, int peer)
 	pr->port = (uint8_t)port;
 	pr->lid = lid;
 	pr->peer = (uint8_t)peer;
-	if (submit_read(n, pr) == -1)
+	pr->route = route != NULL && !(route->cnt == 0 &&
+	    route->hop[0] == 0xff) ? *route : n->route;
+	ev_timer_init(&pr->timer, retry_cb, pr);
+	pr->pending = 1;	/* ours, until both are out */
+	if (!(pr->route.cnt == 0 && pr->route.hop[0] == 0xff))
+		(void)submit_read(n, pr, 0);
+	if (lid != 0)
+		(void)submit_read(n, pr, 1);
+	if (--pr->pending == 0)
 		free(pr);
 }
 
@@ -215,7 +267,7 @@ read_switch_ports(const struct store_node *n, uint16_t lid)
 {
 	cache_flush(n->idx);	/* SNMP reads the new states too */
 	for (int p = 1; p <= n->num_ports; p++)
-		read_port(n, p, lid, 0);
+		read_port(n, p, lid, 0, NULL);
 }
 
 /* ---- Reports (IBA 13.4.8.2) */
@@ -241,6 +293,70 @@ node_by_port_guid(uint64_t g, uint8_t *port)
 			}
 	}
 	return NULL;
+}
+
+/* A directed route from our port to node to that does not cross the
+ * link at node a's port ap (which just went down, while the inventory
+ * still has it): breadth first over the inventory's links, through
+ * switches only. 0, or -1 if there is none. */
+static int
+route_around(const struct store_node *to, const struct store_node *a,
+    uint8_t ap, struct store_path *out)
+{
+	size_t cnt = store_node_count(), head = 0, tail = 0;
+	struct proxy_local_port lp;
+	const struct store_node *me, *first;
+	struct store_path *paths = NULL;
+	uint32_t *queue = NULL;
+	uint8_t *seen = NULL, myport = 0;
+	int rc = -1;
+
+	if (proxy_mad_local(&lp) == -1 ||
+	    (me = node_by_port_guid(lp.port_guid, &myport)) == NULL ||
+	    me->ports[myport].remote_guid == 0 ||
+	    (first = store_node_by_guid(me->ports[myport].remote_guid)) ==
+	    NULL)
+		return -1;
+	paths = calloc(cnt, sizeof(*paths));
+	queue = calloc(cnt, sizeof(*queue));
+	seen = calloc(cnt, 1);
+	if (paths == NULL || queue == NULL || seen == NULL)
+		goto out;
+	seen[me->idx] = seen[first->idx] = 1;
+	paths[first->idx].cnt = 1;
+	paths[first->idx].hop[1] = myport;
+	queue[tail++] = first->idx;
+	while (head < tail) {
+		const struct store_node *n = store_node_at(queue[head++]);
+		const struct store_path *pn = &paths[n->idx];
+
+		if (n == to) {
+			*out = *pn;
+			rc = 0;
+			break;
+		}
+		if (n->type != STORE_NODE_SWITCH || pn->cnt + 1 >= STORE_PATH_MAX)
+			continue;
+		for (int p = 1; p <= n->num_ports; p++) {
+			const struct store_port *sp = &n->ports[p];
+			const struct store_node *r;
+
+			if (sp->remote_guid == 0 || (n == a && p == ap) ||
+			    (r = store_node_by_guid(sp->remote_guid)) == NULL ||
+			    seen[r->idx] || (r == a && sp->remote_port == ap))
+				continue;
+			seen[r->idx] = 1;
+			paths[r->idx] = *pn;
+			paths[r->idx].cnt++;
+			paths[r->idx].hop[pn->cnt + 1] = (uint8_t)p;
+			queue[tail++] = r->idx;
+		}
+	}
+out:
+	free(paths);
+	free(queue);
+	free(seen);
+	return rc;
 }
 
 /* The node and port a Notice is about (its data details, 14.2.5.1
@@ -458,12 +574,39 @@ set_cb(void *arg, int status, const uint8_t *mad)
 		round_done();
 }
 
+/* Traps 256-259 carry keys: the SM gives them to trusted requesters
+ * only (15.4.1). */
+static int
+trap_allowed(uint16_t trap)
+{
+	return trap < 256 || proxy_mad_has_sa_key();
+}
+
+static int
+send_set(uint16_t trap, int on, uint64_t key, uint16_t lid, proxy_mad_cb cb,
+    void *arg)
+{
+	struct proxy_mad_args a;
+	uint8_t d[INFORM_LEN];
+
+	proxy_inform_encode(d, trap, on);
+	memset(&a, 0, sizeof(a));
+	a.node_key = key;
+	a.target.lid = lid;
+	a.mgmt_class = IB_SA_CLASS;
+	a.method = IB_MAD_METHOD_SET;
+	a.attr_id = ATTR_INFORM_INFO;
+	a.data = d;
+	a.data_len = INFORM_LEN;
+	a.sa_trusted = trap >= 256;
+	return proxy_mad_submit(&a, cb, arg);
+}
+
 static void
 subscribe(void)
 {
 	uint64_t key = 0;
 	uint16_t lid = proxy_sa_master_lid(&key);
-	uint8_t d[INFORM_LEN];
 
 	ev_timer_del(&inf_timer);
 	if (!inf_on || lid == 0 || !proxy_mad_takes_reports())
@@ -473,24 +616,10 @@ subscribe(void)
 	inf_pending = inf_ok = inf_failed = 0;
 	inf_gen++;
 	for (size_t i = 0; i < NTRAPS; i++) {
-		struct proxy_mad_args a;
-
-		/* Traps 256-259 carry keys: the SM gives them to trusted
-		 * requesters only (15.4.1). */
-		if (sub_traps[i] >= 256 && !proxy_mad_has_sa_key())
+		if (!trap_allowed(sub_traps[i]))
 			continue;
-		proxy_inform_encode(d, sub_traps[i], 1);
-		memset(&a, 0, sizeof(a));
-		a.node_key = key;
-		a.target.lid = lid;
-		a.mgmt_class = IB_SA_CLASS;
-		a.method = IB_MAD_METHOD_SET;
-		a.attr_id = ATTR_INFORM_INFO;
-		a.data = d;
-		a.data_len = INFORM_LEN;
-		a.sa_trusted = sub_traps[i] >= 256;
 		inf_pending++;
-		if (proxy_mad_submit(&a, set_cb,
+		if (send_set(sub_traps[i], 1, key, lid, set_cb,
 		    (void *)(uintptr_t)inf_gen) == -1) {
 			inf_pending--;
 			inf_failed++;
@@ -515,25 +644,10 @@ unsubscribe(void)
 {
 	uint64_t key = 0;
 	uint16_t lid = proxy_sa_master_lid(&key);
-	uint8_t d[INFORM_LEN];
 
-	for (size_t i = 0; lid != 0 && i < NTRAPS; i++) {
-		struct proxy_mad_args a;
-
-		if (sub_traps[i] >= 256 && !proxy_mad_has_sa_key())
-			continue;
-		proxy_inform_encode(d, sub_traps[i], 0);
-		memset(&a, 0, sizeof(a));
-		a.node_key = key;
-		a.target.lid = lid;
-		a.mgmt_class = IB_SA_CLASS;
-		a.method = IB_MAD_METHOD_SET;
-		a.attr_id = ATTR_INFORM_INFO;
-		a.data = d;
-		a.data_len = INFORM_LEN;
-		a.sa_trusted = sub_traps[i] >= 256;
-		(void)proxy_mad_submit(&a, unset_cb, NULL);
-	}
+	for (size_t i = 0; lid != 0 && i < NTRAPS; i++)
+		if (trap_allowed(sub_traps[i]))
+			(void)send_set(sub_traps[i], 0, key, lid, unset_cb, NULL);
 	log_info("inform: unsubscribed at the SM (LID %u)", lid);
 }
 

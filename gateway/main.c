@@ -176,6 +176,7 @@ reload(void)
 	proxy_health_set_hold(c->mad_hold_down);
 	gw_mib_set_deadline(c->request_timeout_ms);
 	gw_mib_set_sweep_interval(c->sweep_interval);
+	proxy_discover_set_interval(c->sweep_interval);
 	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
 	gw_notify_config(c);
 	proxy_mad_set_issm(c->sim_issm);

@@ -44,6 +44,7 @@ static struct dnode		**disc_list;
 static size_t			 disc_n, disc_cap;
 static int			 disc_running, disc_outstanding;
 static int			 disc_interval;
+static uint64_t			 disc_last_end;	/* ev_now() */
 static uint64_t			 disc_started;
 static struct ev_timer		 disc_timer;
 static struct proxy_sweep_stats	 disc_st;
@@ -403,6 +404,7 @@ free_sweep(void)
 	disc_nsms = 0;
 	htab_free(&disc_nodes);
 	disc_running = 0;
+	disc_last_end = ev_now();
 	if (disc_interval > 0)
 		ev_timer_add(&disc_timer, (uint64_t)disc_interval * 1000);
 }
@@ -734,6 +736,23 @@ proxy_discover_init(int interval)
 	ev_timer_init(&disc_timer, timer_cb, NULL);
 	ev_timer_add(&disc_timer, 0);
 	return 0;
+}
+
+/* A reload's discovery.interval: the next sweep is due that long after
+ * the last one ended (now, if that is past). */
+void
+proxy_discover_set_interval(int interval)
+{
+	if (interval == disc_interval)
+		return;
+	disc_interval = interval;
+	if (!disc_running && ev_timer_pending(&disc_timer)) {
+		uint64_t since = ev_now() - disc_last_end;
+		uint64_t want = (uint64_t)interval * 1000;
+
+		ev_timer_del(&disc_timer);
+		ev_timer_add(&disc_timer, since < want ? want - since : 0);
+	}
 }
 
 void

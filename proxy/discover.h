@@ -21,6 +21,7 @@ struct proxy_sweep_stats {
 /* interval: seconds between sweeps; the first starts at once. */
 int	proxy_discover_init(int interval);
 void	proxy_discover_finalise(void);
+void	proxy_discover_set_interval(int interval);
 /* Start a sweep now unless one is running. Returns 0 if started. */
 int	proxy_discover_start(void);
 int	proxy_discover_running(void);

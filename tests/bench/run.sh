@@ -9,7 +9,10 @@
 #      ibnetdiscover on the same ~2,000-node ibsim fabric;
 #  (f) a bulk walk of the fabric context's IB-SM-MIB NodeInfo and
 #      PortInfo tables on the ~10,000-node fabric against a warm walk of
-#      one node's IB-SMA-MIB, and the MADs the fabric walk sends (none).
+#      one node's IB-SMA-MIB, and the MADs the fabric walk sends (none);
+#  (g) event latency from ibsim's Unlink to the linkDown at a receiver,
+#      through the SM and through the sweep, against a smpquery loop
+#      (tests/bench/eventlatency.py).
 # Prints the ratios and whether the targets are met. Not part of
 # `make check`: run `make bench` or `sh tests/bench/run.sh`.
 set -eu
@@ -292,6 +295,11 @@ echo "counter writes over the next 65 s (every port read again): $((c3 - c2)) tr
 "$SIM" stop "$work/fab-mem" >/dev/null
 
 echo
+echo "== (g) event latency: Unlink to linkDown at a receiver (SM, sweep, smpquery loop)"
+g_out=$(IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/eventlatency.py" 2>&1) || true
+echo "$g_out"
+
+echo
 echo "== summary"
 r1=$(ratio "$(field "$gw_out" rate)" "$(field "$snmpd_out" rate)")
 p1=$(ratio "$(field "$gw_out" p99_us)" "$(field "$snmpd_out" p99_us)")
@@ -306,4 +314,5 @@ r4=$(ratio "$poll_ms" "$iqe_ms")
 echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (target <= 1.0: $(ok "$r4" "<=" 1.0))"
 echo "(e)  RSS after $SWEEPS sweeps and a polling round at $n nodes: $((rssp / 1024)) MB (target < 100: $(ok "$((rssp / 1024))" "<=" 99))"
 echo "(f)  fabric NodeInfo+PortInfo walk / warm per-node walk: ${r6}x vb/s (target >= 1.0: $(ok "$r6" ">=" 1.0)), ${r6cpu}x per gateway CPU second; $fab_mads MADs during it (target 0: $(ok "$fab_mads" "<=" 0))"
+echo "$g_out" | grep '^(g)'
 echo "(c)  switch walk: warm $warm_rate vb/s vs snmpd's own tables $sd_rate vb/s ($(ratio "$warm_rate" "$sd_rate")x); cold $smps SMPs for a minimum of $minimum ($(ok "$smps" "<=" "$minimum"))"

@@ -257,7 +257,11 @@ store_event_post(struct store_event *ev)
 			return 0;
 		}
 	} else if (s->last_ms != 0 && s->last_hash == h &&
-	    now - s->last_ms < ev_conf.dedup_ms) {
+	    now - s->last_ms < ev_conf.dedup_ms &&
+	    ev->type != STORE_EV_THRESHOLD) {
+		/* (A threshold event is an edge already: the poller posts
+		 * it once per crossing, and two crossings at the same rate
+		 * are two events.) */
 		ev_st.duplicates++;
 		return 0;
 	}

@@ -9,7 +9,10 @@ sweep, once each when the sweep sees the same later, as
 ibSmaPortLinkStateChange with the switch's LID, that a width change
 (ibportstate, trap 144) is ibSmaCapabilityMaskModified, and that after
 opensm restarts (it forgets subscriptions) the next sweep subscribes
-again, says so (subscription lost/restored) and Reports flow again."""
+again, says so (subscription lost/restored) and Reports flow again. A
+flood of flaps on one link is damped (a few notifications, the rest
+counted) and settles into one last notification of where the link
+ended, and the gateway's memory does not grow with the flood.""" 
 
 import os
 import re
@@ -28,7 +31,9 @@ SINK = simlib.TrapSink("public")
 fab = simlib.Fabric(extra=["--sm-events", "--notify",
                            "udp:127.0.0.1:%d" % SINK.port],
                     extra_yaml="polling:\n  - name: none\n    groups: []\n"
-                    "    interval: 86400\n")
+                    "    interval: 86400\n"
+                    "events:\n  flap-changes: 4\n  flap-window: 60\n"
+                    "  hold-down: 3\n")
 NAMES = simlib.read_name_map()
 BASE = ".1.3.6.1.4.1.8072.9999.9999.117"
 TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"
@@ -155,6 +160,47 @@ def main():
     R.check(ok, "Reports flow again after the restart (leaf02[6] down in "
             "%.0f ms)" % ((time.time() - t0) * 1000), str(notes(n)))
     fab.cmd('ReLink "leaf02"[6]')
+    time.sleep(4)       # its own hold-down, should the above have damped
+    flood()
+
+
+def rss_kb():
+    with open("/proc/%d/status" % fab.pid()) as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def flood():
+    leaf04 = NAMES["leaf04"]
+    fab.sweep()
+    rss0 = rss_kb()
+    n = len(SINK.notes())
+    m0 = re.search(r"damped (\d+)", fab.ctl("events", 0).stdout)
+    for _ in range(30):
+        fab.cmd('Unlink "leaf04"[7]')
+        fab.cmd('ReLink "leaf04"[7]')
+    time.sleep(1)
+    during = [t for t, g, p, _ in notes(n) if g == leaf04 and p == 7 and
+              t in (LINK_DOWN, LINK_UP)]
+    ev = fab.ctl("events", 0).stdout
+    m = re.search(r"damped (\d+)", ev)
+    R.check(len(during) <= 5 and m and int(m.group(1)) > int(m0.group(1)),
+            "30 Unlink/ReLink of leaf04[7]: %d link notifications, the "
+            "rest damped (%s)" % (len(during), m.group(0) if m else "?"),
+            str(during) + ev)
+    # Quiet for hold-down (3 s): where it settled, once, if it is news.
+    time.sleep(4)
+    after = [t for t, g, p, _ in notes(n) if g == leaf04 and p == 7 and
+             t in (LINK_DOWN, LINK_UP)]
+    R.check(after and after[-1] == LINK_UP and len(after) - len(during) <= 1,
+            "quiet again: the last word is linkUp (where it settled)",
+            str(after) + fab.ctl("events", 5).stdout)
+    for _ in range(100):
+        fab.cmd('Unlink "leaf04"[7]')
+        fab.cmd('ReLink "leaf04"[7]')
+    grown = rss_kb() - rss0
+    R.check(grown < 4096, "130 flaps later the gateway's RSS grew %d kB "
+            "(bound: 4 MB; the history and the damping state are fixed)"
+            % grown)
 
 
 simlib.run(main, fab, R)

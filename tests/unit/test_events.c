@@ -107,6 +107,13 @@ test_dedup(void **state)
 	assert_int_equal(heard[0].seq, 1);
 	assert_int_equal(heard[5].seq, 6);
 	assert_int_equal(heard[1].port, 2);
+	/* Threshold events are edges already: two crossings at the same
+	 * rate, a second apart, are two events. */
+	assert_int_equal(post(STORE_EV_THRESHOLD, STORE_SRC_POLLER, 0x10, 1),
+	    1);
+	now_ms += 1000;
+	assert_int_equal(post(STORE_EV_THRESHOLD, STORE_SRC_POLLER, 0x10, 1),
+	    1);
 }
 
 static void

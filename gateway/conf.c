@@ -1045,6 +1045,8 @@ gw_conf_load(const char *path, FILE *err)
 	if (root != NULL && x.c->ncommunities == 0 && x.c->nusers == 0)
 		conf_err(&x, root, "no snmp.communities or snmp.users: nobody "
 		    "could query the gateway");
+	if (root != NULL)
+		conf_check_targets(&x, root);
 	if (x.c->fabric_context == NULL)
 		x.c->fabric_context = xstrdup("fabric");
 	if (x.c->store_path == NULL)

@@ -311,3 +311,27 @@ conf_targets_free(struct gw_conf *c)
 		store_select_free(&c->updown_off[i].nodes);
 	free(c->updown_off);
 }
+
+/* A v3 trap target's user lives in net-snmp's user table under our own
+ * engine ID (a trap's authoritative engine, RFC 3414 4), where the
+ * agent's snmp.users are too: the same name would be one entry with
+ * two sets of keys. */
+void
+conf_check_targets(struct cctx *x, yaml_node_t *root)
+{
+	for (int i = 0; i < x->c->ntargets; i++) {
+		const struct gw_target *t = &x->c->targets[i];
+
+		if (t->version != 3 || t->inform || t->user.name == NULL)
+			continue;
+		for (int u = 0; u < x->c->nusers; u++)
+			if (strcmp(x->c->users[u].name, t->user.name) == 0) {
+				fprintf(x->err, "%s:%d: target '%s': user '%s' "
+				    "is also in snmp.users; a v3 trap target "
+				    "needs a user name of its own\n", x->path,
+				    t->line, t->name, t->user.name);
+				x->nerr++;
+			}
+	}
+	(void)root;
+}

@@ -304,6 +304,19 @@ test_notify(void **state)
 	assert_non_null(strstr(err, ":15: target 'g': version 3 needs a "
 	    "'user'"));
 	assert_non_null(strstr(err, ":17: 'ports' is 256, out of range"));
+	/* A v3 trap target's user shares our engine ID with snmp.users. */
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  users: [{name: u, auth-protocol: SHA, auth-passphrase: "
+	    "abcdefgh}]\n"
+	    "notify:\n"
+	    "  targets:\n"
+	    "    - {name: t, address: \"udp:127.0.0.1:162\", version: 3,\n"
+	    "       user: {name: u, auth-protocol: SHA, auth-passphrase: "
+	    "zyxwvuts}}\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":6: target 't': user 'u' is also in "
+	    "snmp.users"));
 }
 
 /* Listeners are compared in normalised form (reloads open only what is

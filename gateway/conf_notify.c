@@ -332,6 +332,27 @@ conf_check_targets(struct cctx *x, yaml_node_t *root)
 				    t->line, t->name, t->user.name);
 				x->nerr++;
 			}
+		for (int j = 0; j < i; j++) {
+			const struct gw_target *o = &x->c->targets[j];
+
+			if (o->version != 3 || o->inform || o->user.name ==
+			    NULL || strcmp(o->user.name, t->user.name) != 0)
+				continue;
+			if (o->user.auth != t->user.auth ||
+			    o->user.priv != t->user.priv ||
+			    strcmp(o->user.auth_pass, t->user.auth_pass) != 0 ||
+			    (o->user.priv_pass != NULL) !=
+			    (t->user.priv_pass != NULL) ||
+			    (o->user.priv_pass != NULL &&
+			    strcmp(o->user.priv_pass, t->user.priv_pass) != 0)) {
+				fprintf(x->err, "%s:%d: target '%s': user '%s' "
+				    "has other keys at target '%s' (line %d); "
+				    "v3 trap targets share one user table\n",
+				    x->path, t->line, t->name, t->user.name,
+				    o->name, o->line);
+				x->nerr++;
+			}
+		}
 	}
 	(void)root;
 }

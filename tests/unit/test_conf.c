@@ -317,6 +317,21 @@ test_notify(void **state)
 	assert_null(c);
 	assert_non_null(strstr(err, ":6: target 't': user 'u' is also in "
 	    "snmp.users"));
+	/* Two v3 trap targets, one user name, two sets of keys. */
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: p}]\n"
+	    "notify:\n"
+	    "  targets:\n"
+	    "    - {name: a, address: \"udp:127.0.0.1:162\", version: 3,\n"
+	    "       user: {name: n, auth-protocol: SHA, auth-passphrase: "
+	    "abcdefgh}}\n"
+	    "    - {name: b, address: \"udp:127.0.0.1:163\", version: 3,\n"
+	    "       user: {name: n, auth-protocol: SHA, auth-passphrase: "
+	    "abcdefgX}}\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":8: target 'b': user 'n' has other keys "
+	    "at target 'a' (line 6)"));
 }
 
 /* Listeners are compared in normalised form (reloads open only what is

@@ -198,6 +198,12 @@ def flood():
         fab.cmd('Unlink "leaf04"[7]')
         fab.cmd('ReLink "leaf04"[7]')
     grown = rss_kb() - rss0
+    if os.environ.get("ASAN_OPTIONS"):
+        # ASan keeps freed memory in its quarantine: RSS says nothing
+        # here. The plain build's run of this test checks it.
+        print("# RSS grew %d kB under ASan (quarantine): not checked" %
+              grown)
+        return
     R.check(grown < 4096, "130 flaps later the gateway's RSS grew %d kB "
             "(bound: 4 MB; the history and the damping state are fixed)"
             % grown)

@@ -382,3 +382,19 @@ smp_vendor_diag_next(const uint8_t *d)
 	/* 14.2.5.14 VendorDiag: NextIndex, then 62 octets of data. */
 	return be(d, 2);
 }
+
+int
+smp_sminfo_notactive(uint8_t *resp, const uint8_t *req, uint64_t port_guid)
+{
+	if ((req[1] != 0x01 && req[1] != 0x81) || req[3] != 0x01 ||
+	    (req[16] << 8 | req[17]) != 0x0020)
+		return -1;
+	memcpy(resp, req, 256);
+	resp[3] = 0x81;				/* GetResp */
+	resp[4] = req[1] == 0x81 ? 0x80 : 0;	/* D bit; status 0 */
+	resp[5] = 0;
+	memset(resp + SMP_DATA_OFFS, 0, SMP_DATA_SIZE);
+	for (int i = 0; i < 8; i++)
+		resp[SMP_DATA_OFFS + i] = (uint8_t)(port_guid >> (56 - 8 * i));
+	return 0;
+}

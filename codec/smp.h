@@ -170,5 +170,11 @@ uint16_t smp_vendor_diag_next(const uint8_t *data);
 
 /* LinkWidthActive code -> lanes; 0 for unknown codes. */
 int	smp_width_lanes(uint8_t width);
+/* The answer of a port that has IsSM but is no SM to a SubnGet(SMInfo)
+ * req (256 octets; LID-routed or directed route): GetResp, D bit for
+ * DR, SMInfo GUID port_guid, state NOTACTIVE, priority 0 (IBA 14.2.5.13
+ * Table 185). Returns 0, or -1 if req is not such a Get. */
+int	smp_sminfo_notactive(uint8_t *resp, const uint8_t *req,
+	    uint64_t port_guid);
 
 #endif

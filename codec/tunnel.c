@@ -53,17 +53,19 @@ header(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t tid)
 
 int
 tun_encode(uint8_t (*mads)[TUN_MAD_SIZE], size_t nmads, const uint8_t *pdu,
-    size_t len, uint32_t raddr, uint16_t slid, uint64_t tid)
+    size_t len, size_t seg, uint32_t raddr, uint16_t slid, uint64_t tid)
 {
-	size_t n = (len + TUN_SEG_DATA - 1) / TUN_SEG_DATA;
+	size_t n;
 
-	if (len == 0 || len > TUN_PDU_MAX || n > nmads)
+	if (seg == 0 || seg > TUN_SEG_DATA || len == 0)
+		return -1;
+	n = (len + seg - 1) / seg;
+	if (n > TUN_SEG_MAX || n > nmads)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *m = mads[i];
-		size_t off = i * TUN_SEG_DATA;
-		size_t take = len - off < TUN_SEG_DATA ? len - off :
-		    TUN_SEG_DATA;
+		size_t off = i * seg;
+		size_t take = len - off < seg ? len - off : seg;
 
 		memset(m, 0, TUN_MAD_SIZE);
 		header(m, TUN_METHOD_SEND, TUN_ATTR_PDU, tid + i);
@@ -88,9 +90,6 @@ tun_decode(const uint8_t *mad, size_t len, struct tun_seg *s)
 	num = mad[61] & ~TUN_SEG_LAST;
 	if (mad[60] == 0 || mad[60] > TUN_SEG_DATA || num == 0 ||
 	    num > TUN_SEG_MAX)
-		return -1;
-	/* Only the last segment may be short. */
-	if (!(mad[61] & TUN_SEG_LAST) && mad[60] != TUN_SEG_DATA)
 		return -1;
 	s->tid = (uint64_t)get32(mad + 8) << 32 | get32(mad + 12);
 	s->raddr = get32(mad + 56);
@@ -137,7 +136,7 @@ tun_reasm_add(struct tun_reasm *r, const struct tun_seg *s)
 		r->next = 0;
 		return TUN_DONE;
 	}
-	if (r->next == TUN_SEG_MAX) {	/* 127 full ones and no end */
+	if (r->next == TUN_SEG_MAX) {	/* 127 and no end */
 		tun_reasm_reset(r);
 		return TUN_BAD;
 	}

@@ -43,16 +43,18 @@ struct tun_seg {
 	const uint8_t	*data;		/* into the MAD */
 };
 
-/* Segments of pdu (len octets, 1..TUN_PDU_MAX) into mads[] (each
- * TUN_MAD_SIZE, zeroed here), Sends of PduInfo with TIDs tid, tid+1,
- * ... Returns the number of segments, or -1 (empty, too long, or more
- * than nmads needed). */
+/* Segments of pdu (len octets) into mads[] (each TUN_MAD_SIZE, zeroed
+ * here), Sends of PduInfo with TIDs tid, tid+1, ..., seg octets each
+ * (1..192; 192 but under ibsim, which loses MAD octets 224-255 between
+ * its clients). Returns the number of segments, or -1 (empty, over 127
+ * segments, or more than nmads needed). */
 int	tun_encode(uint8_t (*mads)[TUN_MAD_SIZE], size_t nmads,
-	    const uint8_t *pdu, size_t len, uint32_t raddr, uint16_t slid,
-	    uint64_t tid);
+	    const uint8_t *pdu, size_t len, size_t seg, uint32_t raddr,
+	    uint16_t slid, uint64_t tid);
 /* One received MAD as a PduInfo segment: 0, or -1 if it is not one
  * (wrong class, version, method or attribute, a length outside 1..192,
- * a segment number outside 1..127, fewer than 256 octets). */
+ * a segment number outside 1..127, fewer than 256 octets). Any segment
+ * may be short: its PayloadLength says how much it carries. */
 int	tun_decode(const uint8_t *mad, size_t len, struct tun_seg *s);
 
 /* One PDU being put together. Segments must come in order, 1, 2, ...;

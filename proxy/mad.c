@@ -444,17 +444,9 @@ answer_sminfo(const uint8_t *umad, const uint8_t *mad, size_t len)
 {
 	uint8_t resp[PROXY_MAD_SIZE];
 
-	if (!mad_issm || len < PROXY_MAD_SIZE || mad[3] != IB_MAD_METHOD_GET ||
-	    (mad[16] << 8 | mad[17]) != IB_ATTR_SMINFO)
+	if (!mad_issm || len < PROXY_MAD_SIZE ||
+	    smp_sminfo_notactive(resp, mad, mad_port_guid) == -1)
 		return 0;
-	memcpy(resp, mad, PROXY_MAD_SIZE);
-	resp[3] = IB_MAD_METHOD_GET_RESPONSE;
-	resp[4] = mad[1] == ATTR_CLASS_SMI_DR ? 0x80 : 0;	/* D bit */
-	resp[5] = 0;
-	memset(resp + SMP_DATA_OFFS, 0, SMP_DATA_SIZE);
-	for (int i = 0; i < 8; i++)	/* GUID: our port's */
-		resp[SMP_DATA_OFFS + i] = (uint8_t)(mad_port_guid >>
-		    (56 - 8 * i));
 	return proxy_mad_respond(umad, resp, PROXY_MAD_SIZE) == 0;
 }
 

@@ -25,15 +25,15 @@ fill(uint8_t *p, size_t len)
 
 /* Encode len octets, feed every segment back, expect the same PDU. */
 static void
-round_trip(size_t len)
+round_trip_seg(size_t len, size_t seg)
 {
 	static uint8_t pdu[TUN_PDU_MAX];
 	struct tun_seg s;
 	int n, rc = TUN_MORE;
 
 	fill(pdu, len);
-	n = tun_encode(mads, TUN_SEG_MAX, pdu, len, 0x12345678, 7, 100);
-	assert_int_equal(n, (int)((len + 191) / 192));
+	n = tun_encode(mads, TUN_SEG_MAX, pdu, len, seg, 0x12345678, 7, 100);
+	assert_int_equal(n, (int)((len + seg - 1) / seg));
 	tun_reasm_reset(&r);
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(tun_decode(mads[i], TUN_MAD_SIZE, &s), 0);
@@ -52,6 +52,12 @@ round_trip(size_t len)
 }
 
 static void
+round_trip(size_t len)
+{
+	round_trip_seg(len, TUN_SEG_DATA);
+}
+
+static void
 test_round_trips(void **state)
 {
 	static const size_t lens[] = { 1, 2, 191, 192, 193, 383, 384, 385,
@@ -60,6 +66,11 @@ test_round_trips(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
 		round_trip(lens[i]);
+	/* Shorter segments (ibsim keeps 160 octets of data whole). */
+	round_trip_seg(1650, 160);
+	round_trip_seg(127 * 160, 160);
+	round_trip_seg(1, 1);
+	round_trip_seg(127, 1);
 }
 
 static void
@@ -69,8 +80,8 @@ test_layout(void **state)
 
 	(void)state;
 	fill(pdu, sizeof(pdu));
-	assert_int_equal(tun_encode(mads, 2, pdu, sizeof(pdu), 0xa1b2c3d4,
-	    0x0102, 0x1122334455667788ULL), 2);
+	assert_int_equal(tun_encode(mads, 2, pdu, sizeof(pdu), TUN_SEG_DATA,
+	    0xa1b2c3d4, 0x0102, 0x1122334455667788ULL), 2);
 	assert_int_equal(mads[0][1], 0x08);		/* class */
 	assert_int_equal(mads[0][2], 1);		/* class version */
 	assert_int_equal(mads[0][3], 0x03);		/* SNMPSend */
@@ -95,11 +106,18 @@ test_encode_limits(void **state)
 	static uint8_t pdu[TUN_PDU_MAX + 1];
 
 	(void)state;
-	assert_int_equal(tun_encode(mads, TUN_SEG_MAX, pdu, 0, 1, 1, 1), -1);
+	assert_int_equal(tun_encode(mads, TUN_SEG_MAX, pdu, 0, 192, 1, 1, 1),
+	    -1);
 	assert_int_equal(tun_encode(mads, TUN_SEG_MAX, pdu, TUN_PDU_MAX + 1,
-	    1, 1, 1), -1);
+	    192, 1, 1, 1), -1);
+	assert_int_equal(tun_encode(mads, TUN_SEG_MAX, pdu, 128, 1, 1, 1, 1),
+	    -1);			/* 128 segments */
+	assert_int_equal(tun_encode(mads, TUN_SEG_MAX, pdu, 10, 0, 1, 1, 1),
+	    -1);
+	assert_int_equal(tun_encode(mads, TUN_SEG_MAX, pdu, 10, 193, 1, 1, 1),
+	    -1);
 	/* Room for fewer MADs than needed. */
-	assert_int_equal(tun_encode(mads, 1, pdu, 193, 1, 1, 1), -1);
+	assert_int_equal(tun_encode(mads, 1, pdu, 193, 192, 1, 1, 1), -1);
 }
 
 static void
@@ -110,7 +128,8 @@ test_bad_segments(void **state)
 
 	(void)state;
 	fill(pdu, sizeof(pdu));
-	assert_int_equal(tun_encode(mads, 3, pdu, sizeof(pdu), 9, 4, 1), 3);
+	assert_int_equal(tun_encode(mads, 3, pdu, sizeof(pdu), 192, 9, 4, 1),
+	    3);
 	/* Not PduInfo Sends, or out of range: not segments at all. */
 	memcpy(m, mads[0], sizeof(m));
 	m[1] = 0x81;
@@ -126,8 +145,9 @@ test_bad_segments(void **state)
 	assert_int_equal(tun_decode(m, sizeof(m), &s), -1);
 	m[60] = 193;
 	assert_int_equal(tun_decode(m, sizeof(m), &s), -1);
-	m[60] = 100;		/* short but not the last */
-	assert_int_equal(tun_decode(m, sizeof(m), &s), -1);
+	m[60] = 100;		/* short and not the last: allowed */
+	assert_int_equal(tun_decode(m, sizeof(m), &s), 0);
+	assert_int_equal(s.len, 100);
 	memcpy(m, mads[0], sizeof(m));
 	m[61] = 0;
 	assert_int_equal(tun_decode(m, sizeof(m), &s), -1);

@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""IB SNMP Tunneling, node end (ibsnmp-tunneld) on the simulated fabric.
+
+Two hosts (node03, node05) each run a stock snmpd on a loopback port and,
+through the launcher's --tunnel, ibsnmp-tunneld attached to the host. A
+requester on node04 (tests/sim/tun-send, the same codec) sends SNMP
+messages through the fabric; net-snmp's tools talk to it through a UDP
+relay in this script. Checks: the ClassPortInfo probe (and no answer
+from a host without an agent), sysDescr and HOST-RESOURCES-MIB equal to
+what each snmpd answers directly, a GETBULK answer of many segments
+arriving whole, a wrong community and a source LID not allowed getting
+no answer (and counted), a whole walk of HOST-RESOURCES-MIB through the
+tunnel. The gateway's own tunnel client is not built yet (issue 13)."""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+from simlib import parse_vars  # noqa: E402
+
+simlib.skip_if_missing()
+if shutil.which("snmpd") is None:
+    print("1..0 # SKIP snmpd is not installed")
+    sys.exit(77)
+
+TMP = tempfile.mkdtemp(prefix="ibsnmpgw-tunnel-")
+HOSTS = {"node03": simlib.free_udp_port(), "node05": simlib.free_udp_port()}
+# LIDs: nodeNN port 1 = 101 + (NN - 1) * 2 (the bundled fabric).
+LID = {"node03": 105, "node04": 107, "node05": 109, "node06": 111}
+TUN_SEND = os.path.join(simlib.BUILD, "tests", "sim", "tun-send")
+SNMPDS = []
+
+
+def start_snmpd(host, port):
+    conf = os.path.join(TMP, "snmpd-%s.conf" % host)
+    with open(conf, "w") as f:
+        f.write("rocommunity public 127.0.0.1\n"
+                "sysDescr tunneled host %s\n"
+                "sysName %s\n" % (host, host))
+    p = subprocess.Popen(
+        ["snmpd", "-f", "-Lf", os.path.join(TMP, "snmpd-%s.log" % host),
+         "-C", "-c", conf, "-M", "/dev/null", "-m", "",
+         "udp:127.0.0.1:%d" % port],
+        env=dict(os.environ, SNMP_PERSISTENT_DIR=os.path.join(TMP, host)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    SNMPDS.append(p)
+
+
+for h, port in HOSTS.items():
+    start_snmpd(h, port)
+R = simlib.Report()
+fab = simlib.Fabric(extra=sum((["--tunnel", "%s=udp:127.0.0.1:%d" % hp]
+                               for hp in HOSTS.items()), []) +
+                    ["--tunnel-allow", str(LID["node04"])],
+                    extra_yaml="polling:\n  - name: none\n    groups: []\n"
+                    "    interval: 86400\n")
+
+
+def tun_env(host):
+    return dict(os.environ, IBSIM_SOCKNAME=fab.info["ibsim-socket"],
+                SIM_HOST=host, LD_PRELOAD=simlib.UMAD2SIM)
+
+
+def tun_send(lid, data, via="node04", probe=False):
+    args = [TUN_SEND] + (["-p"] if probe else []) + [str(lid)]
+    return subprocess.run(args, input=data, capture_output=True,
+                          env=tun_env(via), cwd=fab.dir, timeout=20)
+
+
+class Relay:
+    """UDP on 127.0.0.1 to tun-send LID (one ibsim client per message,
+    from node `via`): net-snmp's tools reach a host through the tunnel."""
+
+    def __init__(self, lid, via="node04"):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.lid, self.via, self.log = lid, via, []
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        while True:
+            data, peer = self.sock.recvfrom(65535)
+            out = tun_send(self.lid, data, self.via)
+            self.log.append(out.stderr.decode(errors="replace").strip())
+            if out.returncode == 0:
+                self.sock.sendto(out.stdout, peer)
+
+
+def snmp(tool, port, oids, community="public", extra=()):
+    return subprocess.run([tool, "-v2c", "-c", community, "-On", "-t", "8",
+                           "-r", "0"] + list(extra) +
+                          ["udp:127.0.0.1:%d" % port] + oids,
+                          capture_output=True, text=True, timeout=120)
+
+
+def stats(host):
+    pid = None
+    with open(os.path.join(fab.dir, "pids")) as f:
+        pids = [int(l.split()[1]) for l in f if l.startswith(
+            "ibsnmp-tunneld ")]
+    log = os.path.join(fab.dir, "tunneld-%s.log" % host)
+    idx = list(HOSTS).index(host)
+    pid = pids[idx]
+    before = open(log).read().count("tunneld: probes")
+    os.kill(pid, signal.SIGUSR1)
+    end = time.time() + 5
+    while time.time() < end:
+        text = open(log).read()
+        if text.count("tunneld: probes") > before:
+            line = text.strip().splitlines()[-1]
+            return dict((k, int(v)) for k, v in re.findall(
+                r"(\S+) (\d+)", line.split("tunneld: ", 1)[1]))
+        time.sleep(0.05)
+    return {}
+
+
+def main():
+    out = tun_send(LID["node03"], b"", probe=True)
+    R.check(out.returncode == 0 and "ClassVersion 1" in out.stdout.decode(),
+            "ClassPortInfo probe of node03's agent", out.stdout + out.stderr)
+    out = tun_send(LID["node06"], b"", via="node04", probe=True)
+    R.check(out.returncode != 0, "no agent on node06: no answer",
+            out.stdout + out.stderr)
+
+    for host, port in HOSTS.items():
+        relay = Relay(LID[host])
+        oids = [".1.3.6.1.2.1.1.1.0", ".1.3.6.1.2.1.1.5.0",
+                ".1.3.6.1.2.1.25.2.2.0", ".1.3.6.1.2.1.25.1.3.0"]
+        via = parse_vars(snmp("snmpget", relay.port, oids).stdout)
+        direct = parse_vars(snmp("snmpget", port, oids).stdout)
+        R.check(len(via) == 4 and via == direct,
+                "%s through the tunnel: sysDescr, sysName, hrMemorySize, "
+                "hrSystemInitialLoadDevice as snmpd answers them" % host,
+                "%s\n%s" % (via, direct))
+        big = snmp("snmpbulkget", relay.port, [".1.3.6.1.2.1.1"],
+                   extra=["-Cr60"])
+        segs = [int(m) for m in re.findall(r"and (\d+) segments",
+                                           relay.log[-1] if relay.log else "")]
+        R.check(len(parse_vars(big.stdout)) == 60 and segs and segs[0] > 5,
+                "%s: a GETBULK of 60 varbinds arrives whole (%s segments)" %
+                (host, segs), big.stderr + str(relay.log[-1:]))
+
+    relay = Relay(LID["node05"])
+    walk = snmp("snmpbulkwalk", relay.port, [".1.3.6.1.2.1.25.2"])
+    direct = snmp("snmpbulkwalk", HOSTS["node05"], [".1.3.6.1.2.1.25.2"])
+    a, b = parse_vars(walk.stdout), parse_vars(direct.stdout)
+    R.check(len(a) > 20 and set(a) == set(b),
+            "a walk of hrStorage through the tunnel has snmpd's %d OIDs" %
+            len(b), "%d vs %d %s" % (len(a), len(b), walk.stderr))
+
+    before = stats("node03")
+    bad = snmp("snmpget", Relay(LID["node03"]).port, [".1.3.6.1.2.1.1.1.0"],
+               community="wrong")
+    after = stats("node03")
+    R.check("Timeout" in bad.stderr and after.get("refused", 0) ==
+            before.get("refused", 0) + 1,
+            "a wrong community gets no answer and is counted as refused",
+            "%s %s %s" % (bad.stderr, before, after))
+    out = tun_send(LID["node03"], bytes.fromhex(
+        "302902010104067075626c6963a01c020401020304020100020100300e300c"
+        "06082b060102010101000500"), via="node06")
+    after2 = stats("node03")
+    R.check(out.returncode != 0 and after2.get("refused", 0) ==
+            after.get("refused", 0) + 1,
+            "a source LID that is not allowed (node06) gets no answer and "
+            "is counted as refused", "%s %s" % (out.stderr, after2))
+
+
+def cleanup():
+    for p in SNMPDS:
+        p.terminate()
+        p.wait(5)
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+try:
+    simlib.run(main, fab, R)
+finally:
+    cleanup()

@@ -1,0 +1,638 @@
+/* ibsnmp-tunneld: the node end of IB SNMP Tunneling (class 0x08,
+ * docs/tunneling.md). It answers ClassPortInfo probes, puts tunneled
+ * SNMP messages together, checks who sent them and with what
+ * community, hands them to the one local agent of its configuration
+ * over loopback UDP, and sends the agent's answer back in segments.
+ *
+ * One thread, one loop: the umad fd is waited on alone (umad2sim's
+ * poll() ignores real fds next to its fake one), then the agent
+ * sockets without waiting, then the timers. Memory is fixed: a table
+ * of peers (one reassembly and one request to the agent each). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+#include <yaml.h>
+
+#include "codec/smp.h"
+#include "codec/tunnel.h"
+#include "util/log.h"
+
+#define MAX_LIDS	64
+
+struct td_conf {
+	struct sockaddr_in agent;
+	char		 community[65];
+	uint16_t	 lids[MAX_LIDS];
+	int		 nlids;
+	char		 ca[UMAD_CA_NAME_LEN];
+	int		 port;
+	int		 sim_issm;
+	int		 max_peers;
+	int		 reasm_ms;
+	int		 agent_ms;
+	int		 segment;	/* octets per segment */
+};
+
+struct td_peer {
+	uint16_t	 lid;		/* 0: free */
+	uint64_t	 last_ms;	/* its last segment */
+	struct tun_reasm r;
+	ib_mad_addr_t	 addr;		/* where its requests came from */
+	int		 sock;		/* to the agent; -1: none */
+	int		 waiting;	/* for the agent's answer */
+	uint32_t	 raddr;
+	uint64_t	 sent_ms;
+};
+
+static struct td_conf	 conf;
+static struct td_peer	*peers;
+static int		 umad_fd = -1, agent_tun = -1, agent_smi = -1,
+			 agent_dr = -1, issm_fd = -1;
+static uint16_t		 my_lid;
+static uint64_t		 my_guid, next_tid = 1;
+static volatile sig_atomic_t quit, dump;
+static struct {
+	unsigned long long probes, segments, pdus, answers, refused,
+	    malformed, dropped, toobig, timeouts, spoofed;
+} st;
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- Configuration (a small YAML mapping; errors as file:line) */
+
+static int
+conf_error(const char *path, const yaml_node_t *n, const char *what,
+    const char *key)
+{
+	fprintf(stderr, "%s:%zu: %s '%s'\n", path, n->start_mark.line + 1,
+	    what, key);
+	return -1;
+}
+
+static int
+set_agent(const char *s)
+{
+	char host[64];
+	int port;
+
+	if (sscanf(s, "udp:%63[^:]:%d", host, &port) != 2 || port < 1 ||
+	    port > 65535)
+		return -1;
+	memset(&conf.agent, 0, sizeof(conf.agent));
+	conf.agent.sin_family = AF_INET;
+	conf.agent.sin_port = htons((uint16_t)port);
+	/* Loopback only: the tunnel never leads anywhere else. */
+	if (inet_pton(AF_INET, host, &conf.agent.sin_addr) != 1 ||
+	    (ntohl(conf.agent.sin_addr.s_addr) >> 24) != 127)
+		return -1;
+	return 0;
+}
+
+static int
+conf_key(const char *path, yaml_document_t *doc, yaml_node_t *k,
+    yaml_node_t *v)
+{
+	const char *key = (const char *)k->data.scalar.value;
+	const char *val = v->type == YAML_SCALAR_NODE ?
+	    (const char *)v->data.scalar.value : NULL;
+	char *end;
+	long n;
+
+	if (strcmp(key, "allow-lids") == 0) {
+		yaml_node_item_t *it;
+
+		if (v->type != YAML_SEQUENCE_NODE)
+			return conf_error(path, v, "a list of LIDs is needed "
+			    "for", key);
+		for (it = v->data.sequence.items.start;
+		    it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(doc, *it);
+			const char *s = e->type == YAML_SCALAR_NODE ?
+			    (const char *)e->data.scalar.value : "";
+
+			n = strtol(s, &end, 0);
+			if (*s == '\0' || *end != '\0' || n < 1 ||
+			    n > 0xbfff || conf.nlids == MAX_LIDS)
+				return conf_error(path, e, "not a unicast LID "
+				    "(or more than 64):", s);
+			conf.lids[conf.nlids++] = (uint16_t)n;
+		}
+		return 0;
+	}
+	if (val == NULL)
+		return conf_error(path, v, "a single value is needed for", key);
+	if (strcmp(key, "agent") == 0) {
+		if (set_agent(val) == -1)
+			return conf_error(path, v, "agent must be "
+			    "udp:127.x.y.z:PORT, not", val);
+	} else if (strcmp(key, "community") == 0) {
+		if (strlen(val) == 0 || strlen(val) > 64)
+			return conf_error(path, v, "community must be 1 to 64 "
+			    "characters:", val);
+		snprintf(conf.community, sizeof(conf.community), "%s", val);
+	} else if (strcmp(key, "ca") == 0) {
+		snprintf(conf.ca, sizeof(conf.ca), "%s", val);
+	} else if (strcmp(key, "sim-issm") == 0) {
+		if (strcmp(val, "true") && strcmp(val, "false"))
+			return conf_error(path, v, "true or false for", key);
+		conf.sim_issm = val[0] == 't';
+	} else {
+		int *out = strcmp(key, "port") == 0 ? &conf.port :
+		    strcmp(key, "max-peers") == 0 ? &conf.max_peers :
+		    strcmp(key, "reassembly-timeout-ms") == 0 ? &conf.reasm_ms :
+		    strcmp(key, "agent-timeout-ms") == 0 ? &conf.agent_ms :
+		    strcmp(key, "segment-octets") == 0 ? &conf.segment : NULL;
+
+		if (out == NULL)
+			return conf_error(path, k, "unknown key", key);
+		n = strtol(val, &end, 10);
+		if (*val == '\0' || *end != '\0' || n < 0 || n > 600000 ||
+		    (out == &conf.max_peers && (n < 1 || n > 1024)) ||
+		    (out == &conf.segment && (n < 1 || n > TUN_SEG_DATA)))
+			return conf_error(path, v, "out of range:", val);
+		*out = (int)n;
+	}
+	return 0;
+}
+
+static int
+conf_load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	yaml_parser_t p;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int rc = 0;
+
+	memset(&conf, 0, sizeof(conf));
+	(void)set_agent("udp:127.0.0.1:161");
+	conf.max_peers = 16;
+	conf.reasm_ms = 1000;
+	conf.agent_ms = 2000;
+	conf.segment = TUN_SEG_DATA;
+	if (f == NULL) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_file(&p, f);
+	if (!yaml_parser_load(&p, &doc)) {
+		fprintf(stderr, "%s:%zu: %s\n", path, p.problem_mark.line + 1,
+		    p.problem ? p.problem : "YAML error");
+		yaml_parser_delete(&p);
+		fclose(f);
+		return -1;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root == NULL || root->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s:1: a mapping of settings is needed\n", path);
+		rc = -1;
+	} else
+		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+		    pr < root->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+			yaml_node_t *v = yaml_document_get_node(&doc,
+			    pr->value);
+
+			if (k->type != YAML_SCALAR_NODE ||
+			    conf_key(path, &doc, k, v) == -1)
+				rc = -1;
+		}
+	if (rc == 0 && (conf.community[0] == '\0' || conf.nlids == 0)) {
+		fprintf(stderr, "%s:1: 'community' and 'allow-lids' are "
+		    "required: nobody could use the tunnel\n", path);
+		rc = -1;
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	fclose(f);
+	return rc;
+}
+
+/* ---- The fabric side */
+
+static int
+send_mad(int agent, const ib_mad_addr_t *to, const uint8_t *mad, int qp0)
+{
+	uint8_t buf[sizeof(struct ib_user_mad) + TUN_MAD_SIZE];
+
+	memset(buf, 0, sizeof(buf));
+	umad_set_addr(buf, ntohs(to->lid), ntohl(to->qpn), to->sl,
+	    qp0 ? 0 : (int)IB_DEFAULT_QP1_QKEY);
+	umad_set_pkey(buf, to->pkey_index);
+	memcpy(umad_get_mad(buf), mad, TUN_MAD_SIZE);
+	if (umad_send(umad_fd, agent, buf, TUN_MAD_SIZE, 0, 0) < 0) {
+		log_warnx("tunneld: send to LID %u failed", ntohs(to->lid));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+allowed(uint16_t lid)
+{
+	for (int i = 0; i < conf.nlids; i++)
+		if (conf.lids[i] == lid)
+			return 1;
+	return 0;
+}
+
+/* The community of a v1/v2c message (RFC 3416 / 1157: SEQUENCE {
+ * version INTEGER, community OCTET STRING, ...}), short lengths and
+ * the long forms up to 4 octets. 0 if it is conf.community. */
+static int
+ber_len(const uint8_t *p, size_t n, size_t *at, size_t *len)
+{
+	size_t k;
+
+	if (*at >= n)
+		return -1;
+	if (!(p[*at] & 0x80)) {
+		*len = p[(*at)++];
+		return 0;
+	}
+	k = p[(*at)++] & 0x7f;
+	if (k == 0 || k > 4 || *at + k > n)
+		return -1;
+	for (*len = 0; k > 0; k--)
+		*len = *len << 8 | p[(*at)++];
+	return 0;
+}
+
+static int
+community_ok(const uint8_t *p, size_t n)
+{
+	size_t at = 0, len;
+
+	if (n < 2 || p[at++] != 0x30 || ber_len(p, n, &at, &len) == -1 ||
+	    at >= n || p[at++] != 0x02 || ber_len(p, n, &at, &len) == -1 ||
+	    len > 4 || at + len > n)
+		return -1;
+	/* version: 0 (v1) or 1 (v2c); SNMPv3 is ended at the gateway */
+	if (len != 1 || p[at] > 1)
+		return -1;
+	at += len;
+	if (at >= n || p[at++] != 0x04 || ber_len(p, n, &at, &len) == -1 ||
+	    at + len > n || len != strlen(conf.community) ||
+	    memcmp(p + at, conf.community, len) != 0)
+		return -1;
+	return 0;
+}
+
+static struct td_peer *
+peer_of(uint16_t lid, uint64_t now)
+{
+	struct td_peer *free_p = NULL, *idle = NULL;
+
+	for (int i = 0; i < conf.max_peers; i++) {
+		struct td_peer *p = &peers[i];
+
+		if (p->lid == lid)
+			return p;
+		if (p->lid == 0 && free_p == NULL)
+			free_p = p;
+		if (p->lid != 0 && !p->waiting && !tun_reasm_busy(&p->r) &&
+		    (idle == NULL || p->last_ms < idle->last_ms))
+			idle = p;
+	}
+	if (free_p == NULL)
+		free_p = idle;		/* the longest idle one goes */
+	if (free_p == NULL)
+		return NULL;
+	if (free_p->sock >= 0)
+		close(free_p->sock);
+	memset(free_p, 0, sizeof(*free_p));
+	free_p->sock = -1;
+	free_p->lid = lid;
+	free_p->last_ms = now;
+	return free_p;
+}
+
+static void
+to_agent(struct td_peer *p)
+{
+	if (p->sock < 0) {
+		p->sock = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+		if (p->sock < 0 || connect(p->sock, (struct sockaddr *)
+		    &conf.agent, sizeof(conf.agent)) == -1) {
+			log_warn("tunneld: agent socket");
+			if (p->sock >= 0)
+				close(p->sock);
+			p->sock = -1;
+			return;
+		}
+	}
+	if (send(p->sock, p->r.buf, p->r.len, 0) != (ssize_t)p->r.len) {
+		log_warn("tunneld: to the agent");
+		return;
+	}
+	p->waiting = 1;
+	p->raddr = p->r.raddr;
+	p->sent_ms = now_ms();
+	st.pdus++;
+}
+
+static void
+handle_pdu_segment(const uint8_t *mad, size_t len, const ib_mad_addr_t *from)
+{
+	struct tun_seg s;
+	struct td_peer *p;
+	uint16_t lid = ntohs(from->lid);
+	uint64_t now = now_ms();
+
+	st.segments++;
+	if (!allowed(lid)) {
+		st.refused++;
+		return;
+	}
+	if (tun_decode(mad, len, &s) == -1) {
+		st.malformed++;
+		return;
+	}
+	if (s.slid != lid) {
+		st.spoofed++;
+		return;
+	}
+	if ((p = peer_of(lid, now)) == NULL) {
+		st.dropped++;
+		return;
+	}
+	p->last_ms = now;
+	p->addr = *from;
+	switch (tun_reasm_add(&p->r, &s)) {
+	case TUN_BAD:
+		st.malformed++;
+		return;
+	case TUN_MORE:
+		return;
+	}
+	if (community_ok(p->r.buf, p->r.len) == -1) {
+		st.refused++;
+		return;
+	}
+	to_agent(p);
+}
+
+static void
+handle_mad(uint8_t *umad, int len)
+{
+	const uint8_t *mad = umad_get_mad(umad);
+	const ib_mad_addr_t *from = umad_get_mad_addr(umad);
+	uint8_t resp[TUN_MAD_SIZE];
+	size_t mlen = (size_t)len;
+
+	if (mlen < TUN_MAD_SIZE || (mad[3] & 0x80))
+		return;			/* answers: we ask nothing */
+	if (mad[1] == 0x01 || mad[1] == 0x81) {
+		if (conf.sim_issm &&
+		    smp_sminfo_notactive(resp, mad, my_guid) == 0)
+			(void)send_mad(mad[1] == 0x81 ? agent_dr : agent_smi,
+			    from, resp, 1);
+		return;
+	}
+	if (mad[1] != TUN_MGMT_CLASS)
+		return;
+	if (mad[3] == TUN_METHOD_GET &&
+	    (mad[16] << 8 | mad[17]) == TUN_ATTR_CLASS_PORT_INFO) {
+		st.probes++;
+		tun_encode_cpi_resp(resp, mad, 19);
+		(void)send_mad(agent_tun, from, resp, 0);
+		return;
+	}
+	if (mad[3] == TUN_METHOD_SEND &&
+	    (mad[16] << 8 | mad[17]) == TUN_ATTR_PDU) {
+		handle_pdu_segment(mad, mlen, from);
+		return;
+	}
+	st.malformed++;		/* CommunityInfo and anything else */
+}
+
+/* ---- The agent side */
+
+static void
+from_agent(struct td_peer *p)
+{
+	static uint8_t buf[65536];
+	static uint8_t mads[TUN_SEG_MAX][TUN_MAD_SIZE];
+	ssize_t n = recv(p->sock, buf, sizeof(buf), 0);
+	int segs;
+
+	if (n <= 0)
+		return;
+	if (!p->waiting) {
+		st.dropped++;		/* an answer after its timeout */
+		return;
+	}
+	p->waiting = 0;
+	segs = tun_encode(mads, TUN_SEG_MAX, buf, (size_t)n,
+	    (size_t)conf.segment, p->raddr, my_lid, next_tid);
+	if (segs < 0) {
+		st.toobig++;
+		log_warnx("tunneld: a %zd-octet answer for LID %u is over the "
+		    "tunnel's %d: not sent", n, p->lid, TUN_PDU_MAX);
+		return;
+	}
+	next_tid += (uint64_t)segs;
+	for (int i = 0; i < segs; i++)
+		if (send_mad(agent_tun, &p->addr, mads[i], 0) == -1)
+			return;
+	st.answers++;
+}
+
+static void
+poll_agents(void)
+{
+	struct pollfd pfd[1024];
+	int n = 0, map[1024];
+
+	for (int i = 0; i < conf.max_peers && n < 1024; i++)
+		if (peers[i].sock >= 0) {
+			pfd[n].fd = peers[i].sock;
+			pfd[n].events = POLLIN;
+			map[n++] = i;
+		}
+	if (n == 0 || poll(pfd, (nfds_t)n, 0) <= 0)
+		return;
+	for (int i = 0; i < n; i++)
+		if (pfd[i].revents & POLLIN)
+			from_agent(&peers[map[i]]);
+}
+
+static void
+timers(void)
+{
+	uint64_t now = now_ms();
+
+	for (int i = 0; i < conf.max_peers; i++) {
+		struct td_peer *p = &peers[i];
+
+		if (tun_reasm_busy(&p->r) && now - p->last_ms >=
+		    (uint64_t)conf.reasm_ms) {
+			tun_reasm_reset(&p->r);
+			st.dropped++;
+		}
+		if (p->waiting && now - p->sent_ms >= (uint64_t)conf.agent_ms) {
+			p->waiting = 0;
+			st.timeouts++;
+		}
+	}
+}
+
+static void
+log_stats(void)
+{
+	log_info("tunneld: probes %llu segments %llu pdus %llu answers %llu "
+	    "refused %llu malformed %llu spoofed %llu dropped %llu toobig "
+	    "%llu agent-timeouts %llu", st.probes, st.segments, st.pdus,
+	    st.answers, st.refused, st.malformed, st.spoofed, st.dropped,
+	    st.toobig, st.timeouts);
+}
+
+/* ---- Setup */
+
+static int
+open_port(void)
+{
+	umad_port_t p;
+	long mask[16 / sizeof(long)];
+	const unsigned bits = 8 * sizeof(long);
+
+	if (umad_init() < 0 || umad_get_port(conf.ca[0] ? conf.ca : NULL,
+	    conf.port, &p) < 0) {
+		log_warnx("tunneld: no usable IB port");
+		return -1;
+	}
+	my_lid = (uint16_t)p.base_lid;
+	my_guid = be64toh(p.port_guid);
+	if ((umad_fd = umad_open_port(p.ca_name, p.portnum)) < 0) {
+		log_warnx("tunneld: cannot open %s port %d", p.ca_name,
+		    p.portnum);
+		umad_release_port(&p);
+		return -1;
+	}
+	/* Requests to us: ClassPortInfo Gets and SNMPSends. */
+	memset(mask, 0, sizeof(mask));
+	mask[TUN_METHOD_GET / bits] |= 1L << (TUN_METHOD_GET % bits);
+	mask[TUN_METHOD_SEND / bits] |= 1L << (TUN_METHOD_SEND % bits);
+	agent_tun = umad_register(umad_fd, TUN_MGMT_CLASS, TUN_CLASS_VERSION,
+	    0, mask);
+	if (agent_tun < 0) {
+		log_warnx("tunneld: cannot register class 0x08 on %s port %d "
+		    "(another tunnel agent?)", p.ca_name, p.portnum);
+		umad_release_port(&p);
+		return -1;
+	}
+	if (conf.sim_issm) {
+		char path[256];
+
+		/* ibsim hands requests only to IsSM clients, and then the
+		 * SM's SMInfo Gets too (tests/sim/README.md). */
+		agent_smi = umad_register(umad_fd, 0x01, 1, 0, NULL);
+		agent_dr = umad_register(umad_fd, 0x81, 1, 0, NULL);
+		if (umad_get_issm_path(p.ca_name, p.portnum, path,
+		    sizeof(path)) < 0 || (issm_fd = open(path, O_RDWR)) < 0)
+			log_warn("tunneld: cannot set IsSM");
+	}
+	log_info("tunneld: %s port %d LID %u, agent %s:%u, %d allowed LIDs",
+	    p.ca_name, p.portnum, my_lid, inet_ntoa(conf.agent.sin_addr),
+	    ntohs(conf.agent.sin_port), conf.nlids);
+	umad_release_port(&p);
+	return 0;
+}
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		dump = 1;
+	else
+		quit = 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = "/etc/ibsnmpgw/ibsnmp-tunneld.yaml";
+	int ch, check = 0, foreground = 0;
+	uint8_t *umad;
+	struct sigaction sa;
+
+	while ((ch = getopt(argc, argv, "c:fn")) != -1)
+		switch (ch) {
+		case 'c': path = optarg; break;
+		case 'f': foreground = 1; break;
+		case 'n': check = 1; break;
+		default:
+			fprintf(stderr, "usage: ibsnmp-tunneld [-fn] [-c "
+			    "file]\n");
+			return 2;
+		}
+	if (conf_load(path) == -1)
+		return 1;
+	if (check) {
+		printf("configuration ok\n");
+		return 0;
+	}
+	log_init("ibsnmp-tunneld", foreground, LOG_INFO);
+	if ((peers = calloc((size_t)conf.max_peers, sizeof(*peers))) == NULL ||
+	    (umad = calloc(1, umad_size() + TUN_MAD_SIZE)) == NULL)
+		fatal("tunneld");
+	for (int i = 0; i < conf.max_peers; i++)
+		peers[i].sock = -1;
+	if (open_port() == -1)
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	log_info("tunneld: ready");
+	while (!quit) {
+		int len = TUN_MAD_SIZE;
+
+		/* The umad fd alone, briefly; then the rest at once. */
+		if (umad_recv(umad_fd, umad, &len, 20) >= 0)
+			handle_mad(umad, len);
+		poll_agents();
+		timers();
+		if (dump) {
+			dump = 0;
+			log_stats();
+		}
+	}
+	log_stats();
+	for (int i = 0; i < conf.max_peers; i++)
+		if (peers[i].sock >= 0)
+			close(peers[i].sock);
+	umad_close_port(umad_fd);
+	if (issm_fd >= 0)
+		close(issm_fd);
+	free(peers);
+	free(umad);
+	log_info("tunneld: stopped");
+	log_finalise();
+	return 0;
+}

@@ -194,7 +194,8 @@ conf_load(const char *path)
 	conf.agent_ms = 2000;
 	conf.segment = TUN_SEG_DATA;
 	if (f == NULL) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		fprintf(stderr, "%s:0: cannot open: %s\n", path,
+		    strerror(errno));
 		return -1;
 	}
 	yaml_parser_initialize(&p);

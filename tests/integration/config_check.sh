@@ -60,5 +60,34 @@ rc=$?
 [ $rc = 1 ] && printf '%s\n' "$out" | grep -q "^$tmp/bin.yaml:[0-9]*: "
 check $? "a binary file gets a file:line error, not a crash" "$out"
 
+# ibsnmp-tunneld -n: the same promises for the node agent's file.
+TUNNELD=${IBSNMP_TUNNELD:-${top_builddir:-$top_srcdir}/tunneld/ibsnmp-tunneld}
+if [ -x "$TUNNELD" ]; then
+	printf 'agent: "udp:127.0.0.1:1161"\ncommunity: c\nallow-lids: [12, 0x20]\n' > "$tmp/td.yaml"
+	out=$("$TUNNELD" -n -c "$tmp/td.yaml" 2>&1)
+	[ $? = 0 ] && [ "$out" = "configuration ok" ]
+	check $? "ibsnmp-tunneld: a good file" "$out"
+	cat > "$tmp/tdbad.yaml" <<'YAML'
+agent: "udp:10.0.0.1:161"
+community: ""
+allow-lids: [0, 49152, x]
+segment-octets: 193
+shoe-size: 9
+YAML
+	out=$("$TUNNELD" -n -c "$tmp/tdbad.yaml" 2>&1)
+	rc=$?
+	n=$(printf '%s\n' "$out" | grep -c "^$tmp/tdbad.yaml:[0-9][0-9]*: ")
+	[ $rc != 0 ] && [ "$n" = 5 ] &&
+	    printf '%s\n' "$out" | grep -q "tdbad.yaml:1: agent must be udp:127"
+	check $? "ibsnmp-tunneld: a non-loopback agent, bad LIDs, a bad size and an unknown key, one file:line each (got $n)" "$out"
+	printf 'agent: "udp:127.0.0.1:161"\n' > "$tmp/tdnone.yaml"
+	out=$("$TUNNELD" -n -c "$tmp/tdnone.yaml" 2>&1)
+	[ $? != 0 ] && printf '%s\n' "$out" | grep -q "are required"
+	check $? "ibsnmp-tunneld: no community or allowed LIDs is an error" "$out"
+	out=$("$TUNNELD" -n -c "$tmp/bin.yaml" 2>&1)
+	[ $? = 1 ] && printf '%s\n' "$out" | grep -q "^$tmp/bin.yaml:[0-9]*: "
+	check $? "ibsnmp-tunneld: a binary file gets file:line, not a crash" "$out"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

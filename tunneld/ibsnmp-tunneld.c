@@ -335,6 +335,15 @@ peer_of(uint16_t lid, uint64_t now)
 static void
 to_agent(struct td_peer *p)
 {
+	if (p->waiting && p->sock >= 0) {
+		/* A new request before the last one's answer (its retry,
+		 * or another): the old answer would go out under the new
+		 * RAddress. A new socket leaves it behind. */
+		close(p->sock);
+		p->sock = -1;
+		p->waiting = 0;
+		st.dropped++;
+	}
 	if (p->sock < 0) {
 		p->sock = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 		if (p->sock < 0 || connect(p->sock, (struct sockaddr *)

@@ -608,7 +608,10 @@ main(int argc, char **argv)
 	}
 	log_init("ibsnmp-tunneld", foreground, LOG_INFO);
 	if ((peers = calloc((size_t)conf.max_peers, sizeof(*peers))) == NULL ||
-	    (umad = calloc(1, umad_size() + TUN_MAD_SIZE)) == NULL)
+	    /* sizeof, not umad_size(): umad2sim's read() fills the struct's
+	     * padded size (64) plus 256, 8 octets more than umad_size(). */
+	    (umad = calloc(1, sizeof(struct ib_user_mad) + TUN_MAD_SIZE)) ==
+	    NULL)
 		fatal("tunneld");
 	for (int i = 0; i < conf.max_peers; i++)
 		peers[i].sock = -1;

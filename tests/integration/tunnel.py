@@ -10,7 +10,10 @@ from a host without an agent), sysDescr and HOST-RESOURCES-MIB equal to
 what each snmpd answers directly, a GETBULK answer of many segments
 arriving whole, a wrong community and a source LID not allowed getting
 no answer (and counted), a whole walk of HOST-RESOURCES-MIB through the
-tunnel. The gateway's own tunnel client is not built yet (issue 13)."""
+tunnel, and malformed segments (a fault injection through tun-send -r:
+bad lengths and numbers, gaps, spoofed SourceLIDs, 127 segments without
+an end, random octets) counted and dropped while the agent keeps
+answering. The gateway's own tunnel client is not built yet (issue 13)."""
 
 import os
 import re
@@ -70,8 +73,9 @@ def tun_env(host):
                 SIM_HOST=host, LD_PRELOAD=simlib.UMAD2SIM)
 
 
-def tun_send(lid, data, via="node04", probe=False):
-    args = [TUN_SEND] + (["-p"] if probe else []) + [str(lid)]
+def tun_send(lid, data, via="node04", probe=False, raw=False):
+    args = [TUN_SEND] + (["-p"] if probe else []) + \
+        (["-r"] if raw else []) + [str(lid)]
     return subprocess.run(args, input=data, capture_output=True,
                           env=tun_env(via), cwd=fab.dir, timeout=20)
 
@@ -174,6 +178,54 @@ def main():
             after.get("refused", 0) + 1,
             "a source LID that is not allowed (node06) gets no answer and "
             "is counted as refused", "%s %s" % (out.stderr, after2))
+    faults()
+
+
+def seg(num, length, data=b"", slid=107, raddr=77, attr=0x11, method=3,
+        tid=1):
+    m = bytearray(256)
+    m[0], m[1], m[2], m[3] = 1, 8, 1, method
+    m[8:16] = tid.to_bytes(8, "big")
+    m[16:18] = attr.to_bytes(2, "big")
+    m[56:60] = raddr.to_bytes(4, "big")
+    m[60], m[61] = length, num
+    m[62:64] = slid.to_bytes(2, "big")
+    m[64:64 + len(data)] = data[:192]
+    return bytes(m)
+
+
+def faults():
+    import random
+    rnd = random.Random(12)
+    bad = [seg(1 | 0x80, 0), seg(1 | 0x80, 200), seg(0, 10),
+           seg(0x80, 10), seg(2 | 0x80, 10),            # no segment 1
+           seg(1 | 0x80, 10, slid=999),                 # spoofed
+           seg(1 | 0x80, 10, attr=0x10),                # CommunityInfo
+           seg(1 | 0x80, 10, method=0x7f)]
+    bad += [seg(1, 192)] + [seg(n, 192) for n in range(2, 128)]
+    bad += [seg(1, 192, b"\x30\x82" + bytes(190)), seg(3 | 0x80, 5)]
+    bad += [bytes([1, 8, 1, 3]) + bytes(rnd.getrandbits(8)
+                                        for _ in range(252))
+            for _ in range(60)]
+    before = stats("node03")
+    for i in range(0, len(bad), 100):
+        out = tun_send(LID["node03"], b"".join(bad[i:i + 100]), raw=True)
+        R.check(out.returncode == 0, "fault injection batch %d sent" % i,
+                out.stderr)
+    time.sleep(1.5)          # past the reassembly timeout
+    after = stats("node03")
+    R.check(after and after["malformed"] > before.get("malformed", 0) and
+            after["spoofed"] > before.get("spoofed", 0) and
+            after["answers"] == before.get("answers", 0),
+            "%d malformed segments: counted (malformed %d, spoofed %d), "
+            "none answered" % (len(bad), after.get("malformed", -1),
+                               after.get("spoofed", -1)),
+            "%s %s" % (before, after))
+    relay = Relay(LID["node03"])
+    ok = parse_vars(snmp("snmpget", relay.port,
+                         [".1.3.6.1.2.1.1.5.0"]).stdout)
+    R.check(list(ok.values()) == [("STRING", "node03")],
+            "... and the agent still answers", str(ok))
 
 
 def cleanup():

@@ -3,6 +3,9 @@
  *
  *   tun-send -p LID          ClassPortInfo probe: prints its fields
  *   tun-send LID < msg > ans one SNMP message through the tunnel
+ *   tun-send -r LID < mads   raw class 0x08 MADs, 256 octets each, sent
+ *                            as they are (the tests' fault injection:
+ *                            only the class byte is forced)
  *
  * Run under umad2sim with SIM_HOST set. It sets IsSM on its port, as
  * ibsim forwards the agent's answers (Sends, so requests) only to IsSM
@@ -101,15 +104,36 @@ main(int argc, char **argv)
 	static struct tun_reasm r;
 	uint8_t umad[sizeof(struct ib_user_mad) + TUN_MAD_SIZE];
 	int probe = argc == 3 && strcmp(argv[1], "-p") == 0, segs = 0;
+	int raw = argc == 3 && strcmp(argv[1], "-r") == 0;
 	uint16_t lid;
 	uint32_t raddr = (uint32_t)getpid() | 1;
 	size_t len = 0;
 	uint64_t end;
 
-	if (argc != 2 + probe || (lid = (uint16_t)strtoul(argv[argc - 1],
-	    NULL, 0)) == 0) {
-		fprintf(stderr, "usage: tun-send [-p] LID\n");
+	if (argc != 2 + (probe || raw) || (lid = (uint16_t)strtoul(
+	    argv[argc - 1], NULL, 0)) == 0) {
+		fprintf(stderr, "usage: tun-send [-p | -r] LID\n");
 		return 2;
+	}
+	if (raw) {
+		size_t n;
+
+		while (segs < TUN_SEG_MAX && (n = fread(mads[segs], 1,
+		    TUN_MAD_SIZE, stdin)) == TUN_MAD_SIZE) {
+			mads[segs][1] = TUN_MGMT_CLASS;
+			segs++;
+		}
+		if (setup() == -1) {
+			fprintf(stderr, "tun-send: cannot open the port\n");
+			return 2;
+		}
+		for (int i = 0; i < segs; i++)
+			if (send_to(agent_tun, lid, 1, mads[i]) < 0)
+				return 2;
+		/* Let them leave before the client detaches. */
+		usleep(200000);
+		fprintf(stderr, "tun-send: %d raw MADs sent\n", segs);
+		return 0;
 	}
 	if (!probe) {
 		size_t n;

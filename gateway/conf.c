@@ -100,7 +100,7 @@ conf_bool(struct cctx *x, const yaml_node_t *n, const char *key, int *out)
 
 /* A file or directory name: a string, not empty (an empty YAML value,
  * "path:" alone, would otherwise name the current directory). */
-int
+static int
 conf_path(struct cctx *x, const yaml_node_t *n, const char *key, char **out,
     size_t maxlen)
 {
@@ -1046,7 +1046,7 @@ gw_conf_load(const char *path, FILE *err)
 		conf_err(&x, root, "no snmp.communities or snmp.users: nobody "
 		    "could query the gateway");
 	if (root != NULL)
-		conf_check_targets(&x, root);
+		conf_check_targets(&x);
 	if (x.c->fabric_context == NULL)
 		x.c->fabric_context = xstrdup("fabric");
 	if (x.c->store_path == NULL)

@@ -54,6 +54,6 @@ void	conf_notify_key(struct cctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
 void	conf_targets_free(struct gw_conf *c);
 /* After the whole file: checks across sections. */
-void	conf_check_targets(struct cctx *x, yaml_node_t *root);
+void	conf_check_targets(struct cctx *x);
 
 #endif

@@ -317,7 +317,7 @@ conf_targets_free(struct gw_conf *c)
  * agent's snmp.users are too: the same name would be one entry with
  * two sets of keys. */
 void
-conf_check_targets(struct cctx *x, yaml_node_t *root)
+conf_check_targets(struct cctx *x)
 {
 	for (int i = 0; i < x->c->ntargets; i++) {
 		const struct gw_target *t = &x->c->targets[i];
@@ -354,5 +354,4 @@ conf_check_targets(struct cctx *x, yaml_node_t *root)
 			}
 		}
 	}
-	(void)root;
 }

@@ -90,16 +90,9 @@ notif_number(int type)
  * snmpTrapOID.0 first) */
 
 static void
-add_oid_value(netsnmp_pdu *pdu, const oid *name, size_t len, u_char type,
-    const void *val, size_t vlen)
-{
-	snmp_pdu_add_variable(pdu, name, len, type, val, vlen);
-}
-
-static void
 add_int(netsnmp_pdu *pdu, const oid *name, size_t len, long v)
 {
-	add_oid_value(pdu, name, len, ASN_INTEGER, &v, sizeof(v));
+	snmp_pdu_add_variable(pdu, name, len, ASN_INTEGER, &v, sizeof(v));
 }
 
 /* ---- IB-SMA-MIB ibSmaNotifications (IBA 14.2.5.1 traps) */
@@ -129,7 +122,7 @@ add_sma(netsnmp_pdu *pdu, oid sub, u_char type, const void *val, size_t len)
 	memcpy(o, sma_node_info, sizeof(sma_node_info));
 	o[OID_LENGTH(sma_node_info)] = sub;
 	o[OID_LENGTH(sma_node_info) + 1] = 0;
-	add_oid_value(pdu, o, OID_LENGTH(o), type, val, len);
+	snmp_pdu_add_variable(pdu, o, OID_LENGTH(o), type, val, len);
 }
 
 static void
@@ -215,20 +208,20 @@ add_identity(netsnmp_pdu *pdu, const struct store_event *ev)
 	for (int k = 0; k < 8; k++)
 		guid[k] = (uint8_t)(ev->node_guid >> (56 - 8 * k));
 	o[n] = 3;
-	add_oid_value(pdu, o, n + 2, ASN_OCTET_STR, guid, 8);
+	snmp_pdu_add_variable(pdu, o, n + 2, ASN_OCTET_STR, guid, 8);
 	gw_context_name(node, name, sizeof(name));
 	o[n] = 4;
-	add_oid_value(pdu, o, n + 2, ASN_OCTET_STR, name, strlen(name));
+	snmp_pdu_add_variable(pdu, o, n + 2, ASN_OCTET_STR, name, strlen(name));
 	o[n] = 5;
-	add_oid_value(pdu, o, n + 2, ASN_UNSIGNED, &port, sizeof(port));
+	snmp_pdu_add_variable(pdu, o, n + 2, ASN_UNSIGNED, &port, sizeof(port));
 	o[n] = 8;
-	add_oid_value(pdu, o, n + 2, ASN_OCTET_STR, ev->text,
+	snmp_pdu_add_variable(pdu, o, n + 2, ASN_OCTET_STR, ev->text,
 	    strnlen(ev->text, sizeof(ev->text)));
 	if (ev->type == STORE_EV_TRAP) {
 		u_long trap = ev->trap;
 
 		o[n] = 11;
-		add_oid_value(pdu, o, n + 2, ASN_UNSIGNED, &trap,
+		snmp_pdu_add_variable(pdu, o, n + 2, ASN_UNSIGNED, &trap,
 		    sizeof(trap));
 	}
 }
@@ -308,9 +301,9 @@ build(const struct nt_target *t, const struct store_event *ev, int inform)
 		tlen = gw_oid(trap, tail, 3);
 	}
 	}
-	add_oid_value(pdu, sysuptime_oid, OID_LENGTH(sysuptime_oid),
+	snmp_pdu_add_variable(pdu, sysuptime_oid, OID_LENGTH(sysuptime_oid),
 	    ASN_TIMETICKS, &up, sizeof(up));
-	add_oid_value(pdu, snmptrap_oid, OID_LENGTH(snmptrap_oid),
+	snmp_pdu_add_variable(pdu, snmptrap_oid, OID_LENGTH(snmptrap_oid),
 	    ASN_OBJECT_ID, trap, tlen * sizeof(oid));
 	if (ev->type == STORE_EV_LINK_DOWN || ev->type == STORE_EV_LINK_UP)
 		add_link(pdu, ev);

@@ -699,6 +699,18 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 	return 0;
 }
 
+/* The agent registered for a management class (port_open). */
+static int
+agent_of(uint8_t mgmt_class)
+{
+	switch (mgmt_class) {
+	case ATTR_CLASS_SMI_DR: return mad_agent_dr;
+	case ATTR_CLASS_SMI: return mad_agent_lid;
+	case IB_SA_CLASS: return mad_agent_sa;
+	}
+	return mad_agent_perf;
+}
+
 int
 proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 {
@@ -721,12 +733,7 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 		free(r);
 		return -1;
 	}
-	switch (a->mgmt_class) {
-	case ATTR_CLASS_SMI_DR: r->agent = mad_agent_dr; break;
-	case ATTR_CLASS_SMI: r->agent = mad_agent_lid; break;
-	case IB_SA_CLASS: r->agent = mad_agent_sa; break;
-	default: r->agent = mad_agent_perf; break;
-	}
+	r->agent = agent_of(a->mgmt_class);
 	mad = umad_get_mad(r->umad);
 	r->attr_check[0] = mad[1];
 	r->attr_check[1] = a->answer_attr ? a->answer_attr >> 8 : mad[16];
@@ -780,12 +787,7 @@ proxy_mad_respond(const void *req, const uint8_t *mad, size_t len)
 
 	if (mad_fd < 0 || len > PROXY_MAD_SIZE)
 		return -1;
-	switch (mad[1]) {
-	case ATTR_CLASS_SMI_DR: agent = mad_agent_dr; break;
-	case ATTR_CLASS_SMI: agent = mad_agent_lid; break;
-	case IB_SA_CLASS: agent = mad_agent_sa; break;
-	default: agent = mad_agent_perf; break;
-	}
+	agent = agent_of(mad[1]);
 	memset(buf, 0, sizeof(buf));
 	umad_set_addr(buf, ntohs(from->lid), ntohl(from->qpn), from->sl,
 	    mad[1] == ATTR_CLASS_SMI || mad[1] == ATTR_CLASS_SMI_DR ? 0 :

@@ -79,7 +79,9 @@ store_event_source_name(int source)
 
 /* Classes whose events are states: the same state again is no news,
  * however late it comes (the SM says down, the next sweep agrees). */
-enum { CLS_LINK = 1, CLS_NODE, CLS_SUB, CLS_OTHER };
+/* CLS_EDGE: events the source posts once per occurrence (a threshold
+ * crossing, the gateway's start): never de-duplicated, no state. */
+enum { CLS_EDGE, CLS_LINK, CLS_NODE, CLS_SUB, CLS_OTHER };
 
 static int
 event_class(int type)
@@ -94,6 +96,9 @@ event_class(int type)
 	case STORE_EV_SUB_LOST:
 	case STORE_EV_SUB_RESTORED:
 		return CLS_SUB;
+	case STORE_EV_THRESHOLD:
+	case STORE_EV_GW_START:
+		return CLS_EDGE;
 	}
 	return CLS_OTHER;
 }
@@ -246,6 +251,10 @@ store_event_post(struct store_event *ev)
 	if (ev->when == 0)
 		ev->when = ev_wall_ms();
 	ev->suppressed = 0;
+	if (cls == CLS_EDGE) {
+		keep(ev);
+		return 1;
+	}
 	if ((s = state_of(ev, cls)) == NULL) {
 		keep(ev);		/* no memory: better twice than never */
 		return 1;
@@ -257,11 +266,7 @@ store_event_post(struct store_event *ev)
 			return 0;
 		}
 	} else if (s->last_ms != 0 && s->last_hash == h &&
-	    now - s->last_ms < ev_conf.dedup_ms &&
-	    ev->type != STORE_EV_THRESHOLD) {
-		/* (A threshold event is an edge already: the poller posts
-		 * it once per crossing, and two crossings at the same rate
-		 * are two events.) */
+	    now - s->last_ms < ev_conf.dedup_ms) {
 		ev_st.duplicates++;
 		return 0;
 	}

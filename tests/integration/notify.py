@@ -319,7 +319,8 @@ def check_tenant():
     wait_for(lambda: any(d["varbinds"][1][1] == UNREACHABLE
                          for d in sink_notes()[n:]), 15)
     got = [d for d in sink_notes()[n:] if d["security"] == "tenant"]
-    R.check(all(d["model"] == 2 for d in got), "(v2c)")
+    R.check(got and all(d["model"] == 2 for d in got),
+            "the tenant's notifications are SNMPv2c", json.dumps(got))
     R.check([d["pdu"] for d in got if d["varbinds"][1][1] == UNREACHABLE]
             == ["InformRequestPDU"],
             "node08 unreachable: the tenant's inform "

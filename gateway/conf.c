@@ -858,7 +858,23 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			}
 			p->thresholds[p->nthresholds++] = t;
 		}
-	} else
+	} else if (strcmp(key, "tunnel") == 0) {
+		const char *m = conf_scalar(v);
+		static const char *modes[] = { "off", "auto", "prefer" };
+		int i;
+
+		for (i = 0; m != NULL && i < 3; i++)
+			if (strcmp(m, modes[i]) == 0)
+				break;
+		if (m == NULL || i == 3)
+			conf_err(x, v, "'tunnel' must be off, auto or prefer");
+		else
+			p->tunnel = i;
+	} else if (strcmp(key, "tunnel-community") == 0)
+		conf_str(x, v, key, &p->tunnel_community, 64);
+	else if (strcmp(key, "tunnel-ttl") == 0)
+		conf_int(x, v, key, &p->tunnel_ttl, 0, 3600);
+	else
 		conf_unknown(x, k, key, "polling");
 }
 
@@ -885,9 +901,15 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 		p->interval = 60;
 		p->ttl = -1;
 		p->max_inflight = 16;
+		p->tunnel_ttl = 5;
 		conf_each_pair(x, e, "polling", policy_key, p);
 		if (e->type != YAML_MAPPING_NODE)
 			continue;
+		/* The agent's community is the node's own secret: no
+		 * default, which would send one the node never set. */
+		if (p->tunnel != PROXY_TUNNEL_OFF && p->tunnel_community == NULL)
+			conf_err(x, e, "a policy with 'tunnel' needs "
+			    "'tunnel-community'");
 		if (p->name == NULL) {
 			char buf[32];
 			snprintf(buf, sizeof(buf), "policy-%d", p->line);
@@ -898,6 +920,31 @@ parse_polling(struct cctx *x, yaml_node_t *v)
 			p->ttl = p->interval;
 		c->npolicies++;
 	}
+}
+
+/* tunnel: the tunnel client (docs/tunneling.md). */
+static void
+tunnel_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
+    void *arg)
+{
+	struct gw_conf *c = x->c;
+	struct proxy_tun_conf *t = &c->tunnel;
+
+	(void)arg;
+	if (strcmp(key, "segment-octets") == 0)
+		conf_int(x, v, key, &t->segment_octets, 1, 192);
+	else if (strcmp(key, "probe-interval") == 0)
+		conf_int(x, v, key, &t->probe_interval, 10, 86400);
+	else if (strcmp(key, "timeout-ms") == 0)
+		conf_int(x, v, key, &t->timeout_ms, 50, 60000);
+	else if (strcmp(key, "retries") == 0)
+		conf_int(x, v, key, &t->retries, 0, 10);
+	else if (strcmp(key, "max-queue-per-node") == 0)
+		conf_int(x, v, key, &t->max_queue_node, 1, 4096);
+	else if (strcmp(key, "read-ahead") == 0)
+		conf_int(x, v, key, &c->tunnel_read_ahead, 1, 100);
+	else
+		conf_unknown(x, k, key, "tunnel");
 }
 
 static void
@@ -912,7 +959,7 @@ top_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 		{ "discovery", discovery_key }, { "mad", mad_key },
 		{ "cache", cache_key_fn }, { "log", log_key },
 		{ "ipoib", ipoib_key }, { "events", conf_events_key },
-		{ "notify", conf_notify_key },
+		{ "notify", conf_notify_key }, { "tunnel", tunnel_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -942,6 +989,13 @@ set_defaults(struct gw_conf *c)
 	 * nodes needs to finish in a few seconds. */
 	c->mad_rate = 20000;
 	c->max_repetitions = 100;
+	c->tunnel.segment_octets = 192;
+	c->tunnel.probe_interval = 300;
+	c->tunnel.timeout_ms = 1000;
+	c->tunnel.retries = 1;
+	c->tunnel.max_inflight_node = 1;	/* docs/tunneling.md */
+	c->tunnel.max_queue_node = 64;
+	c->tunnel_read_ahead = 20;
 	c->request_timeout_ms = 10000;
 	c->fabric_query_age = 600;
 	c->fabric_query_max = 8;
@@ -1243,6 +1297,7 @@ gw_conf_free(struct gw_conf *c)
 		free(p->name);
 		store_select_free(&p->match);
 		free(p->thresholds);
+		free(p->tunnel_community);
 	}
 	free(c->policies);
 	conf_targets_free(c);

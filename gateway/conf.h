@@ -7,6 +7,7 @@
 
 #include "codec/attr.h"
 #include "proxy/poller.h"
+#include "proxy/tunnel.h"
 #include "store/events.h"
 #include "store/select.h"
 
@@ -141,6 +142,9 @@ struct gw_conf {
 	int			 ttl[ATTR_TTL_MAX];	/* seconds */
 
 	char			*log_level;
+
+	struct proxy_tun_conf	 tunnel;	/* tunnel: */
+	int			 tunnel_read_ahead;	/* GETNEXT repetitions */
 
 	struct proxy_policy	*policies;	/* first match wins */
 	int			 npolicies;

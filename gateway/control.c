@@ -34,6 +34,7 @@
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/sa.h"
+#include "proxy/tunnel.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -142,6 +143,32 @@ cmd_node(FILE *f, const char *name)
 	}
 }
 
+/* IB SNMP Tunneling: the client's counters (proxy/tunnel.h) and the
+ * answers the node contexts keep (mib_tunnel.c). */
+static void
+cmd_stats_tunnel(FILE *f)
+{
+	struct proxy_tun_stats t;
+	struct gw_mib_tunnel_stats g;
+
+	proxy_tun_get_stats(&t);
+	gw_mib_tunnel_stats(&g);
+	fprintf(f, "tunnel probes %llu agents %llu none %llu requests %llu "
+	    "answers %llu timeouts %llu retries %llu refused %llu "
+	    "segments-out %llu segments-in %llu malformed %llu spoofed %llu "
+	    "unmatched %llu broken %llu pending %zu cached %llu deadlines "
+	    "%llu errors %llu\n", (unsigned long long)t.probes,
+	    (unsigned long long)t.probe_ok, (unsigned long long)t.probe_none,
+	    (unsigned long long)t.requests, (unsigned long long)t.answers,
+	    (unsigned long long)t.timeouts, (unsigned long long)t.retries,
+	    (unsigned long long)t.refused, (unsigned long long)t.segments_out,
+	    (unsigned long long)t.segments_in, (unsigned long long)t.malformed,
+	    (unsigned long long)t.spoofed, (unsigned long long)t.unmatched,
+	    (unsigned long long)t.broken, proxy_tun_pending(),
+	    (unsigned long long)g.cached, (unsigned long long)g.deadlines,
+	    (unsigned long long)g.errors);
+}
+
 static void
 cmd_stats(FILE *f)
 {
@@ -205,6 +232,7 @@ cmd_stats(FILE *f)
 	    (unsigned long long)inf.malformed,
 	    (unsigned long long)m.requests,
 	    (unsigned long long)m.unexpected);
+	cmd_stats_tunnel(f);
 }
 
 /* The last events kept (store/events.h), oldest first: time, seq,

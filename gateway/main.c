@@ -24,6 +24,7 @@
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/sa.h"
+#include "proxy/tunnel.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -181,6 +182,8 @@ reload(void)
 	gw_notify_config(c);
 	proxy_mad_set_issm(c->sim_issm);
 	proxy_inform_set(c->sm_events);
+	proxy_tun_set_conf(&c->tunnel);
+	gw_mib_tunnel_config(c->tunnel_read_ahead);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
@@ -413,6 +416,7 @@ main(int argc, char **argv)
 		goto out_snmp;
 	proxy_sa_init();
 	proxy_inform_init(c->sm_events);
+	proxy_tun_init(&c->tunnel);
 	proxy_discover_on_done(sweep_done, NULL);
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
@@ -435,6 +439,7 @@ out_snmp:
 	proxy_inform_finalise();
 	proxy_sa_finalise();
 	proxy_mad_finalise();
+	proxy_tun_finalise();	/* after the engine's last callbacks */
 	proxy_discover_finalise();
 	proxy_poll_finalise();
 	netsnmp_check_outstanding_agent_requests();

@@ -903,14 +903,23 @@ gw_mib_set_deadline(int ms)
 }
 
 uint64_t
+gw_mib_get_deadline(void)
+{
+	return mib_deadline_ms;
+}
+
+uint64_t
 gw_mib_deadlines(void)
 {
 	return mib_deadlines;
 }
 
-static int
-gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+/* One varbind of table h's: evaluate it, delegating while the fabric
+ * answers. Also the fallback of a tunneled node's prefer lookup
+ * (mib_tunnel.c) when the node's agent has nothing under the table. */
+void
+gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r)
 {
 	const struct gw_table *t = h->myvoid;
 	/* Fabric rows name their nodes; the context names none. */
@@ -918,32 +927,43 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	    strcmp(t->context, GW_FABRIC_CONTEXT) == 0;
 	const struct store_node *n = fabric ? NULL :
 	    gw_snmp_request_node(reqinfo);
-	uint64_t now = ev_now();
+	struct gw_job job, *j = &job;
+
+	if (n == NULL && t->context == NULL) {
+		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
+		return;
+	}
+	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT) {
+		/* Read-only by design: no SET reaches the fabric. */
+		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
+		return;
+	}
+	memset(&job, 0, sizeof(job));
+	job.e.t = t;
+	job.node = n;
+	job.fabric = fabric;
+	job.e.since = ev_now();
+	job.h = h;
+	job.reg = reg;
+	job.mode = reqinfo->mode;
+	job_run(&j, reqinfo, r);
+}
+
+static int
+gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	const struct gw_table *t = h->myvoid;
+	const struct store_node *n = t->context == NULL ?
+	    gw_snmp_request_node(reqinfo) : NULL;
 
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
-		struct gw_job job, *j = &job;
-
 		if (r->processed || r->delegated)
 			continue;
-		if (n == NULL && t->context == NULL) {
-			netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
+		/* tunnel: prefer, and the node's agent has this subtree */
+		if (n != NULL && gw_mib_tunnel_prefer(h, reg, reqinfo, r, n))
 			continue;
-		}
-		if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT) {
-			/* Read-only by design: no SET reaches the fabric. */
-			netsnmp_set_request_error(reqinfo, r,
-			    SNMP_ERR_NOTWRITABLE);
-			continue;
-		}
-		memset(&job, 0, sizeof(job));
-		job.e.t = t;
-		job.node = n;
-		job.fabric = fabric;
-		job.e.since = now;
-		job.h = h;
-		job.reg = reg;
-		job.mode = reqinfo->mode;
-		job_run(&j, reqinfo, r);
+		gw_mib_serve(h, reg, reqinfo, r);
 	}
 	return SNMP_ERR_NOERROR;
 }
@@ -1003,8 +1023,9 @@ gw_mib_init(const struct gw_conf *c)
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
 	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1 ||
 	    gw_mib_fabric_init() == -1 || gw_mib_events_init() == -1 ||
-	    gw_mib_sm_init() == -1)
+	    gw_mib_sm_init() == -1 || gw_mib_tunnel_init() == -1)
 		return -1;
+	gw_mib_tunnel_config(c->tunnel_read_ahead);
 	return 0;
 }
 
@@ -1015,6 +1036,7 @@ gw_mib_finalise(void)
 	 * calls a handler or frees its myvoid (no data_free is set). */
 	mib_nregs = 0;
 	gw_mib_sm_finalise();
+	gw_mib_tunnel_finalise();
 	for (int i = 0; i < mib_ncopies; i++)
 		free(mib_copies[i]);
 	mib_ncopies = 0;

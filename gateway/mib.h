@@ -206,6 +206,25 @@ int	gw_field_value(const struct gw_col *c, uint64_t x, struct gw_val *v);
 void	gw_mib_set_deadline(int ms);
 /* Varbinds answered genErr by that deadline while waiting. */
 uint64_t gw_mib_deadlines(void);
+uint64_t gw_mib_get_deadline(void);
+/* Evaluate one varbind of table h's (the handler's loop body). */
+void	gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+	    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r);
+
+/* IB SNMP Tunneling (mib_tunnel.c): the node's own agent as a second
+ * source. prefer: 1 when r went to the node's agent (a `tunnel:
+ * prefer` node whose agent may have the table's subtree; gw_mib_serve
+ * answers if it has not), 0 when the table answers as usual. */
+int	gw_mib_tunnel_init(void);
+void	gw_mib_tunnel_finalise(void);
+void	gw_mib_tunnel_config(int read_ahead);
+int	gw_mib_tunnel_prefer(netsnmp_mib_handler *h,
+	    netsnmp_handler_registration *reg, netsnmp_agent_request_info *ri,
+	    netsnmp_request_info *r, const struct store_node *n);
+struct gw_mib_tunnel_stats {
+	uint64_t	cached, deadlines, errors;
+};
+void	gw_mib_tunnel_stats(struct gw_mib_tunnel_stats *st);
 
 /* Value helpers for getters; each returns 0. */
 int	gw_val_int(struct gw_val *v, long l);

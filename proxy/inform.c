@@ -736,7 +736,7 @@ proxy_inform_init(int on)
 	inf_on = on;
 	inf_state = SUB_OFF;
 	ev_timer_init(&inf_timer, timer_cb, NULL);
-	proxy_mad_on_request(report_cb, NULL);
+	proxy_mad_on_request(IB_SA_CLASS, report_cb, NULL);
 	if (on && !proxy_mad_takes_reports())
 		log_warnx("inform: SA Reports cannot be received: SM events "
 		    "off");
@@ -763,7 +763,7 @@ void
 proxy_inform_finalise(void)
 {
 	ev_timer_del(&inf_timer);
-	proxy_mad_on_request(NULL, NULL);
+	proxy_mad_on_request(IB_SA_CLASS, NULL, NULL);
 	inf_on = 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include "codec/perf.h"
 #include "codec/smp.h"
+#include "codec/tunnel.h"
 #include "proxy/mad.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -47,6 +48,7 @@ struct mad_req {
 	int			 agent;
 	int			 tries;		/* sends left */
 	int			 optional;	/* proxy_mad_args.optional */
+	int			 no_answer;	/* a Send: done when sent */
 	int			 garbled;	/* a malformed answer came */
 	uint64_t		 deadline;
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
@@ -57,6 +59,7 @@ static int			 mad_fd = -1;
 static int			 mad_agent_dr = -1, mad_agent_lid = -1;
 static int			 mad_agent_perf = -1;
 static int			 mad_agent_sa = -1;
+static int			 mad_agent_tun = -1;	/* class 0x08 */
 static size_t			 mad_answer_len;	/* of the callback's */
 static int			 mad_timeout, mad_retries;
 static int			 mad_max, mad_max_node;
@@ -94,8 +97,12 @@ static uint64_t			 mad_state_checked;
 static uint64_t			 mad_send_errs, mad_send_err_logged;
 /* Requests to us (SA Reports; SMInfo under ibsim's IsSM): the handler
  * and, with IsSM, the issm device that keeps the capability set. */
-static proxy_mad_request_fn	 mad_req_fn;
-static void			*mad_req_arg;
+#define MAD_REQ_CLASSES	4
+static struct {
+	uint8_t			 mgmt_class;
+	proxy_mad_request_fn	 fn;
+	void			*arg;
+} mad_req_fns[MAD_REQ_CLASSES];
 static int			 mad_issm, mad_issm_fd = -1;
 static int			 mad_reports;	/* SA agent takes Reports */
 static uint64_t			 mad_port_guid;
@@ -431,6 +438,14 @@ mad_dispatch(void)
 				break;
 			continue;
 		}
+		if (r->no_answer) {
+			/* A Send: nothing to wait for. */
+			TAILQ_REMOVE(&mad_inflight, r, link);
+			slot_release(r);
+			n->inflight--;
+			mad_inflight_n--;
+			req_finish(r, 0, NULL);
+		}
 		node_make_ready(n);
 	}
 	arm_timer();
@@ -455,6 +470,8 @@ handle_request(uint8_t *umad, int len)
 {
 	const uint8_t *mad = umad_get_mad(umad);
 	size_t mlen = (size_t)len - umad_size();
+	proxy_mad_request_fn fn = NULL;
+	void *arg = NULL;
 
 	mad_st.requests++;
 	if (mad[1] == ATTR_CLASS_SMI || mad[1] == ATTR_CLASS_SMI_DR) {
@@ -464,8 +481,13 @@ handle_request(uint8_t *umad, int len)
 			    mad[17]);
 		return;
 	}
-	if (mad_req_fn == NULL || mad_req_fn(mad_req_arg, umad, mad, mlen) !=
-	    0) {
+	for (int i = 0; i < MAD_REQ_CLASSES; i++)
+		if (mad_req_fns[i].fn != NULL &&
+		    mad_req_fns[i].mgmt_class == mad[1]) {
+			fn = mad_req_fns[i].fn;
+			arg = mad_req_fns[i].arg;
+		}
+	if (fn == NULL || fn(arg, umad, mad, mlen) != 0) {
 		mad_st.unexpected++;
 		log_debug("mad: request class 0x%02x method 0x%02x attribute "
 		    "0x%02x%02x to us ignored", mad[1], mad[3], mad[16],
@@ -582,7 +604,8 @@ mad_reader(void *arg)
 				return NULL;
 			}
 			if (agent != mad_agent_dr && agent != mad_agent_lid &&
-			    agent != mad_agent_perf && agent != mad_agent_sa) {
+			    agent != mad_agent_perf && agent != mad_agent_sa &&
+			    (mad_agent_tun < 0 || agent != mad_agent_tun)) {
 				free(rx);
 				continue;
 			}
@@ -628,6 +651,14 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 	ib_rpc_t rpc;
 
 	memset(buf, 0, umad_size() + PROXY_MAD_SIZE);
+	if (a->raw != NULL) {
+		/* LID-routed to QP1 (IBA 13.5.1), as the PMA and the SA. */
+		if (a->target.lid == 0)
+			return -1;
+		umad_set_addr(buf, a->target.lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+		memcpy(umad_get_mad(buf), a->raw, PROXY_MAD_SIZE);
+		return 0;
+	}
 	memset(&pid, 0, sizeof(pid));
 	memset(&rpc, 0, sizeof(rpc));
 	rpc.mgtclass = a->mgmt_class;
@@ -707,6 +738,7 @@ agent_of(uint8_t mgmt_class)
 	case ATTR_CLASS_SMI_DR: return mad_agent_dr;
 	case ATTR_CLASS_SMI: return mad_agent_lid;
 	case IB_SA_CLASS: return mad_agent_sa;
+	case TUN_MGMT_CLASS: return mad_agent_tun;
 	}
 	return mad_agent_perf;
 }
@@ -743,6 +775,7 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	r->arg = arg;
 	r->tries = 1 + mad_retries;
 	r->optional = a->optional;
+	r->no_answer = a->no_answer;
 	TAILQ_INSERT_TAIL(&n->queue, r, link);
 	mad_queued_n++;
 	node_make_ready(n);
@@ -751,10 +784,39 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 }
 
 void
-proxy_mad_on_request(proxy_mad_request_fn fn, void *arg)
+proxy_mad_on_request(uint8_t mgmt_class, proxy_mad_request_fn fn, void *arg)
 {
-	mad_req_fn = fn;
-	mad_req_arg = arg;
+	int free_at = -1;
+
+	for (int i = 0; i < MAD_REQ_CLASSES; i++) {
+		if (mad_req_fns[i].fn != NULL &&
+		    mad_req_fns[i].mgmt_class == mgmt_class) {
+			mad_req_fns[i].fn = fn;
+			mad_req_fns[i].arg = arg;
+			return;
+		}
+		if (mad_req_fns[i].fn == NULL && free_at < 0)
+			free_at = i;
+	}
+	if (fn == NULL)
+		return;
+	if (free_at < 0)
+		fatalx("mad: more than %d request handlers", MAD_REQ_CLASSES);
+	mad_req_fns[free_at].mgmt_class = mgmt_class;
+	mad_req_fns[free_at].fn = fn;
+	mad_req_fns[free_at].arg = arg;
+}
+
+uint16_t
+proxy_mad_request_slid(const void *req)
+{
+	return ntohs(umad_get_mad_addr((void *)req)->lid);
+}
+
+int
+proxy_mad_has_tunnel(void)
+{
+	return mad_fd >= 0 && mad_agent_tun >= 0;
 }
 
 int
@@ -895,6 +957,24 @@ register_sa(void)
 	return mad_agent_sa;
 }
 
+/* IB SNMP Tunneling (IBA 16.4, docs/tunneling.md): class version 1,
+ * and the SNMPSend method, by which agents send their replies. Without
+ * it the rest works, and no node is tunneled to. */
+static void
+register_tunnel(void)
+{
+	long mask[16 / sizeof(long)];
+	const unsigned bits = 8 * sizeof(long);
+
+	memset(mask, 0, sizeof(mask));
+	mask[TUN_METHOD_SEND / bits] |= 1L << (TUN_METHOD_SEND % bits);
+	mad_agent_tun = umad_register(mad_fd, TUN_MGMT_CLASS,
+	    TUN_CLASS_VERSION, 0, mask);
+	if (mad_agent_tun < 0)
+		log_warnx("mad: cannot register the SNMP tunneling class on "
+		    "%s port %d: no tunneling", mad_ca, mad_port);
+}
+
 /* ib.sim-issm: set IsSM on the port (opening the issm device, as an SM
  * does) so that ibsim delivers requests to us at all: it forwards SA
  * Reports only to clients of IsSM ports. Never on hardware: the port
@@ -929,6 +1009,7 @@ port_open(void)
 		mad_fd = -1;
 		return -1;
 	}
+	register_tunnel();
 	if (mad_issm)
 		issm_open();
 	return 0;
@@ -1080,7 +1161,10 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 		    "management classes", mad_ca, mad_port);
 		return -1;
 	}
-	mad_umad_len = umad_size() + PROXY_MAD_SIZE;
+	/* umad2sim writes sizeof(struct ib_user_mad) + 256 octets, more than
+	 * umad_size() + 256 (tests/sim/README.md). */
+	mad_umad_len = (umad_size() > sizeof(struct ib_user_mad) ? umad_size() :
+	    sizeof(struct ib_user_mad)) + PROXY_MAD_SIZE;
 	if (pipe(mad_wake) == -1) {
 		log_warn("mad: pipe");
 		proxy_mad_finalise();
@@ -1094,7 +1178,15 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 		proxy_mad_finalise();
 		return -1;
 	}
-	log_info("mad: using %s port %d", mad_ca, mad_port);
+	{
+		struct proxy_local_port lp;
+
+		if (proxy_mad_local(&lp) == 0)
+			log_info("mad: using %s port %d, LID %u", mad_ca,
+			    mad_port, lp.lid);
+		else
+			log_info("mad: using %s port %d", mad_ca, mad_port);
+	}
 	return 0;
 }
 

@@ -44,6 +44,14 @@ struct proxy_mad_args {
 	/* An optional attribute a live node may drop: its timeout does
 	 * not fail the rest of the node's queue. */
 	uint8_t			 optional;
+	/* A whole MAD (PROXY_MAD_SIZE octets) to send as it is but for
+	 * its TID, LID-routed to QP1 (the tunnel's segments, built by
+	 * codec/tunnel.c); the fields above but node_key, target and
+	 * mgmt_class are then unused. */
+	const uint8_t		*raw;
+	/* A Send (IBA 13.4.5): no answer comes. The callback runs with
+	 * status 0 once it is on the wire. */
+	uint8_t			 no_answer;
 };
 
 /* status: 0, or -ETIMEDOUT (no answer after all retries),
@@ -115,12 +123,20 @@ void	proxy_mad_on_port_up(void (*fn)(void *), void *arg);
 size_t	proxy_mad_answer_len(void);
 int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);
 
-/* Requests to us, not answers (the SA's Reports, IBA 13.4.8.2): mad is
- * the whole MAD, req what proxy_mad_respond needs to answer it. Return
- * 0 if taken, -1 if not ours (counted as unexpected). */
+/* Requests to us, not answers (the SA's Reports, IBA 13.4.8.2; the
+ * tunnel's Sends, 16.4): mad is the whole MAD, req what
+ * proxy_mad_respond and proxy_mad_request_slid need. Return 0 if taken,
+ * -1 if not ours (counted as unexpected). One handler per management
+ * class; fn NULL removes it. */
 typedef int (*proxy_mad_request_fn)(void *arg, const void *req,
     const uint8_t *mad, size_t len);
-void	proxy_mad_on_request(proxy_mad_request_fn fn, void *arg);
+void	proxy_mad_on_request(uint8_t mgmt_class, proxy_mad_request_fn fn,
+	    void *arg);
+/* The source LID a request to us came from (its umad address). */
+uint16_t proxy_mad_request_slid(const void *req);
+/* Whether the port registered the IB SNMP Tunneling class (another
+ * agent on the port, such as an ibsnmp-tunneld, may hold it). */
+int	proxy_mad_has_tunnel(void);
 /* Send mad (len octets, a response method) back to req's sender. */
 int	proxy_mad_respond(const void *req, const uint8_t *mad, size_t len);
 /* Whether the SA agent receives Reports (no other agent has them). */

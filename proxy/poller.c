@@ -105,6 +105,14 @@ proxy_poll_last(uint32_t node, int64_t *when, uint64_t *ms)
 	return 0;
 }
 
+const struct proxy_policy *
+proxy_poll_policy(uint32_t node)
+{
+	int i = policy_index(node);
+
+	return i < 0 ? NULL : &poll_pols[i];
+}
+
 const char *
 proxy_poll_policy_name(uint32_t node)
 {

@@ -24,6 +24,17 @@ struct proxy_policy {
 	int			 reset;		/* may reset PortCounters */
 	struct proxy_threshold	*thresholds;
 	int			 nthresholds;
+	/* IB SNMP Tunneling (docs/tunneling.md): which OIDs go to the
+	 * node's own agent, with which community, cached how long. */
+	int			 tunnel;	/* PROXY_TUNNEL_* */
+	char			*tunnel_community;
+	int			 tunnel_ttl;	/* seconds, 0: not cached */
+};
+
+enum {
+	PROXY_TUNNEL_OFF = 0,	/* the gateway's subtrees only */
+	PROXY_TUNNEL_AUTO,	/* the rest from the node's agent */
+	PROXY_TUNNEL_PREFER,	/* the agent's subtrees win */
 };
 
 /* pols stays owned by the caller and must outlive the poller (or the
@@ -36,6 +47,8 @@ void		 proxy_poll_inventory_changed(void);
 /* When the node's last polling round ended (unix seconds) and how long
  * it took: 0, or -1 when none has ended yet. */
 int		 proxy_poll_last(uint32_t node, int64_t *when, uint64_t *ms);
+/* The node's policy, or NULL when none matches (the defaults). */
+const struct proxy_policy *proxy_poll_policy(uint32_t node);
 /* The name of the node's policy ("default" when none matches). */
 const char	*proxy_poll_policy_name(uint32_t node);
 /* Poll every reachable node now (flushing the cache first) and log

@@ -71,6 +71,10 @@ static const char *store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE nodes ADD COLUMN nodeinfo BLOB;"
 	"ALTER TABLE nodes ADD COLUMN switchinfo BLOB;"
 	"ALTER TABLE ports ADD COLUMN portinfo BLOB;",
+	/* 5 -> 6: IB SNMP Tunneling: whether the node's agent answered the
+	 * last probe (enum store_tun), and when that was. */
+	"ALTER TABLE nodes ADD COLUMN tunnel INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE nodes ADD COLUMN tunnel_probed INTEGER NOT NULL DEFAULT 0;",
 };
 
 static sqlite3		 *store_db;
@@ -262,7 +266,7 @@ load_inventory(void)
 	if (sqlite3_prepare_v2(store_db, "SELECT guid, type, description, "
 	    "num_ports, vendor_id, device_id, revision, system_guid, lid, "
 	    "route, first_seen, last_seen, reachable, unsupported, nodeinfo, "
-	    "switchinfo FROM nodes "
+	    "switchinfo, tunnel, tunnel_probed FROM nodes "
 	    "ORDER BY "
 	    "first_seen, guid", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
@@ -297,6 +301,10 @@ load_inventory(void)
 		n->unsupported = sqlite3_column_int(st, 13);
 		n->ninfo_ok = blob_get(st, 14, n->ninfo);
 		n->sinfo_ok = blob_get(st, 15, n->sinfo);
+		n->tunnel = sqlite3_column_int(st, 16);
+		if (n->tunnel > STORE_TUN_NONE)
+			n->tunnel = STORE_TUN_UNKNOWN;	/* probed again */
+		n->tunnel_probed = sqlite3_column_int64(st, 17);
 		store_descname_update(n, NULL);
 	}
 	sqlite3_finalize(st);
@@ -726,6 +734,30 @@ store_node_clear_unsupported(uint32_t idx)
 	save_unsupported(n);
 }
 
+/* What the last tunnel probe found (proxy/tunnel.c), kept across
+ * restarts so a restart does not probe every node at once. */
+void
+store_node_set_tunnel(uint32_t idx, enum store_tun state, int64_t when)
+{
+	struct store_node *n = store_node_at(idx);
+	sqlite3_stmt *st;
+
+	if (n == NULL)
+		return;
+	n->tunnel = state;
+	n->tunnel_probed = when;
+	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
+	    "tunnel = ?, tunnel_probed = ? WHERE guid = ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(st, 1, state);
+	sqlite3_bind_int64(st, 2, when);
+	sqlite3_bind_int64(st, 3, (int64_t)n->guid);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		log_warnx("store: %s", sqlite3_errmsg(store_db));
+	sqlite3_finalize(st);
+}
+
 /* Sweeps */
 
 void
@@ -810,6 +842,8 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	{
 		struct store_port *keep = n->ports;
 		int64_t first = n->first_seen;
+		uint8_t tun = n->tunnel;
+		int64_t probed = n->tunnel_probed;
 		/* New firmware may support what the old one did not. */
 		unsigned unsup = n->revision == seen->revision &&
 		    n->device_id == seen->device_id ? n->unsupported : 0;
@@ -827,6 +861,8 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 		n->idx = idx;
 		n->first_seen = first ? first : now;
 		n->unsupported = unsup;
+		n->tunnel = tun;
+		n->tunnel_probed = probed;
 	}
 	n->alias = alias;
 	n->last_seen = now;
@@ -897,8 +933,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
 	    "type, description, num_ports, vendor_id, device_id, revision, "
 	    "system_guid, lid, route, first_seen, last_seen, reachable, "
-	    "unsupported, nodeinfo, switchinfo) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
+	    "unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
 	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
 	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
@@ -928,6 +964,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		sqlite3_bind_int(nst, 14, n->unsupported);
 		blob_bind(nst, 15, n->ninfo_ok, n->ninfo);
 		blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
+		sqlite3_bind_int(nst, 17, n->tunnel);
+		sqlite3_bind_int64(nst, 18, n->tunnel_probed);
 		if (sqlite3_step(nst) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(nst);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define STORE_SCHEMA_VERSION	5
+#define STORE_SCHEMA_VERSION	6
 #define STORE_DESC_LEN		64	/* NodeDescription, IBA 14.2.5.2 */
 #define STORE_PATH_MAX		64	/* IB_SUBNET_PATH_HOPS_MAX */
 #define STORE_SMP_LEN		64	/* an SMP's data, IBA 14.2.1.1 */
@@ -47,6 +47,13 @@ struct store_port {
 	uint8_t			 pinfo[STORE_SMP_LEN];
 };
 
+/* IB SNMP Tunneling (proxy/tunnel.c): the node's agent as last probed. */
+enum store_tun {
+	STORE_TUN_UNKNOWN = 0,	/* never probed */
+	STORE_TUN_OK = 1,	/* answered ClassPortInfo */
+	STORE_TUN_NONE = 2,	/* did not */
+};
+
 struct store_node {
 	uint32_t		 idx;		/* stable index, cache keys */
 	uint64_t		 guid;
@@ -67,6 +74,8 @@ struct store_node {
 	uint8_t			 ninfo_ok, sinfo_ok;
 	uint8_t			 ninfo[STORE_SMP_LEN];
 	uint8_t			 sinfo[STORE_SMP_LEN];
+	uint8_t			 tunnel;	/* enum store_tun */
+	int64_t			 tunnel_probed;	/* unix seconds; 0: never */
 	char			*alias;
 	/* ports[0..num_ports]; ports[0] is the switch management port. */
 	struct store_port	*ports;
@@ -120,6 +129,9 @@ void	 store_path_format(const struct store_path *p, char *buf, size_t len);
  * attr_def.unsup bit; cleared when the node's revision changes). */
 void	 store_node_set_unsupported(uint32_t idx, unsigned flag);
 void	 store_node_clear_unsupported(uint32_t idx);
+/* Record a tunnel probe's outcome (memory and database). */
+void	 store_node_set_tunnel(uint32_t idx, enum store_tun state,
+	    int64_t when);
 
 /* Sweeps. A sweep reports every node it saw; store_sweep_end()
  * marks the rest unreachable and writes everything in one transaction. */

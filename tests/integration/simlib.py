@@ -247,6 +247,23 @@ class Fabric:
         return out
 
 
+def start_snmpd(tmp, host, port, conf_lines=""):
+    """A stock snmpd for host on 127.0.0.1:port (community public, its
+    own sysDescr and sysName, no MIB files), files under tmp. Returns the
+    Popen; the caller stops it."""
+    conf = os.path.join(tmp, "snmpd-%s.conf" % host)
+    with open(conf, "w") as f:
+        f.write("rocommunity public 127.0.0.1\n"
+                "sysDescr tunneled host %s\n"
+                "sysName %s\n%s" % (host, host, conf_lines))
+    return subprocess.Popen(
+        ["snmpd", "-f", "-Lf", os.path.join(tmp, "snmpd-%s.log" % host),
+         "-C", "-c", conf, "-M", "/dev/null", "-m", "",
+         "udp:127.0.0.1:%d" % port],
+        env=dict(os.environ, SNMP_PERSISTENT_DIR=os.path.join(tmp, host)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def free_udp_port():
     """A UDP port on 127.0.0.1 that nothing uses now."""
     import socket

@@ -13,7 +13,7 @@ no answer (and counted), a whole walk of HOST-RESOURCES-MIB through the
 tunnel, and malformed segments (a fault injection through tun-send -r:
 bad lengths and numbers, gaps, spoofed SourceLIDs, 127 segments without
 an end, random octets) counted and dropped while the agent keeps
-answering. The gateway's own tunnel client is not built yet (issue 13)."""
+answering. The gateway's tunnel client is tested in tunnelgw.py."""
 
 import os
 import re
@@ -43,23 +43,8 @@ TUN_SEND = os.path.join(simlib.BUILD, "tests", "sim", "tun-send")
 SNMPDS = []
 
 
-def start_snmpd(host, port):
-    conf = os.path.join(TMP, "snmpd-%s.conf" % host)
-    with open(conf, "w") as f:
-        f.write("rocommunity public 127.0.0.1\n"
-                "sysDescr tunneled host %s\n"
-                "sysName %s\n" % (host, host))
-    p = subprocess.Popen(
-        ["snmpd", "-f", "-Lf", os.path.join(TMP, "snmpd-%s.log" % host),
-         "-C", "-c", conf, "-M", "/dev/null", "-m", "",
-         "udp:127.0.0.1:%d" % port],
-        env=dict(os.environ, SNMP_PERSISTENT_DIR=os.path.join(TMP, host)),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    SNMPDS.append(p)
-
-
 for h, port in HOSTS.items():
-    start_snmpd(h, port)
+    SNMPDS.append(simlib.start_snmpd(TMP, h, port))
 R = simlib.Report()
 fab = simlib.Fabric(extra=sum((["--tunnel", "%s=udp:127.0.0.1:%d" % hp]
                                for hp in HOSTS.items()), []) +

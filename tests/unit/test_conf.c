@@ -494,6 +494,62 @@ test_empty_section(void **state)
 	gw_conf_free(c);
 }
 
+/* tunnel: and the policies' tunnel keys (docs/tunneling.md). */
+static void
+test_tunnel(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "tunnel:\n"
+	    "  segment-octets: 160\n"
+	    "  probe-interval: 600\n"
+	    "  read-ahead: 30\n"
+	    "polling:\n"
+	    "  - name: hosts\n"
+	    "    match: {type: ca}\n"
+	    "    tunnel: prefer\n"
+	    "    tunnel-community: \"host secret\"\n"
+	    "    tunnel-ttl: 0\n"
+	    "  - name: switches\n"
+	    "    match: {type: switch}\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_int_equal(c->tunnel.segment_octets, 160);
+	assert_int_equal(c->tunnel.probe_interval, 600);
+	assert_int_equal(c->tunnel.max_inflight_node, 1);
+	assert_int_equal(c->tunnel_read_ahead, 30);
+	assert_int_equal(c->policies[0].tunnel, PROXY_TUNNEL_PREFER);
+	assert_string_equal(c->policies[0].tunnel_community, "host secret");
+	assert_int_equal(c->policies[0].tunnel_ttl, 0);
+	assert_int_equal(c->policies[1].tunnel, PROXY_TUNNEL_OFF);
+	assert_int_equal(c->policies[1].tunnel_ttl, 5);
+	gw_conf_free(c);
+
+	c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "tunnel:\n"
+	    "  segment-octets: 200\n"
+	    "polling:\n"
+	    "  - name: hosts\n"
+	    "    tunnel: auto\n"
+	    "  - name: x\n"
+	    "    tunnel: always\n"
+	    "    tunnel-community: a\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":5: 'segment-octets'"));
+	assert_non_null(strstr(err, ":7: a policy with 'tunnel' needs "
+	    "'tunnel-community'"));
+	assert_non_null(strstr(err, ":10: 'tunnel' must be off, auto or "
+	    "prefer"));
+	(void)state;
+}
+
 static void
 test_polling(void **state)
 {
@@ -628,6 +684,7 @@ main(void)
 		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),
 		cmocka_unit_test(test_notify),
+		cmocka_unit_test_setup_teardown(test_tunnel, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -235,15 +235,49 @@ test_bad_rows(void **state)
 	store_finalise();
 	/* Hostile contents: absurd port count, broken route. */
 	sql(dbpath, "INSERT INTO nodes VALUES (1, 1, 'x', 9999, 0, 0, 0, 0, 0, "
-	    "'0', 0, 0, 1, 0, NULL, NULL);"
+	    "'0', 0, 0, 1, 0, NULL, NULL, 0, 0);"
 	    "INSERT INTO nodes VALUES (2, 1, 'y', 1, 0, 0, 0, 0, 0, "
-	    "'0,zz,,', 0, 0, 1, 0, NULL, NULL);"
+	    "'0,zz,,', 0, 0, 1, 0, NULL, NULL, -7, 5);"
 	    "INSERT INTO ports VALUES (2, 77, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', "
 	    "NULL);");
 	assert_int_equal(store_init(dbpath), 0);
 	assert_null(store_node_by_guid(1));
 	assert_non_null(store_node_by_guid(2));
 	assert_int_equal(store_node_by_guid(2)->route.cnt, 0);
+	/* A tunnel state out of range: probed again. */
+	assert_int_equal(store_node_by_guid(2)->tunnel, STORE_TUN_UNKNOWN);
+}
+
+/* What a tunnel probe found survives a restart and a later sweep. */
+static void
+test_tunnel_state(void **state)
+{
+	unsigned nodes, lost;
+	struct store_node *n;
+
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep_one(0x1000, "a", 10);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	n = store_node_by_guid(0x1000);
+	assert_int_equal(n->tunnel, STORE_TUN_UNKNOWN);
+	store_node_set_tunnel(n->idx, STORE_TUN_OK, 1234);
+	store_sweep_begin();
+	sweep_one(0x1000, "a", 10);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	n = store_node_by_guid(0x1000);
+	assert_int_equal(n->tunnel, STORE_TUN_OK);
+	store_finalise();
+	assert_int_equal(store_init(dbpath), 0);
+	n = store_node_by_guid(0x1000);
+	assert_non_null(n);
+	assert_int_equal(n->tunnel, STORE_TUN_OK);
+	assert_int_equal(n->tunnel_probed, 1234);
+	store_node_set_tunnel(n->idx, STORE_TUN_NONE, 99);
+	store_finalise();
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_node_by_guid(0x1000)->tunnel, STORE_TUN_NONE);
+	(void)state;
 }
 
 static void
@@ -440,6 +474,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw_attributes, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_tunnel_state, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
 		    setup, teardown),

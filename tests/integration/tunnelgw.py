@@ -1,0 +1,328 @@
+#!/usr/bin/python3
+"""IB SNMP Tunneling through the gateway, on the simulated fabric.
+
+node03 (tunnel: auto) and node05 (tunnel: prefer) each run a stock
+snmpd on a loopback port behind ibsnmp-tunneld; node06 has a tunnel
+policy and no agent. Through the gateway's SNMP port:
+- HOST-RESOURCES-MIB equals what each snmpd answers directly; with
+  prefer, so does the host's own system group, and the IB MIBs still
+  come from the gateway;
+- a GETBULK of 60 varbinds arrives whole, in many segments;
+- a walk of .1 is one strictly increasing walk holding the gateway's
+  subtrees and snmpd's, each as its own source gives them;
+- node06 answers only the gateway's subtrees, and costs one probe;
+- a v3 user whose node selector hides node03 cannot reach its agent;
+- a tunnel agent frozen and killed while a request is out: genErr
+  within snmp.request-timeout-ms, nothing left pending, and the node
+  then answers noSuchObject outside the gateway's subtrees;
+- malformed and spoofed segments sent to the gateway (tun-send -r) are
+  counted and dropped, and tunneled requests still work."""
+
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+from simlib import parse_vars  # noqa: E402
+
+simlib.skip_if_missing()
+if shutil.which("snmpd") is None:
+    print("1..0 # SKIP snmpd is not installed")
+    sys.exit(77)
+
+TMP = tempfile.mkdtemp(prefix="ibsnmpgw-tunnelgw-")
+PORTS = {"node03": simlib.free_udp_port(), "node05": simlib.free_udp_port()}
+LID = {"node03": 105, "node04": 107, "node05": 109, "node06": 111}
+TUN_SEND = os.path.join(simlib.BUILD, "tests", "sim", "tun-send")
+SNMPDS = []
+IB = ".1.3.6.1.3.117"
+HR = ".1.3.6.1.2.1.25"
+TIMEOUT_MS = 10000     # snmp.request-timeout-ms, the default
+
+
+for h, p in PORTS.items():
+    SNMPDS.append(simlib.start_snmpd(TMP, h, p,
+                                     "sysLocation rack 7, row B\n"))
+R = simlib.Report()
+fab = simlib.Fabric(
+    extra=["--tunnel", "node03=udp:127.0.0.1:%d" % PORTS["node03"],
+           "--tunnel-prefer", "node05=udp:127.0.0.1:%d" % PORTS["node05"],
+           "--tunnel-allow", str(LID["node04"])],
+    extra_yaml="polling:\n  - name: no-agent\n    match:\n"
+    "      regex: '^node06( |$)'\n    tunnel: auto\n"
+    "    tunnel-community: public\n")
+
+
+def gw(tool, node, oids, extra=(), sec=None, timeout=8):
+    cmd = [tool] + (sec or fab.v2(node)) + ["-On", "-t", str(timeout),
+                                            "-r", "0"] + list(extra) + \
+        [fab.endpoint] + list(oids)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def direct(tool, host, oids, extra=()):
+    return subprocess.run([tool, "-v2c", "-c", "public", "-On", "-t", "8",
+                           "-r", "0"] + list(extra) +
+                          ["udp:127.0.0.1:%d" % PORTS[host]] + list(oids),
+                          capture_output=True, text=True, timeout=300)
+
+
+def tstats():
+    out = fab.ctl("stats").stdout
+    line = [l for l in out.splitlines() if l.startswith("tunnel ")]
+    return dict((k, int(v)) for k, v in
+                re.findall(r"(\S+) (\d+)", line[0][7:])) if line else {}
+
+
+def key(oid):
+    return tuple(int(x) for x in oid.strip(".").split("."))
+
+
+def walk_oids(text):
+    """OIDs of a -On walk, in the order given (values may span lines)."""
+    return [l.split(" = ", 1)[0] for l in text.splitlines()
+            if l.startswith(".") and " = " in l and
+            "No more variables left" not in l]
+
+
+def under(oid, base):
+    return oid == base or oid.startswith(base + ".")
+
+
+def check_values():
+    oids = [HR + ".2.2.0", HR + ".1.3.0", HR + ".2.3.1.3.1",
+            HR + ".1.6.0"]
+    for host in PORTS:
+        a = parse_vars(gw("snmpget", host, oids).stdout)
+        b = parse_vars(direct("snmpget", host, oids).stdout)
+        R.check(len(a) == 4 and a == b, "%s: hrMemorySize, hrSystem"
+                "InitialLoadDevice, hrStorageDescr.1, hrSystemProcesses"
+                " through the gateway as snmpd answers them" % host,
+                "%s\n%s" % (a, b))
+    sysg = [".1.3.6.1.2.1.1.%d.0" % i for i in (1, 2, 4, 5, 6)]
+    a = parse_vars(gw("snmpget", "node05", sysg).stdout)
+    b = parse_vars(direct("snmpget", "node05", sysg).stdout)
+    R.check(len(a) == 5 and a == b, "prefer (node05): the host's own "
+            "system group", "%s\n%s" % (a, b))
+    a = parse_vars(gw("snmpget", "node05", [IB + ".3.1.1.1.0"]).stdout)
+    R.check(list(a.values()) == [("STRING", "node05 HCA-1")],
+            "prefer (node05): IB-SMA-MIB still from the gateway", str(a))
+    a = parse_vars(gw("snmpget", "node03", [".1.3.6.1.2.1.1.1.0"]).stdout)
+    desc = list(a.values())[0][1] if a else ""
+    R.check("node03 HCA-1" in desc and "tunneled" not in desc,
+            "auto (node03): sysDescr is the gateway's (from SMPs)", desc)
+
+
+def check_bulk():
+    before = tstats()
+    a = gw("snmpbulkget", "node03", [HR + ".2"], extra=["-Cr60"])
+    after = tstats()
+    b = direct("snmpbulkget", "node03", [HR + ".2"], extra=["-Cr60"])
+    got, want = walk_oids(a.stdout), walk_oids(b.stdout)
+    segs = after.get("segments-in", 0) - before.get("segments-in", 0)
+    R.check(len(got) == 60 and got == want and segs > 5,
+            "a GETBULK of 60 varbinds arrives whole, as snmpd's "
+            "(%d reply segments)" % segs, a.stderr + str(got[:3]))
+
+
+def check_walk():
+    a = gw("snmpbulkwalk", "node03", [".1"], extra=["-Cr20"], timeout=20)
+    oids = walk_oids(a.stdout)
+    keys = [key(o) for o in oids]
+    inc = all(x < y for x, y in zip(keys, keys[1:]))
+    bad = [(x, y) for x, y in zip(oids, oids[1:]) if key(x) >= key(y)]
+    R.check(a.returncode == 0 and len(oids) > 1000 and inc,
+            "a walk of .1 through node03 is one strictly increasing walk "
+            "(%d objects)" % len(oids), a.stderr[-300:] + str(bad[:3]))
+    ib = walk_oids(gw("snmpbulkwalk", "node03", [IB]).stdout)
+    R.check(ib and [o for o in oids if under(o, IB)] == ib,
+            "... holding the gateway's IB MIB subtree whole (%d)" % len(ib))
+    # Subtrees of snmpd's that do not change between two walks.
+    for base in (".1.3.6.1.6.3.16", HR + ".2.3.1.2", ".1.3.6.1.2.1.11.1"):
+        want = walk_oids(direct("snmpbulkwalk", "node03", [base]).stdout)
+        R.check(want and [o for o in oids if under(o, base)] == want,
+                "... and snmpd's %s whole (%d)" % (base, len(want)))
+    R.check(not any(under(o, ".1.3.6.1.2.1.1.9") for o in oids),
+            "... with the gateway's system group, not the host's "
+            "(no sysORTable)")
+
+
+def check_no_agent():
+    before = tstats()
+    for _ in range(5):
+        a = gw("snmpget", "node06", [HR + ".1.1.0", ".1.3.6.1.2.1.1.5.0"])
+    after = tstats()
+    v = parse_vars(a.stdout)
+    R.check(v.get(HR + ".1.1.0", (None,))[0] == "No Such Object available "
+            "on this agent at this OID" or "No Such Object" in a.stdout,
+            "node06 (no agent): noSuchObject outside the gateway's "
+            "subtrees", a.stdout)
+    R.check(v.get(".1.3.6.1.2.1.1.5.0") == ("STRING", "node06"),
+            "... and the gateway's own sysName", a.stdout)
+    for _ in range(5):
+        gw("snmpget", "node06", [HR + ".1.1.0"])
+    again = tstats()
+    R.check(after.get("probes", -1) - before.get("probes", 0) == 1 and
+            again.get("probes") == after.get("probes"),
+            "... at one probe per probe interval, not one per request "
+            "(probes %s -> %s -> %s over 10 requests)" %
+            (before.get("probes"), after.get("probes"), again.get("probes")))
+    w = walk_oids(gw("snmpbulkwalk", "node06", [".1"]).stdout)
+    outside = [o for o in w if not (under(o, ".1.3.6.1.2.1.1") or
+                                    under(o, ".1.3.6.1.2.1.2") or
+                                    under(o, ".1.3.6.1.2.1.31") or
+                                    under(o, IB) or
+                                    under(o, ".1.3.6.1.4.1"))]
+    R.check(w and not outside and not any(under(o, HR) for o in w),
+            "a walk of node06 holds only the gateway's subtrees (%d)" %
+            len(w), str(outside[:5]))
+
+
+def check_tenant():
+    path = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(path).read()
+    text = text.replace(
+        "  users:\n",
+        "  users:\n"
+        "    - name: tenant5\n"
+        "      auth-protocol: SHA-256\n"
+        "      auth-passphrase: \"tenant-five-passphrase\"\n"
+        "      priv-protocol: AES\n"
+        "      priv-passphrase: \"tenant-five-passphrase\"\n"
+        "      nodes: {regex: '^node05( |$)'}\n", 1)
+    open(path, "w").write(text)
+    fab.reload()
+
+    def sec(ctx):
+        return ["-v3", "-l", "authPriv", "-u", "tenant5", "-a", "SHA-256",
+                "-A", "tenant-five-passphrase", "-x", "AES", "-X",
+                "tenant-five-passphrase", "-n", ctx]
+    before = tstats()
+    hid = gw("snmpget", None, [HR + ".1.1.0"], sec=sec("node03"))
+    seen = tstats()
+    ok = gw("snmpget", None, [HR + ".1.1.0"], sec=sec("node05"))
+    R.check(HR + ".1.1.0" not in parse_vars(hid.stdout) and
+            seen.get("requests") == before.get("requests"),
+            "a v3 user whose selector hides node03 gets nothing of its "
+            "agent, and nothing is tunneled", hid.stdout + hid.stderr)
+    R.check(parse_vars(ok.stdout).get(HR + ".1.1.0", ("",))[0] ==
+            "Timeticks", "... while it reaches node05's agent over v3",
+            ok.stdout + ok.stderr)
+
+
+def check_killed_agent():
+    pids = []
+    with open(os.path.join(fab.dir, "pids")) as f:
+        for line in f:
+            name, pid = line.split()
+            if name == "ibsnmp-tunneld":
+                pids.append(int(pid))
+    # The launcher starts them in --tunnel order: node03 first.
+    victim = pids[0]
+    os.kill(victim, signal.SIGSTOP)
+    t0 = time.time()
+    proc = subprocess.Popen(
+        ["snmpbulkget"] + fab.v2("node03") +
+        ["-On", "-t", "30", "-r", "0", "-Cr60", fab.endpoint, HR + ".4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    os.kill(victim, signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    took = (time.time() - t0) * 1000
+    R.check(("genErr" in err or "general failure" in err) and
+            took < TIMEOUT_MS,
+            "a tunnel agent killed while the request is out: genErr in "
+            "%d ms (request-timeout-ms %d)" % (took, TIMEOUT_MS),
+            out + err)
+    time.sleep(0.5)
+    st = tstats()
+    R.check(st.get("pending", -1) == 0, "... nothing left pending", str(st))
+    a = gw("snmpget", "node03", [HR + ".1.1.0", ".1.3.6.1.2.1.1.5.0"])
+    R.check("No Such Object" in a.stdout and
+            parse_vars(a.stdout).get(".1.3.6.1.2.1.1.5.0") ==
+            ("STRING", "node03"),
+            "... then the node (probed again: no agent) answers the "
+            "gateway's subtrees alone", a.stdout + a.stderr)
+    R.check(fab.pid() and os.path.exists("/proc/%d" % fab.pid()),
+            "... and the gateway runs on")
+
+
+def seg(num, length, slid, raddr=1, attr=0x11, method=3, data=b""):
+    m = bytearray(256)
+    m[0], m[1], m[2], m[3] = 1, 8, 1, method
+    m[16:18] = attr.to_bytes(2, "big")
+    m[56:60] = raddr.to_bytes(4, "big")
+    m[60], m[61] = length, num
+    m[62:64] = slid.to_bytes(2, "big")
+    m[64:64 + len(data)] = data[:192]
+    return bytes(m)
+
+
+def check_faults():
+    gwlid = int(re.search(r"mad: using .* LID (\d+)", fab.log()).group(1))
+    me = LID["node04"]
+    rnd = random.Random(13)
+    bad = [seg(1 | 0x80, 0, me), seg(1 | 0x80, 200, me), seg(0, 10, me),
+           seg(1 | 0x80, 10, LID["node05"]),            # spoofed
+           seg(1 | 0x80, 10, me, attr=0x10),            # CommunityInfo
+           seg(2 | 0x80, 10, me, raddr=3),              # unmatched
+           seg(1, 160, me, raddr=9)]                    # no request waits
+    bad += [bytes([1, 8, 1, 3]) + bytes(rnd.getrandbits(8)
+                                        for _ in range(252))
+            for _ in range(40)]
+    before = tstats()
+    env = dict(fab.diag_env, SIM_HOST="node04")
+    out = subprocess.run([TUN_SEND, "-r", str(gwlid)], input=b"".join(bad),
+                         capture_output=True, env=env, cwd=fab.dir,
+                         timeout=30)
+    time.sleep(1)
+    after = tstats()
+    R.check(out.returncode == 0 and
+            after.get("malformed", 0) > before.get("malformed", 0) and
+            after.get("spoofed", 0) > before.get("spoofed", 0) and
+            after.get("unmatched", 0) > before.get("unmatched", 0),
+            "%d malformed, spoofed and unmatched segments to the gateway: "
+            "counted and dropped" % len(bad),
+            "%s\n%s\n%s" % (out.stderr, before, after))
+    a = parse_vars(gw("snmpget", "node05", [".1.3.6.1.2.1.1.5.0"]).stdout)
+    R.check(a.get(".1.3.6.1.2.1.1.5.0") == ("STRING", "node05"),
+            "... and node05's agent still answers through the gateway",
+            str(a))
+
+
+def main():
+    check_values()
+    check_bulk()
+    check_walk()
+    check_no_agent()
+    check_faults()
+    check_tenant()
+    check_killed_agent()
+    # Persisted: whether each node has an agent, and when it was probed.
+    rows = dict(l.split("|", 1) for l in fab.sql(
+        "SELECT substr(description, 1, 6), tunnel || '|' || "
+        "(tunnel_probed > 0) FROM nodes WHERE description LIKE 'node0%'")
+        .splitlines() if "|" in l)
+    R.check(rows.get("node05") == "1|1" and rows.get("node06") == "2|1",
+            "the inventory records node05's agent and node06's lack of "
+            "one, with the probe time", str(rows))
+
+
+def cleanup():
+    for p in SNMPDS:
+        p.terminate()
+        p.wait(5)
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+try:
+    simlib.run(main, fab, R)
+finally:
+    cleanup()

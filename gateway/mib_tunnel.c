@@ -594,10 +594,14 @@ gw_mib_tunnel_prefer(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	return 1;
 }
 
+/* At start and on every reload: the policies' tunnel modes,
+ * communities and TTLs may have changed, so no answer cached under the
+ * old ones is used again. */
 void
 gw_mib_tunnel_config(int read_ahead)
 {
 	tun_read_ahead = read_ahead;
+	tc_flush();
 }
 
 void

@@ -1,5 +1,6 @@
 #!/bin/bash
-# build-deb.sh [OUTDIR]: build the ibsnmpgw binary .deb.
+# build-deb.sh [OUTDIR]: build the binary .debs (ibsnmpgw, and
+# ibsnmp-tunneld for the hosts).
 #
 # Copies the clean source tree (copy-tree.sh: no build products, test
 # logs or earlier packages) to a temporary directory, puts
@@ -7,7 +8,7 @@
 # `dpkg-buildpackage -us -uc -b` there.  The .deb files (the package and
 # its -dbgsym companion) are copied to OUTDIR (default packaging/out);
 # the build log goes to stderr, and the last line on stdout is the path
-# of the ibsnmpgw .deb.
+# of the ibsnmpgw .deb (ibsnmp-tunneld's lies next to it).
 #
 # Needs: git, dpkg-dev, debhelper and the Build-Depends of
 # packaging/debian/control (dpkg-buildpackage checks them).
@@ -33,6 +34,8 @@ cp -a -- "$src/packaging/debian" "$src/debian"
 for f in service sysusers tmpfiles; do
 	cp -- "$src/packaging/systemd/ibsnmpgw.$f" "$src/debian/ibsnmpgw.$f"
 done
+cp -- "$src/packaging/systemd/ibsnmp-tunneld.service" \
+	"$src/debian/ibsnmp-tunneld.service"
 
 # The package version comes from debian/changelog; say so when it lags
 # behind configure.ac.

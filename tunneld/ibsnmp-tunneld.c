@@ -585,7 +585,7 @@ on_signal(int sig)
 int
 main(int argc, char **argv)
 {
-	const char *path = "/etc/ibsnmpgw/ibsnmp-tunneld.yaml";
+	const char *path = SYSCONFDIR "/ibsnmpgw/ibsnmp-tunneld.yaml";
 	int ch, check = 0, foreground = 0;
 	uint8_t *umad;
 	struct sigaction sa;
@@ -624,10 +624,15 @@ main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	log_info("tunneld: ready");
 	while (!quit) {
-		int len = TUN_MAD_SIZE;
+		int len = TUN_MAD_SIZE, busy = 0;
 
-		/* The umad fd alone, briefly; then the rest at once. */
-		if (umad_recv(umad_fd, umad, &len, 20) >= 0)
+		for (int i = 0; i < conf.max_peers && !busy; i++)
+			busy = peers[i].waiting;
+		/* The umad fd alone (umad2sim's poll() cannot wait on it
+		 * with others), briefly; then the rest at once. While the
+		 * agent has a request, 1 ms: its answer must not wait out
+		 * an idle umad wait. */
+		if (umad_recv(umad_fd, umad, &len, busy ? 1 : 20) >= 0)
 			handle_mad(umad, len);
 		poll_agents();
 		timers();

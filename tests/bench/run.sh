@@ -12,7 +12,11 @@
 #      one node's IB-SMA-MIB, and the MADs the fabric walk sends (none);
 #  (g) event latency from ibsim's Unlink to the linkDown at a receiver,
 #      through the SM and through the sweep, against a smpquery loop
-#      (tests/bench/eventlatency.py).
+#      (tests/bench/eventlatency.py);
+#  (h) a GET tunneled through the gateway and the fabric to a host's
+#      snmpd (IB SNMP Tunneling, ibsnmp-tunneld) against a direct UDP
+#      GET to the same snmpd: latency (one in flight) and throughput,
+#      with the gateway's answer cache and without it.
 # Prints the ratios and whether the targets are met. Not part of
 # `make check`: run `make bench` or `sh tests/bench/run.sh`.
 set -eu
@@ -300,6 +304,44 @@ g_out=$(IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "
 echo "$g_out"
 
 echo
+echo "== (h) tunneled GET (gateway, fabric, ibsnmp-tunneld) vs direct GET, same snmpd"
+hport=$(freeport)
+printf 'rocommunity public 127.0.0.1\n' > "$work/snmpd-h.conf"
+snmpd -f -Lf "$work/snmpd-h.log" -C -c "$work/snmpd-h.conf" -M /dev/null -m "" udp:127.0.0.1:$hport &
+sd_pid=$!
+sleep 1
+"$SIM" start "$top/tests/sim/topologies/fabric.topo" "$work/fab-tun" \
+	--tunnel node03=udp:127.0.0.1:$hport > "$work/fab-tun.info"
+hep=$(sed -n 's/^endpoint: //p' "$work/fab-tun.info")
+HOID=1.3.6.1.2.1.25.1.6.0	# hrSystemProcesses.0: snmpd's, not the gateway's
+snmpget -v2c -c public@node03 "$hep" $HOID >/dev/null
+h_direct1=$("$work/snmpload" -d "$DUR" -w 1 -t udp:127.0.0.1:$hport -c public -o $HOID)
+h_direct=$(load -t udp:127.0.0.1:$hport -c public -o $HOID)
+h_cached1=$("$work/snmpload" -d "$DUR" -w 1 -t "$hep" -c public@node03 -o $HOID)
+h_cached=$(load -t "$hep" -c public@node03 -o $HOID)
+# tunnel-ttl 0: every GET crosses the fabric.
+sed -i 's/^    tunnel-community: public$/&\n    tunnel-ttl: 0/' "$work/fab-tun/ibsnmpgw.yaml"
+hlog=$(grep -c "reload: " "$work/fab-tun/ibsnmpgw.log" || true)
+kill -HUP "$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-tun/pids")"
+for i in $(seq 1 100); do
+	[ "$(grep -c "reload: " "$work/fab-tun/ibsnmpgw.log")" -gt "$hlog" ] && break
+	sleep 0.1
+done
+t0=$("$IBSNMPGW" -c "$work/fab-tun/ibsnmpgw.yaml" ctl stats | sed -n 's/^tunnel .* requests \([0-9]*\) .*/\1/p')
+h_tun1=$("$work/snmpload" -d "$DUR" -w 1 -t "$hep" -c public@node03 -o $HOID)
+h_tun=$(load -t "$hep" -c public@node03 -o $HOID)
+t1=$("$IBSNMPGW" -c "$work/fab-tun/ibsnmpgw.yaml" ctl stats | sed -n 's/^tunnel .* requests \([0-9]*\) .*/\1/p')
+echo "direct snmpd, one in flight:            $h_direct1"
+echo "direct snmpd, window $WIN:                $h_direct"
+echo "tunneled, tunnel-ttl 5, one in flight:  $h_cached1"
+echo "tunneled, tunnel-ttl 5, window $WIN:      $h_cached"
+echo "tunneled, tunnel-ttl 0, one in flight:  $h_tun1"
+echo "tunneled, tunnel-ttl 0, window $WIN:      $h_tun"
+echo "messages through the tunnel while uncached: $((t1 - t0))"
+"$SIM" stop "$work/fab-tun" >/dev/null
+kill $sd_pid; wait $sd_pid 2>/dev/null || true; sd_pid=""
+
+echo
 echo "== summary"
 r1=$(ratio "$(field "$gw_out" rate)" "$(field "$snmpd_out" rate)")
 p1=$(ratio "$(field "$gw_out" p99_us)" "$(field "$snmpd_out" p99_us)")
@@ -315,4 +357,5 @@ echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (target <= 1.0: $(ok 
 echo "(e)  RSS after $SWEEPS sweeps and a polling round at $n nodes: $((rssp / 1024)) MB (target < 100: $(ok "$((rssp / 1024))" "<=" 99))"
 echo "(f)  fabric NodeInfo+PortInfo walk / warm per-node walk: ${r6}x vb/s (target >= 1.0: $(ok "$r6" ">=" 1.0)), ${r6cpu}x per gateway CPU second; $fab_mads MADs during it (target 0: $(ok "$fab_mads" "<=" 0))"
 echo "$g_out" | grep '^(g)'
+echo "(h)  tunneled/direct GET p50 latency: $(ratio "$(field "$h_tun1" p50_us)" "$(field "$h_direct1" p50_us)")x uncached, $(ratio "$(field "$h_cached1" p50_us)" "$(field "$h_direct1" p50_us)")x cached; throughput $(ratio "$(field "$h_tun" rate)" "$(field "$h_direct" rate)")x uncached, $(ratio "$(field "$h_cached" rate)" "$(field "$h_direct" rate)")x cached"
 echo "(c)  switch walk: warm $warm_rate vb/s vs snmpd's own tables $sd_rate vb/s ($(ratio "$warm_rate" "$sd_rate")x); cold $smps SMPs for a minimum of $minimum ($(ok "$smps" "<=" "$minimum"))"

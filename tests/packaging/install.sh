@@ -40,9 +40,11 @@ lock=/tmp/ibsnmpgw-install-test.lock
 exec 8>>"$lock" || skip "cannot open $lock"
 flock -w 900 8 || skip "another install test holds $lock"
 
-if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -v "not-installed" >/dev/null; then
-	skip "package $PKG is already installed or not purged; not touching it"
-fi
+for p in "$PKG" ibsnmp-tunneld; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -v "not-installed" >/dev/null; then
+		skip "package $p is already installed or not purged; not touching it"
+	fi
+done
 for p in /etc/ibsnmpgw "$STATE"; do
 	[ -e "$p" ] && skip "$p exists already; purging the test package would remove it"
 done
@@ -55,6 +57,7 @@ dpkg-statoverride --list "$CONF" >/dev/null 2>&1 && skip "a statoverride for $CO
 tmp=$(mktemp -d /tmp/ibsnmpgw-install-test.XXXXXX) || exit 99
 sim=$tmp/sim
 installed=0
+t_installed=0
 sim_started=0
 
 n=0 pass=0 fail=0
@@ -82,6 +85,11 @@ cleanup() {
 		echo "# cleanup: purging $PKG"
 		DEBIAN_FRONTEND=noninteractive dpkg --purge "$PKG" >/dev/null 2>&1 ||
 			echo "# cleanup: dpkg --purge $PKG failed"
+	fi
+	if [ "$t_installed" = 1 ]; then
+		echo "# cleanup: purging ibsnmp-tunneld"
+		DEBIAN_FRONTEND=noninteractive dpkg --purge ibsnmp-tunneld >/dev/null 2>&1 ||
+			echo "# cleanup: dpkg --purge ibsnmp-tunneld failed"
 	fi
 	rm -rf -- "$tmp"
 }
@@ -147,6 +155,18 @@ if command -v rpmbuild >/dev/null; then
 	    [ "$(rpm -qcp "$rpm" 2>/dev/null)" = /etc/ibsnmpgw/ibsnmpgw.yaml ]
 	ok $? "the RPM has the binary, unit, udev rule, MIBs, man pages and state directory, and ibsnmpgw.yaml as its config file" \
 	    "missing:$missing; config: $(rpm -qcp "$rpm" 2>&1)"
+	trpm=$(ls "${rpm%/*}"/ibsnmp-tunneld-[0-9]*.rpm 2>/dev/null | head -n 1)
+	rpm -qlp "$trpm" > "$tmp/trpm.files" 2>/dev/null
+	missing=""
+	for f in /usr/sbin/ibsnmp-tunneld \
+	    /usr/lib/systemd/system/ibsnmp-tunneld.service \
+	    /usr/share/man/man8/ibsnmp-tunneld.8; do
+		grep -qx -- "$f" "$tmp/trpm.files" || missing="$missing $f"
+	done
+	! grep -q ibsnmp-tunneld "$tmp/rpm.files" && [ -z "$missing" ] &&
+	    [ "$(rpm -qcp "$trpm" 2>/dev/null)" = /etc/ibsnmpgw/ibsnmp-tunneld.yaml ]
+	ok $? "the ibsnmp-tunneld RPM has the agent, its unit and man page, and its config file; the gateway's RPM has none of them" \
+	    "${trpm:-no ibsnmp-tunneld RPM}; missing:$missing; config: $(rpm -qcp "$trpm" 2>&1)"
 else
 	skipped "RPM build" "rpmbuild not installed"
 fi
@@ -352,6 +372,57 @@ ok $? "user ibsnmpgw is gone" "$(getent passwd ibsnmpgw)"
 ok $? "groups ibsnmpgw and ibsnmpgw-umad are gone" "$(getent group ibsnmpgw ibsnmpgw-umad)"
 ! dpkg-statoverride --list "$CONF" >/dev/null 2>&1
 ok $? "the statoverride of $CONF is gone"
+
+# 7. ibsnmp-tunneld, the hosts' package -----------------------------------
+tdeb=$(ls "${deb%/*}"/ibsnmp-tunneld_*.deb 2>/dev/null | head -n 1)
+[ -n "$tdeb" ]
+ok $? "build-deb.sh builds ibsnmp-tunneld too (${tdeb##*/})"
+if [ -n "$tdeb" ]; then
+	if command -v lintian >/dev/null; then
+		out=$(lintian --tag-display-limit 0 "$tdeb" 2>&1 | grep -E '^[EW]: ')
+		[ -z "$out" ]
+		ok $? "lintian reports no errors or warnings on ibsnmp-tunneld" "$out"
+	fi
+	t_installed=1
+	out=$(DEBIAN_FRONTEND=noninteractive dpkg -i "$tdeb" < /dev/null 2>&1)
+	st=$(dpkg-query -W -f='${Status}' ibsnmp-tunneld 2>/dev/null)
+	[ "$st" = "install ok installed" ]
+	ok $? "dpkg -i installs ibsnmp-tunneld ($st)" "$out"
+	dpkg -L ibsnmp-tunneld | sort > "$tmp/t-dpkg-L"
+	out=$(/usr/sbin/ibsnmp-tunneld -n 2>&1)
+	[ "$out" = "configuration ok" ]
+	ok $? "the installed ibsnmp-tunneld accepts its default configuration" "$out"
+	dpkg-query -W -f='${Conffiles}\n' ibsnmp-tunneld |
+		grep "^ /etc/ibsnmpgw/ibsnmp-tunneld.yaml " >/dev/null
+	ok $? "/etc/ibsnmpgw/ibsnmp-tunneld.yaml is a conffile"
+	[ -f /lib/systemd/system/ibsnmp-tunneld.service ] &&
+		[ -f /usr/share/man/man8/ibsnmp-tunneld.8.gz ] &&
+		! systemctl is-enabled ibsnmp-tunneld >/dev/null 2>&1
+	ok $? "its unit and man page are installed, the unit not enabled"
+	if command -v systemd-analyze >/dev/null; then
+		out=$(systemd-analyze verify --man=no /lib/systemd/system/ibsnmp-tunneld.service 2>&1)
+		rc=$?
+		[ $rc = 0 ] && [ -z "$out" ]
+		ok $? "systemd-analyze verify accepts the ibsnmp-tunneld unit" "$out"
+	fi
+	cp -- /usr/share/man/man8/ibsnmp-tunneld.8.gz "$tmp/"
+	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l \
+		"$tmp/ibsnmp-tunneld.8.gz" 2>&1 >/dev/null)
+	[ -z "$out" ]
+	ok $? "ibsnmp-tunneld(8) renders without warnings" "$out"
+	out=$(DEBIAN_FRONTEND=noninteractive dpkg --purge ibsnmp-tunneld < /dev/null 2>&1)
+	rc=$?
+	[ $rc = 0 ] && t_installed=0
+	left=""
+	while IFS= read -r p; do
+		[ "$p" = /. ] && continue
+		grep -qxF -- "$p" "$tmp/preexisting" && continue
+		case $p in /usr|/usr/*/|/etc|/lib|/lib/systemd|/lib/systemd/system|/usr/share|/usr/share/doc|/usr/share/man|/usr/share/man/man8|/usr/sbin) continue ;; esac
+		if [ -e "$p" ] && [ ! -d "$p" ]; then left="$left $p"; fi
+	done < "$tmp/t-dpkg-L"
+	[ $rc = 0 ] && [ -z "$left" ] && [ ! -e /etc/ibsnmpgw ]
+	ok $? "dpkg --purge removes ibsnmp-tunneld and leaves none of its files" "$out left:$left"
+fi
 
 sweep > "$tmp/sweep.after"
 extra=$(comm -13 "$tmp/sweep.before" "$tmp/sweep.after")

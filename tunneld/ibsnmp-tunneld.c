@@ -40,6 +40,9 @@ struct td_conf {
 	char		 community[65];
 	uint16_t	 lids[MAX_LIDS];
 	int		 nlids;
+	/* allow-guids: port GUIDs, whose LIDs the SA tells (below). */
+	uint64_t	 guids[MAX_LIDS];
+	int		 nguids;
 	char		 ca[UMAD_CA_NAME_LEN];
 	int		 port;
 	int		 sim_issm;
@@ -62,6 +65,14 @@ struct td_peer {
 
 static struct td_conf	 conf;
 static struct td_peer	*peers;
+/* The LID of each allow-guids entry, as the SA last told it (0: not
+ * known), and when to ask again. */
+static struct {
+	uint16_t	 lid;
+	uint64_t	 next_ms;
+	uint32_t	 tid;		/* of the query out; 0: none */
+} guid_lids[MAX_LIDS];
+static int		 agent_sa = -1;
 static int		 umad_fd = -1, agent_tun = -1, agent_smi = -1,
 			 agent_dr = -1, issm_fd = -1;
 static uint16_t		 my_lid;
@@ -139,6 +150,29 @@ conf_key(const char *path, yaml_document_t *doc, yaml_node_t *k,
 				return conf_error(path, e, "not a unicast LID "
 				    "(or more than 64):", s);
 			conf.lids[conf.nlids++] = (uint16_t)n;
+		}
+		return 0;
+	}
+	if (strcmp(key, "allow-guids") == 0) {
+		yaml_node_item_t *it;
+
+		if (v->type != YAML_SEQUENCE_NODE)
+			return conf_error(path, v, "a list of port GUIDs is "
+			    "needed for", key);
+		for (it = v->data.sequence.items.start;
+		    it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(doc, *it);
+			const char *s = e->type == YAML_SCALAR_NODE ?
+			    (const char *)e->data.scalar.value : "";
+			unsigned long long g;
+
+			errno = 0;
+			g = strtoull(s, &end, 16);
+			if (strncmp(s, "0x", 2) != 0 || *end != '\0' ||
+			    errno || g == 0 || conf.nguids == MAX_LIDS)
+				return conf_error(path, e, "not a port GUID "
+				    "0x... (or more than 64):", s);
+			conf.guids[conf.nguids++] = g;
 		}
 		return 0;
 	}
@@ -222,9 +256,11 @@ conf_load(const char *path)
 			    conf_key(path, &doc, k, v) == -1)
 				rc = -1;
 		}
-	if (rc == 0 && (conf.community[0] == '\0' || conf.nlids == 0)) {
-		fprintf(stderr, "%s:1: 'community' and 'allow-lids' are "
-		    "required: nobody could use the tunnel\n", path);
+	if (rc == 0 && (conf.community[0] == '\0' ||
+	    conf.nlids + conf.nguids == 0)) {
+		fprintf(stderr, "%s:1: 'community', and 'allow-lids' or "
+		    "'allow-guids', are required: nobody could use the "
+		    "tunnel\n", path);
 		rc = -1;
 	}
 	yaml_document_delete(&doc);
@@ -258,7 +294,79 @@ allowed(uint16_t lid)
 	for (int i = 0; i < conf.nlids; i++)
 		if (conf.lids[i] == lid)
 			return 1;
+	for (int i = 0; i < conf.nguids; i++)
+		if (guid_lids[i].lid != 0 && guid_lids[i].lid == lid)
+			return 1;
 	return 0;
+}
+
+/* ---- allow-guids: the LIDs behind the port GUIDs, from the SA.
+ * SubnAdmGet(NodeRecord) with the PortGUID component (IBA 15.2.5.2:
+ * the record's LID at 0, NodeInfo at 4, its PortGUID at NodeInfo
+ * offset 20, IBA 14.2.5.3 Table 145; component 8), asked again every minute, as the SM may
+ * move a LID, and every 5 s while unknown. */
+#define SA_DATA		56	/* IBA 15.2.1.1: SA header before data */
+#define SA_NODE_RECORD	0x0011
+
+static void
+guid_query(int i)
+{
+	umad_port_t p;
+	uint8_t mad[TUN_MAD_SIZE];
+	ib_mad_addr_t to;
+
+	guid_lids[i].next_ms = now_ms() + 5000;
+	if (agent_sa < 0 || umad_get_port(conf.ca[0] ? conf.ca : NULL,
+	    conf.port, &p) < 0)
+		return;
+	memset(&to, 0, sizeof(to));
+	to.lid = htons((uint16_t)p.sm_lid);
+	to.qpn = htonl(1);
+	umad_release_port(&p);
+	if (to.lid == 0)
+		return;
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;			/* BaseVersion */
+	mad[1] = 0x03;			/* SubnAdm */
+	mad[2] = 2;			/* ClassVersion */
+	mad[3] = 0x01;			/* SubnAdmGet */
+	guid_lids[i].tid = (uint32_t)next_tid++;
+	for (int k = 0; k < 4; k++)
+		mad[12 + k] = (uint8_t)(guid_lids[i].tid >> (24 - 8 * k));
+	mad[16] = SA_NODE_RECORD >> 8;
+	mad[17] = SA_NODE_RECORD & 0xff;
+	mad[54] = 0x01;	/* ComponentMask (octets 48-55): bit 8, PortGUID */
+	for (int k = 0; k < 8; k++)
+		mad[SA_DATA + 4 + 20 + k] = (uint8_t)(conf.guids[i] >>
+		    (56 - 8 * k));
+	(void)send_mad(agent_sa, &to, mad, 0);
+}
+
+static void
+guid_answer(const uint8_t *mad)
+{
+	uint32_t tid = (uint32_t)mad[12] << 24 | mad[13] << 16 |
+	    mad[14] << 8 | mad[15];
+	uint16_t status = (uint16_t)(mad[4] << 8 | mad[5]);
+
+	for (int i = 0; i < conf.nguids; i++) {
+		uint16_t lid;
+
+		if (guid_lids[i].tid == 0 || guid_lids[i].tid != tid)
+			continue;
+		guid_lids[i].tid = 0;
+		lid = status ? 0 : (uint16_t)(mad[SA_DATA] << 8 |
+		    mad[SA_DATA + 1]);
+		if (lid >= 0xc000)
+			lid = 0;	/* not unicast: not believed */
+		if (lid != guid_lids[i].lid)
+			log_info("tunneld: port GUID 0x%016llx is %s%u",
+			    (unsigned long long)conf.guids[i],
+			    lid ? "LID " : "unknown to the SA, status 0x",
+			    lid ? lid : status);
+		guid_lids[i].lid = lid;
+		guid_lids[i].next_ms = now_ms() + (lid ? 60000 : 5000);
+	}
 }
 
 /* The community of a v1/v2c message (RFC 3416 / 1157: SEQUENCE {
@@ -414,8 +522,12 @@ handle_mad(uint8_t *umad, int len)
 	uint8_t resp[TUN_MAD_SIZE];
 	size_t mlen = (size_t)len;
 
+	if (mlen >= SA_DATA + 2 && mad[1] == 0x03 && mad[3] == 0x81) {
+		guid_answer(mad);	/* allow-guids */
+		return;
+	}
 	if (mlen < TUN_MAD_SIZE || (mad[3] & 0x80))
-		return;			/* answers: we ask nothing */
+		return;			/* no other answers: we ask nothing */
 	if (mad[1] == 0x01 || mad[1] == 0x81) {
 		if (conf.sim_issm &&
 		    smp_sminfo_notactive(resp, mad, my_guid) == 0)
@@ -496,6 +608,10 @@ timers(void)
 {
 	uint64_t now = now_ms();
 
+	for (int i = 0; i < conf.nguids; i++)
+		if (now >= guid_lids[i].next_ms)
+			guid_query(i);
+
 	for (int i = 0; i < conf.max_peers; i++) {
 		struct td_peer *p = &peers[i];
 
@@ -555,6 +671,10 @@ open_port(void)
 		umad_release_port(&p);
 		return -1;
 	}
+	if (conf.nguids > 0 &&
+	    (agent_sa = umad_register(umad_fd, 0x03, 2, 0, NULL)) < 0)
+		log_warnx("tunneld: cannot register the SA class: allow-guids "
+		    "are not resolved, only allow-lids are accepted");
 	if (conf.sim_issm) {
 		char path[256];
 
@@ -566,9 +686,10 @@ open_port(void)
 		    sizeof(path)) < 0 || (issm_fd = open(path, O_RDWR)) < 0)
 			log_warn("tunneld: cannot set IsSM");
 	}
-	log_info("tunneld: %s port %d LID %u, agent %s:%u, %d allowed LIDs",
-	    p.ca_name, p.portnum, my_lid, inet_ntoa(conf.agent.sin_addr),
-	    ntohs(conf.agent.sin_port), conf.nlids);
+	log_info("tunneld: %s port %d LID %u, agent %s:%u, %d allowed LIDs, "
+	    "%d allowed port GUIDs", p.ca_name, p.portnum, my_lid,
+	    inet_ntoa(conf.agent.sin_addr), ntohs(conf.agent.sin_port),
+	    conf.nlids, conf.nguids);
 	umad_release_port(&p);
 	return 0;
 }

@@ -67,6 +67,14 @@ if [ -x "$TUNNELD" ]; then
 	out=$("$TUNNELD" -n -c "$tmp/td.yaml" 2>&1)
 	[ $? = 0 ] && [ "$out" = "configuration ok" ]
 	check $? "ibsnmp-tunneld: a good file" "$out"
+	printf 'agent: "udp:127.0.0.1:1161"\ncommunity: c\nallow-guids: [0x0002c903000a1b2c]\n' > "$tmp/tdg.yaml"
+	out=$("$TUNNELD" -n -c "$tmp/tdg.yaml" 2>&1)
+	[ $? = 0 ] && [ "$out" = "configuration ok" ]
+	check $? "ibsnmp-tunneld: port GUIDs alone allowed" "$out"
+	printf 'agent: "udp:127.0.0.1:1161"\ncommunity: c\nallow-guids:\n  - 0x0\n' > "$tmp/tdg.yaml"
+	out=$("$TUNNELD" -n -c "$tmp/tdg.yaml" 2>&1)
+	[ $? != 0 ] && printf '%s\n' "$out" | grep -q "tdg.yaml:4: not a port GUID"
+	check $? "ibsnmp-tunneld: a bad port GUID gets file:line" "$out"
 	cat > "$tmp/tdbad.yaml" <<'YAML'
 agent: "udp:10.0.0.1:161"
 community: ""

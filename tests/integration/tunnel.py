@@ -38,7 +38,10 @@ if shutil.which("snmpd") is None:
 TMP = tempfile.mkdtemp(prefix="ibsnmpgw-tunnel-")
 HOSTS = {"node03": simlib.free_udp_port(), "node05": simlib.free_udp_port()}
 # LIDs: nodeNN port 1 = 101 + (NN - 1) * 2 (the bundled fabric).
-LID = {"node03": 105, "node04": 107, "node05": 109, "node06": 111}
+LID = {"node03": 105, "node04": 107, "node05": 109, "node06": 111,
+       "node07": 113}
+# node06 is allowed by its port GUID (the agents ask the SA for its LID).
+GUID06 = "0x0002c90300bb0601"
 TUN_SEND = os.path.join(simlib.BUILD, "tests", "sim", "tun-send")
 SNMPDS = []
 
@@ -48,7 +51,8 @@ for h, port in HOSTS.items():
 R = simlib.Report()
 fab = simlib.Fabric(extra=sum((["--tunnel", "%s=udp:127.0.0.1:%d" % hp]
                                for hp in HOSTS.items()), []) +
-                    ["--tunnel-allow", str(LID["node04"])],
+                    ["--tunnel-allow", str(LID["node04"]),
+                     "--tunnel-allow-guid", GUID06],
                     extra_yaml="polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 
@@ -155,14 +159,21 @@ def main():
             before.get("refused", 0) + 1,
             "a wrong community gets no answer and is counted as refused",
             "%s %s %s" % (bad.stderr, before, after))
-    out = tun_send(LID["node03"], bytes.fromhex(
+    get = bytes.fromhex(
         "302902010104067075626c6963a01c020401020304020100020100300e300c"
-        "06082b060102010101000500"), via="node06")
+        "06082b060102010101000500")
+    out = tun_send(LID["node03"], get, via="node07")
     after2 = stats("node03")
     R.check(out.returncode != 0 and after2.get("refused", 0) ==
             after.get("refused", 0) + 1,
-            "a source LID that is not allowed (node06) gets no answer and "
+            "a source LID that is not allowed (node07) gets no answer and "
             "is counted as refused", "%s %s" % (out.stderr, after2))
+    log = open(os.path.join(fab.dir, "tunneld-node03.log")).read()
+    out = tun_send(LID["node03"], get, via="node06")
+    R.check(out.returncode == 0 and b"tunneled host node03" in out.stdout
+            and "port GUID %s is LID %d" % (GUID06, LID["node06"]) in log,
+            "node06, allowed by port GUID (its LID %d from the SA), gets "
+            "the answer" % LID["node06"], "%s\n%s" % (out.stderr, log))
     faults()
 
 

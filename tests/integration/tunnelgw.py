@@ -313,6 +313,11 @@ def main():
     R.check(rows.get("node05") == "1|1" and rows.get("node06") == "2|1",
             "the inventory records node05's agent and node06's lack of "
             "one, with the probe time", str(rows))
+    out = fab.ctl("node", "node05").stdout + fab.ctl("node", "node06").stdout
+    R.check("tunnel: prefer, agent answers (probed " in out and
+            "tunnel: auto, no agent (probed " in out,
+            "ctl node shows each node's tunnel mode and what the probe "
+            "found", out)
 
 
 def cleanup():

@@ -221,6 +221,15 @@ void	gw_mib_tunnel_config(int read_ahead);
 int	gw_mib_tunnel_prefer(netsnmp_mib_handler *h,
 	    netsnmp_handler_registration *reg, netsnmp_agent_request_info *ri,
 	    netsnmp_request_info *r, const struct store_node *n);
+int	gw_mib_tunnel_absorb(uint32_t node, uint32_t gen, long reqid, int get,
+	    const oid **prev, size_t *prevlen, int n, const uint8_t *msg,
+	    size_t len, int ttl);
+/* Cached answers now (all nodes); one of them (tests): 0 and its type
+ * and (GETNEXT) the successor, or -1. */
+size_t	gw_mib_tunnel_cached(void);
+int	gw_mib_tunnel_peek(uint32_t node, int get, const oid *name,
+	    size_t len, uint32_t gen, oid *next, size_t *next_len,
+	    u_char *type);
 struct gw_mib_tunnel_stats {
 	uint64_t	cached, deadlines, errors;
 };

@@ -129,7 +129,10 @@ tc_put(uint32_t node, int kind, const oid *name, size_t len,
     const netsnmp_variable_list *v, int ttl, uint32_t gen)
 {
 	uint8_t k[5 + MAX_OID_LEN * sizeof(oid)];
-	size_t kl, vlen = v->type == SNMP_ENDOFMIBVIEW ? 0 : v->val_len;
+	/* An exception has no value octets whatever its length says. */
+	size_t kl, vlen = v->type == SNMP_ENDOFMIBVIEW ||
+	    v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE ?
+	    0 : v->val_len;
 	struct tc_ent *e, *old;
 
 	if (len > MAX_OID_LEN || v->name_length > MAX_OID_LEN)
@@ -264,10 +267,33 @@ build(const struct tjob *j, int miss, const char *community, u_char **out,
 	return 0;
 }
 
-/* The agent's reply into the cache. 0, or -1 if it is not one. */
+/* A varbind value a response may carry (RFC 3416 3): the SMIv2 types
+ * and the three exceptions, with the octets its length says. NULL and
+ * anything else is not an answer (an empty varbind would read as not
+ * answered to net-snmp). */
 static int
-absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
-    const struct proxy_policy *pol)
+value_ok(const netsnmp_variable_list *v)
+{
+	switch (v->type) {
+	case ASN_INTEGER: case ASN_OCTET_STR: case ASN_OBJECT_ID:
+	case ASN_IPADDRESS: case ASN_COUNTER: case ASN_GAUGE:
+	case ASN_TIMETICKS: case ASN_OPAQUE: case ASN_COUNTER64:
+		return v->val_len == 0 || v->val.string != NULL;
+	case SNMP_NOSUCHOBJECT: case SNMP_NOSUCHINSTANCE:
+	case SNMP_ENDOFMIBVIEW:
+		return 1;
+	}
+	return 0;
+}
+
+/* The agent's reply (msg, len: untrusted) into node's cache: the
+ * answer to request reqid, a GET (get) or a GETBULK of n varbinds
+ * prev[0..n) (overwritten as the chains advance). 0, or -1 if it is no
+ * such answer. tests/fuzz/fuzz_tunreply.c feeds it arbitrary octets. */
+int
+gw_mib_tunnel_absorb(uint32_t node, uint32_t gen, long reqid, int get,
+    const oid **prev, size_t *prevlen, int n, const uint8_t *msg,
+    size_t len, int ttl)
 {
 	u_char comm[256];
 	size_t clen = sizeof(comm), left = len;
@@ -275,45 +301,37 @@ absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
 	u_char *d;
 	netsnmp_pdu *pdu;
 	netsnmp_variable_list *v;
-	int n, i, rc = -1;
-	const oid **prev;
-	size_t *prevlen;
+	int i, rc = -1;
 
 	d = snmp_comstr_parse((u_char *)msg, &left, comm, &clen, &ver);
-	if (d == NULL || ver != SNMP_VERSION_2c ||
+	if (d == NULL || ver != SNMP_VERSION_2c || n < 1 ||
 	    (pdu = snmp_pdu_create(SNMP_MSG_RESPONSE)) == NULL)
 		return -1;
 	if (snmp_pdu_parse(pdu, d, &left) != 0 ||
-	    pdu->command != SNMP_MSG_RESPONSE || pdu->reqid != j->reqid) {
+	    pdu->command != SNMP_MSG_RESPONSE || pdu->reqid != reqid) {
 		snmp_free_pdu(pdu);
 		return -1;
 	}
 	if (pdu->errstat != SNMP_ERR_NOERROR) {
 		log_debug("%s: the agent answered error %ld",
-		    store_node_ident_idx(j->node), pdu->errstat);
+		    store_node_ident_idx(node), pdu->errstat);
 		snmp_free_pdu(pdu);
 		return -1;
 	}
-	n = miss == R_MISS_OWNER ? 1 : j->nreq;
-	prev = calloc(n, sizeof(*prev));
-	prevlen = calloc(n, sizeof(*prevlen));
-	if (prev == NULL || prevlen == NULL)
-		goto out;
-	for (i = 0; i < n; i++) {
-		netsnmp_variable_list *q = miss == R_MISS_OWNER ? NULL :
-		    j->req[i]->requestvb;
-		prev[i] = q ? q->name : j->base;
-		prevlen[i] = q ? q->name_length : j->base_len;
-	}
+	for (v = pdu->variables; v != NULL; v = v->next_variable)
+		if (!value_ok(v) || v->name_length > MAX_OID_LEN) {
+			log_debug("%s: the agent answered a value of type 0x%02x",
+			    store_node_ident_idx(node), v->type);
+			goto out;
+		}
 	for (i = 0, v = pdu->variables; v != NULL; v = v->next_variable, i++) {
 		int k = i % n;
 
-		if (miss == R_MISS_GET) {
+		if (get) {
 			if (i >= n || snmp_oid_compare(v->name, v->name_length,
 			    prev[k], prevlen[k]) != 0)
 				goto out;	/* not what was asked */
-			tc_put(j->node, TC_GET, prev[k], prevlen[k], v,
-			    pol->tunnel_ttl, j->gen);
+			tc_put(node, TC_GET, prev[k], prevlen[k], v, ttl, gen);
 			continue;
 		}
 		if (prev[k] == NULL)
@@ -323,11 +341,10 @@ absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
 		if (v->type != SNMP_ENDOFMIBVIEW && snmp_oid_compare(v->name,
 		    v->name_length, prev[k], prevlen[k]) <= 0) {
 			log_warnx("%s: the agent's GETNEXT does not increase; "
-			    "its walk ends there", store_node_ident_idx(j->node));
+			    "its walk ends there", store_node_ident_idx(node));
 			v->type = SNMP_ENDOFMIBVIEW;
 		}
-		tc_put(j->node, TC_NEXT, prev[k], prevlen[k], v,
-		    pol->tunnel_ttl, j->gen);
+		tc_put(node, TC_NEXT, prev[k], prevlen[k], v, ttl, gen);
 		if (v->type == SNMP_ENDOFMIBVIEW)
 			prev[k] = NULL;
 		else {
@@ -337,9 +354,32 @@ absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
 	}
 	rc = i > 0 ? 0 : -1;
 out:
+	snmp_free_pdu(pdu);
+	return rc;
+}
+
+static int
+absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
+    const struct proxy_policy *pol)
+{
+	int n = miss == R_MISS_OWNER ? 1 : j->nreq, rc = -1;
+	const oid **prev = calloc(n, sizeof(*prev));
+	size_t *prevlen = calloc(n, sizeof(*prevlen));
+
+	if (prev != NULL && prevlen != NULL) {
+		for (int i = 0; i < n; i++) {
+			netsnmp_variable_list *q = miss == R_MISS_OWNER ?
+			    NULL : j->req[i]->requestvb;
+
+			prev[i] = q ? q->name : j->base;
+			prevlen[i] = q ? q->name_length : j->base_len;
+		}
+		rc = gw_mib_tunnel_absorb(j->node, j->gen, j->reqid,
+		    miss == R_MISS_GET, prev, prevlen, n, msg, len,
+		    pol->tunnel_ttl);
+	}
 	free(prev);
 	free(prevlen);
-	snmp_free_pdu(pdu);
 	return rc;
 }
 
@@ -602,6 +642,27 @@ gw_mib_tunnel_config(int read_ahead)
 {
 	tun_read_ahead = read_ahead;
 	tc_flush();
+}
+
+int
+gw_mib_tunnel_peek(uint32_t node, int get, const oid *name, size_t len,
+    uint32_t gen, oid *next, size_t *next_len, u_char *type)
+{
+	const struct tc_ent *e = tc_get(node, get ? TC_GET : TC_NEXT, name,
+	    len, gen);
+
+	if (e == NULL)
+		return -1;
+	*type = e->type;
+	*next_len = e->next_len;
+	memcpy(next, e->next, e->next_len * sizeof(oid));
+	return 0;
+}
+
+size_t
+gw_mib_tunnel_cached(void)
+{
+	return tc_n;
 }
 
 void

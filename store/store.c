@@ -74,7 +74,8 @@ static const char *store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 5 -> 6: IB SNMP Tunneling: whether the node's agent answered the
 	 * last probe (enum store_tun), and when that was. */
 	"ALTER TABLE nodes ADD COLUMN tunnel INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE nodes ADD COLUMN tunnel_probed INTEGER NOT NULL DEFAULT 0;",
+	"ALTER TABLE nodes ADD COLUMN tunnel_probed INTEGER NOT NULL "
+	"DEFAULT 0;",
 };
 
 static sqlite3		 *store_db;

@@ -22,7 +22,7 @@ make -j2 libibsnmpgw.a >/dev/null
 libs=$(make -s print-gw-libs)
 status=0
 rm -f crash-* leak-* timeout-* oom-*
-for t in conf name tunnel; do
+for t in conf name tunnel tunreply; do
 	clang -g -O1 $san -fsanitize=fuzzer -I"$top" -I. \
 	    $(pkg-config --cflags yaml-0.1 sqlite3) \
 	    -o "fuzz_$t" "$top/tests/fuzz/fuzz_$t.c" libibsnmpgw.a $libs

@@ -35,14 +35,16 @@
 #define TC_NEXT		2
 #define MAX_ROUNDS	4	/* messages one varbind may need */
 
+/* One allocation each, sized to its OID and value: a walk of a host
+ * caches thousands of them. */
 struct tc_ent {
 	uint64_t	 expires;	/* ms */
 	uint32_t	 gen;		/* the job that fetched it */
 	u_char		 type;		/* SNMP_ENDOFMIBVIEW: nothing next */
 	size_t		 next_len;	/* TC_NEXT: the successor */
-	oid		 next[MAX_OID_LEN];
 	size_t		 vlen;
-	u_char		 val[];
+	u_char		*val;		/* after next[] */
+	oid		 next[];
 };
 
 struct tjob {
@@ -130,7 +132,7 @@ tc_put(uint32_t node, int kind, const oid *name, size_t len,
 {
 	uint8_t k[5 + MAX_OID_LEN * sizeof(oid)];
 	/* An exception has no value octets whatever its length says. */
-	size_t kl, vlen = v->type == SNMP_ENDOFMIBVIEW ||
+	size_t kl, nl, vlen = v->type == SNMP_ENDOFMIBVIEW ||
 	    v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE ?
 	    0 : v->val_len;
 	struct tc_ent *e, *old;
@@ -139,13 +141,15 @@ tc_put(uint32_t node, int kind, const oid *name, size_t len,
 		return;
 	if (tc_n >= TC_MAX)
 		tc_flush();	/* crude, bounded; a full cache is rare */
-	if ((e = malloc(sizeof(*e) + vlen)) == NULL)
+	nl = kind == TC_NEXT ? v->name_length : 0;
+	if ((e = malloc(sizeof(*e) + nl * sizeof(oid) + vlen)) == NULL)
 		return;
 	e->expires = ev_now() + (uint64_t)ttl * 1000;
 	e->gen = gen;
 	e->type = v->type;
-	e->next_len = kind == TC_NEXT ? v->name_length : 0;
-	memcpy(e->next, v->name, e->next_len * sizeof(oid));
+	e->next_len = nl;
+	memcpy(e->next, v->name, nl * sizeof(oid));
+	e->val = (u_char *)(e->next + nl);
 	e->vlen = vlen;
 	if (vlen)
 		memcpy(e->val, v->val.string, vlen);
@@ -268,9 +272,10 @@ build(const struct tjob *j, int miss, const char *community, u_char **out,
 }
 
 /* A varbind value a response may carry (RFC 3416 3): the SMIv2 types
- * and the three exceptions, with the octets its length says. NULL and
- * anything else is not an answer (an empty varbind would read as not
- * answered to net-snmp). */
+ * (and the numbers in an Opaque that net-snmp's parser unwraps, UCD's
+ * floats), and the three exceptions, with the octets its length says.
+ * NULL and anything else is not an answer (an empty varbind would read
+ * as not answered to net-snmp). */
 static int
 value_ok(const netsnmp_variable_list *v)
 {
@@ -278,6 +283,10 @@ value_ok(const netsnmp_variable_list *v)
 	case ASN_INTEGER: case ASN_OCTET_STR: case ASN_OBJECT_ID:
 	case ASN_IPADDRESS: case ASN_COUNTER: case ASN_GAUGE:
 	case ASN_TIMETICKS: case ASN_OPAQUE: case ASN_COUNTER64:
+#ifdef NETSNMP_WITH_OPAQUE_SPECIAL_TYPES
+	case ASN_OPAQUE_COUNTER64: case ASN_OPAQUE_FLOAT:
+	case ASN_OPAQUE_DOUBLE: case ASN_OPAQUE_I64: case ASN_OPAQUE_U64:
+#endif
 		return v->val_len == 0 || v->val.string != NULL;
 	case SNMP_NOSUCHOBJECT: case SNMP_NOSUCHINSTANCE:
 	case SNMP_ENDOFMIBVIEW:

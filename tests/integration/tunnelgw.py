@@ -145,7 +145,8 @@ def check_walk():
     R.check(ib and [o for o in oids if under(o, IB)] == ib,
             "... holding the gateway's IB MIB subtree whole (%d)" % len(ib))
     # Subtrees of snmpd's that do not change between two walks.
-    for base in (".1.3.6.1.6.3.16", HR + ".2.3.1.2", ".1.3.6.1.2.1.11.1"):
+    for base in (".1.3.6.1.6.3.16", HR + ".2.3.1.2", ".1.3.6.1.2.1.11.1",
+                 ".1.3.6.1.4.1.2021.10.1.2"):
         want = walk_oids(direct("snmpbulkwalk", "node03", [base]).stdout)
         R.check(want and [o for o in oids if under(o, base)] == want,
                 "... and snmpd's %s whole (%d)" % (base, len(want)))

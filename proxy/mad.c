@@ -1182,8 +1182,9 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 		struct proxy_local_port lp;
 
 		if (proxy_mad_local(&lp) == 0)
-			log_info("mad: using %s port %d, LID %u", mad_ca,
-			    mad_port, lp.lid);
+			log_info("mad: using %s port %d, LID %u, port GUID "
+			    "0x%016llx", mad_ca, mad_port, lp.lid,
+			    (unsigned long long)lp.port_guid);
 		else
 			log_info("mad: using %s port %d", mad_ca, mad_port);
 	}

@@ -319,6 +319,18 @@ h_direct1=$("$work/snmpload" -d "$DUR" -w 1 -t udp:127.0.0.1:$hport -c public -o
 h_direct=$(load -t udp:127.0.0.1:$hport -c public -o $HOID)
 h_cached1=$("$work/snmpload" -d "$DUR" -w 1 -t "$hep" -c public@node03 -o $HOID)
 h_cached=$(load -t "$hep" -c public@node03 -o $HOID)
+# A whole walk of the host (tunnel-ttl 5: the read-ahead serves), and
+# what the gateway's answer cache costs in memory after it.
+gwtun=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-tun/pids")
+hr0=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$gwtun/status")
+t=$(date +%s%N)
+h_wvb=$(snmpbulkwalk -v2c -c public@node03 -Cr20 -t 10 "$hep" .1 | grep -vc "No more variables")
+h_wms=$(( ($(date +%s%N) - t) / 1000000 ))
+t=$(date +%s%N)
+h_dvb=$(snmpbulkwalk -v2c -c public -Cr20 -t 10 udp:127.0.0.1:$hport .1 | grep -vc "No more variables")
+h_dms=$(( ($(date +%s%N) - t) / 1000000 ))
+hr1=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$gwtun/status")
+h_walk="walk of .1: through the gateway $h_wvb varbinds in $h_wms ms (IB subtrees and the host's), direct $h_dvb in $h_dms ms; gateway RSS $hr0 -> $hr1 kB"
 # tunnel-ttl 0: every GET crosses the fabric.
 sed -i 's/^    tunnel-community: public$/&\n    tunnel-ttl: 0/' "$work/fab-tun/ibsnmpgw.yaml"
 hlog=$(grep -c "reload: " "$work/fab-tun/ibsnmpgw.log" || true)
@@ -338,18 +350,7 @@ echo "tunneled, tunnel-ttl 5, window $WIN:      $h_cached"
 echo "tunneled, tunnel-ttl 0, one in flight:  $h_tun1"
 echo "tunneled, tunnel-ttl 0, window $WIN:      $h_tun"
 echo "messages through the tunnel while uncached: $((t1 - t0))"
-# A whole walk of the host (tunnel-ttl 0 still: read-ahead only), and
-# what the gateway's answer cache costs in memory after it.
-gwtun=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-tun/pids")
-hr0=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$gwtun/status")
-t=$(date +%s%N)
-h_wvb=$(snmpbulkwalk -v2c -c public@node03 -Cr20 -t 10 "$hep" .1 | grep -vc "No more variables")
-h_wms=$(( ($(date +%s%N) - t) / 1000000 ))
-t=$(date +%s%N)
-h_dvb=$(snmpbulkwalk -v2c -c public -Cr20 -t 10 udp:127.0.0.1:$hport .1 | grep -vc "No more variables")
-h_dms=$(( ($(date +%s%N) - t) / 1000000 ))
-hr1=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$gwtun/status")
-echo "walk of .1: through the gateway $h_wvb varbinds in $h_wms ms (IB subtrees and the host's), direct $h_dvb in $h_dms ms; gateway RSS $hr0 -> $hr1 kB"
+echo "$h_walk"
 "$SIM" stop "$work/fab-tun" >/dev/null
 kill $sd_pid; wait $sd_pid 2>/dev/null || true; sd_pid=""
 

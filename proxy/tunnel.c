@@ -154,6 +154,14 @@ probe_cb(void *arg, int status, const uint8_t *mad)
 	p->probing = 0;
 	if (!tun_on)
 		return;
+	/* Silence, an error status or garbage is a verdict; a probe that
+	 * never reached the node (our port down, the node unreachable,
+	 * shutdown) is none, and is not recorded. */
+	if (!ok && status != -ETIMEDOUT && status != -EIO &&
+	    status != -EPROTO) {
+		fail_waiting(p, status == -ENOENT ? -EIO : status);
+		return;
+	}
 	if (ok)
 		tun_st.probe_ok++;
 	else

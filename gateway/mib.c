@@ -836,6 +836,14 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 			*jp = j = h;
 			j->dc = netsnmp_create_delegated_cache(j->h, j->reg, ri,
 			    r, NULL);
+			if (j->dc == NULL) {
+				/* No memory: answered now, never delegated. */
+				netsnmp_set_request_error(ri, r,
+				    SNMP_ERR_GENERR);
+				free(j);
+				*jp = NULL;
+				return;
+			}
 			r->delegated = 1;
 			/* Its own timer: a MAD queued behind the caps or the
 			 * rate limit must not hold the answer past it. */

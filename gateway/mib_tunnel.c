@@ -273,11 +273,12 @@ build(const struct tjob *j, int miss, const char *community, u_char **out,
 
 /* A varbind value a response may carry (RFC 3416 3): the SMIv2 types
  * (and the numbers in an Opaque that net-snmp's parser unwraps, UCD's
- * floats), and the three exceptions, with the octets its length says.
+ * floats), and the exceptions of its kind (noSuch* for a GET,
+ * endOfMibView for a GETNEXT), with the octets its length says.
  * NULL and anything else is not an answer (an empty varbind would read
  * as not answered to net-snmp). */
 static int
-value_ok(const netsnmp_variable_list *v)
+value_ok(const netsnmp_variable_list *v, int get)
 {
 	switch (v->type) {
 	case ASN_INTEGER: case ASN_OCTET_STR: case ASN_OBJECT_ID:
@@ -289,8 +290,9 @@ value_ok(const netsnmp_variable_list *v)
 #endif
 		return v->val_len == 0 || v->val.string != NULL;
 	case SNMP_NOSUCHOBJECT: case SNMP_NOSUCHINSTANCE:
+		return get;		/* GET's exceptions */
 	case SNMP_ENDOFMIBVIEW:
-		return 1;
+		return !get;		/* GETNEXT's */
 	}
 	return 0;
 }
@@ -328,7 +330,7 @@ gw_mib_tunnel_absorb(uint32_t node, uint32_t gen, long reqid, int get,
 		return -1;
 	}
 	for (v = pdu->variables; v != NULL; v = v->next_variable)
-		if (!value_ok(v) || v->name_length > MAX_OID_LEN) {
+		if (!value_ok(v, get) || v->name_length > MAX_OID_LEN) {
 			log_debug("%s: the agent answered a value of type 0x%02x",
 			    store_node_ident_idx(node), v->type);
 			goto out;
@@ -394,6 +396,24 @@ absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
 
 /* Jobs: the varbinds of one handler call for one node */
 
+/* A GETNEXT that reaches this range from a registration before it still
+ * carries that one's OID (net-snmp passes it on as it was): the agent's
+ * next object after it may lie below this range, inside the gateway's
+ * own table. Ask from the range's start instead. (An agent object at
+ * exactly the start is then skipped: docs/tunneling.md.) */
+static void
+from_range_start(netsnmp_request_info *r, int mode)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+	const struct netsnmp_subtree_s *st = r->subtree;
+
+	if (mode != MODE_GETNEXT || st == NULL || st->start_a == NULL)
+		return;
+	if (snmp_oid_compare(vb->name, vb->name_length, st->start_a,
+	    st->start_len) < 0)
+		snmp_set_var_objid(vb, st->start_a, st->start_len);
+}
+
 static void job_run(struct tjob *j, netsnmp_agent_request_info *ri);
 
 static void
@@ -406,6 +426,20 @@ job_free(struct tjob *j)
 	free(j);
 }
 
+/* A varbind answered after delegation, in a GETBULK: on to its next
+ * repetition (only this one), as mib.c's job_finish does. */
+static void
+bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
+{
+	if (!err && r->requestvb->type != ASN_NULL &&
+	    ri->asp->pdu->command == SNMP_MSG_GETBULK) {
+		netsnmp_request_info *next = r->next;
+		r->next = NULL;
+		netsnmp_bulk_to_next_fix_requests(r);
+		r->next = next;
+	}
+}
+
 /* r is answered (or left for the next registration, or err set). */
 static void
 end_req(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
@@ -415,15 +449,7 @@ end_req(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
 	if (!r->delegated)
 		return;
 	r->delegated = 0;
-	if (!err && r->requestvb->type != ASN_NULL &&
-	    ri->asp->pdu->command == SNMP_MSG_GETBULK) {
-		/* As in mib.c: this varbind (only this one) on to its
-		 * next repetition. */
-		netsnmp_request_info *next = r->next;
-		r->next = NULL;
-		netsnmp_bulk_to_next_fix_requests(r);
-		r->next = next;
-	}
+	bulk_fix(ri, r, err);
 }
 
 /* r is not the agent's: the table's own handler (prefer), or nothing
@@ -432,10 +458,19 @@ static void
 not_agents(struct tjob *j, netsnmp_agent_request_info *ri,
     netsnmp_request_info *r)
 {
+	int was = r->delegated, mode = ri->mode;
+
 	r->delegated = 0;
-	if (j->base_len)
+	if (j->base_len) {
+		/* Once delegated, reqinfo's mode is the PDU's again
+		 * (GETBULK); the table evaluates this varbind as the
+		 * GET or GETNEXT it came as. */
+		ri->mode = j->mode;
 		gw_mib_serve(j->fb_h, j->fb_reg, ri, r);
-	else if (j->mode == MODE_GET)
+		ri->mode = mode;
+		if (was && !r->delegated)
+			bulk_fix(ri, r, 0);	/* answered at once */
+	} else if (j->mode == MODE_GET)
 		netsnmp_set_request_error(ri, r, SNMP_NOSUCHOBJECT);
 }
 
@@ -529,9 +564,10 @@ job_run(struct tjob *j, netsnmp_agent_request_info *ri)
 	}
 	j->miss = miss;
 	j->reqid = ++tun_reqid & 0x7fffffff;
-	if (build(j, miss, pol->tunnel_community, &msg, &len, &buf) == -1)
+	if (build(j, miss, pol->tunnel_community, &msg, &len, &buf) == -1) {
 		j->tr = NULL;
-	else
+		errno = EIO;
+	} else
 		j->tr = proxy_tun_request(n, msg, len, tun_cb, j);
 	free(buf);
 	if (j->tr == NULL) {
@@ -548,6 +584,10 @@ job_run(struct tjob *j, netsnmp_agent_request_info *ri)
 	if (j->dc == NULL) {
 		j->dc = netsnmp_create_delegated_cache(j->h, j->reg, ri,
 		    j->req[0], NULL);
+		if (j->dc == NULL) {
+			job_fail(j, ri, SNMP_ERR_GENERR);	/* no memory */
+			return;
+		}
 		ev_timer_init(&j->deadline, job_deadline, j);
 		ev_timer_add(&j->deadline, gw_mib_get_deadline());
 	}
@@ -610,8 +650,10 @@ tun_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		return SNMP_ERR_NOERROR;
 	}
 	for (netsnmp_request_info *r = requests; r; r = r->next)
-		if (!r->processed && !r->delegated)
+		if (!r->processed && !r->delegated) {
+			from_range_start(r, ri->mode);
 			j->req[j->nreq++] = r;
+		}
 	job_run(j, ri);
 	return SNMP_ERR_NOERROR;
 }
@@ -638,6 +680,7 @@ gw_mib_tunnel_prefer(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	j->fb_reg = reg;
 	memcpy(j->base, reg->rootoid, reg->rootoid_len * sizeof(oid));
 	j->base_len = reg->rootoid_len;
+	from_range_start(r, ri->mode);
 	j->req[j->nreq++] = r;
 	job_run(j, ri);
 	return 1;

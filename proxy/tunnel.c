@@ -154,11 +154,12 @@ probe_cb(void *arg, int status, const uint8_t *mad)
 	p->probing = 0;
 	if (!tun_on)
 		return;
-	/* Silence, an error status or garbage is a verdict; a probe that
-	 * never reached the node (our port down, the node unreachable,
-	 * shutdown) is none, and is not recorded. */
-	if (!ok && status != -ETIMEDOUT && status != -EIO &&
-	    status != -EPROTO) {
+	/* Silence, an error status (an answer: mad is set) or garbage is
+	 * a verdict; a probe that never reached the node (our port down or
+	 * a local send error, the node unreachable, shutdown) is none, and
+	 * is not recorded. */
+	if (!ok && status != -ETIMEDOUT && status != -EPROTO &&
+	    !(status == -EIO && mad != NULL)) {
 		fail_waiting(p, status == -ENOENT ? -EIO : status);
 		return;
 	}
@@ -194,10 +195,15 @@ probe(struct tun_peer *p, const struct store_node *n)
 	a.mgmt_class = TUN_MGMT_CLASS;
 	a.raw = mad;
 	a.optional = 1;	/* silence is an answer here */
-	if (proxy_mad_submit(&a, probe_cb, p) == -1)
-		return -1;
+	/* Set first: a send that fails at once calls back inside. */
 	p->probing = 1;
 	tun_st.probes++;
+	if (proxy_mad_submit(&a, probe_cb, p) == -1) {
+		p->probing = 0;
+		if (errno != ENETDOWN)
+			errno = EIO;
+		return -1;
+	}
 	return 0;
 }
 
@@ -436,7 +442,7 @@ proxy_tun_request(const struct store_node *n, const uint8_t *pdu,
 		return NULL;
 	}
 	if (st == STORE_TUN_UNKNOWN && probe(p, n) == -1)
-		return NULL;	/* errno from the engine */
+		return NULL;	/* ENETDOWN or EIO */
 	if ((r = calloc(1, sizeof(*r) + len)) == NULL)
 		return NULL;
 	r->p = p;

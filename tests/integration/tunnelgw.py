@@ -120,6 +120,21 @@ def check_values():
             "auto (node03): sysDescr is the gateway's (from SMPs)", desc)
 
 
+def check_prefer_bulk():
+    """First thing, cold: with prefer, a GETBULK of a table the host's
+    agent lacks asks the agent first, then falls back to the gateway's
+    own table from the tunnel's callback."""
+    a = gw("snmpbulkget", "node05", [IB + ".3.1.2"], extra=["-Cr6"])
+    got = walk_oids(a.stdout)
+    b = gw("snmpbulkget", "node06", [IB + ".3.1.2"], extra=["-Cr6"])
+    R.check(a.returncode == 0 and len(got) == 6 and
+            all(under(o, IB) for o in got) and
+            [o for o in got] == walk_oids(b.stdout),
+            "prefer (node05): a cold GETBULK of an IB table the agent "
+            "lacks comes from the gateway, as for a node without agent",
+            a.stdout + a.stderr)
+
+
 def check_bulk():
     before = tstats()
     a = gw("snmpbulkget", "node03", [HR + ".2"], extra=["-Cr60"])
@@ -153,6 +168,19 @@ def check_walk():
     R.check(not any(under(o, ".1.3.6.1.2.1.1.9") for o in oids),
             "... with the gateway's system group, not the host's "
             "(no sysORTable)")
+    # The host has more interfaces than node03 has ports: none of its
+    # rows may slip into the gateway's IF-MIB tables between them (a
+    # GETNEXT arriving from the table before carries that table's OID).
+    ifs = [".1.3.6.1.2.1.2", ".1.3.6.1.2.1.31.1.1"]
+    mine = [o for o in oids if any(under(o, b) for b in ifs)]
+    ref = [o for o in walk_oids(gw("snmpbulkwalk", "node06", [".1"]).stdout)
+           if any(under(o, b) for b in ifs)]
+    host = parse_vars(direct("snmpget", "node03", [".1.3.6.1.2.1.2.1.0"])
+                      .stdout).get(".1.3.6.1.2.1.2.1.0", (None, "?"))[1]
+    R.check(ref and mine == ref,
+            "... and IF-MIB as the gateway serves it for a node without "
+            "agent (%d objects; the host's agent has %s interfaces)" %
+            (len(ref), host), str(sorted(set(mine) ^ set(ref))[:6]))
 
 
 def check_no_agent():
@@ -170,7 +198,7 @@ def check_no_agent():
     for _ in range(5):
         gw("snmpget", "node06", [HR + ".1.1.0"])
     again = tstats()
-    R.check(after.get("probes", -1) - before.get("probes", 0) == 1 and
+    R.check(after.get("probes", -1) - before.get("probes", 0) <= 1 and
             again.get("probes") == after.get("probes"),
             "... at one probe per probe interval, not one per request "
             "(probes %s -> %s -> %s over 10 requests)" %
@@ -299,6 +327,7 @@ def check_faults():
 
 
 def main():
+    check_prefer_bulk()
     check_values()
     check_bulk()
     check_walk()

@@ -132,7 +132,7 @@ cmd_node(FILE *f, const char *name)
 		    states[ts <= STORE_TUN_NONE ? ts : 0]);
 		if (n->tunnel_probed)
 			fprintf(f, " (probed %lld)", (long long)n->tunnel_probed);
-		fprintf(f, "\n");
+		fprintf(f, ", last RAddress %u\n", proxy_tun_last_raddr(n->idx));
 	}
 	dg = gw_degraded_get(n->idx);
 	fprintf(f, "degraded answers: stale %llu zero %llu skipped %llu\n",

@@ -482,6 +482,14 @@ proxy_tun_get_stats(struct proxy_tun_stats *st)
 	*st = tun_st;
 }
 
+uint32_t
+proxy_tun_last_raddr(uint32_t idx)
+{
+	const struct tun_peer *p = htab_get_u64(&tun_peers, idx);
+
+	return p != NULL ? p->raddr : 0;
+}
+
 size_t
 proxy_tun_pending(void)
 {

@@ -63,6 +63,9 @@ struct proxy_tun_req *proxy_tun_request(const struct store_node *n,
 void	proxy_tun_cancel(struct proxy_tun_req *r);
 
 void	proxy_tun_get_stats(struct proxy_tun_stats *st);
+/* The RAddress of the last message to node idx (0: none yet); the next
+ * one is one more (docs/tunneling.md). */
+uint32_t proxy_tun_last_raddr(uint32_t idx);
 /* Requests held now (waiting, out, or finishing): tests, `ctl`. */
 size_t	proxy_tun_pending(void);
 

@@ -186,8 +186,7 @@ under(const oid *name, size_t len, const oid *base, size_t blen)
 /* Answer r from the cache: R_DONE (answered, or left for the next
  * registration), or what must be asked first. */
 static int
-resolve(struct tjob *j, netsnmp_agent_request_info *ri,
-    netsnmp_request_info *r)
+resolve(struct tjob *j, netsnmp_request_info *r)
 {
 	netsnmp_variable_list *vb = r->requestvb;
 	const struct tc_ent *e;
@@ -219,7 +218,6 @@ resolve(struct tjob *j, netsnmp_agent_request_info *ri,
 		return R_DONE;
 	snmp_set_var_objid(vb, e->next, e->next_len);
 	snmp_set_var_typed_value(vb, e->type, e->vlen ? e->val : NULL, e->vlen);
-	(void)ri;
 	return R_DONE;
 }
 
@@ -544,7 +542,7 @@ job_run(struct tjob *j, netsnmp_agent_request_info *ri)
 	size_t len;
 
 	for (int i = 0; i < j->nreq; i++) {
-		rc = pol == NULL ? R_FALLBACK : resolve(j, ri, j->req[i]);
+		rc = pol == NULL ? R_FALLBACK : resolve(j, j->req[i]);
 		if (rc == R_DONE)
 			end_req(ri, j->req[i], 0);
 		else if (rc == R_FALLBACK)

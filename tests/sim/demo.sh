@@ -1,7 +1,9 @@
 #!/bin/sh
 # The demo: build ibsnmpgw, start the bundled simulated fabric (ibsim +
 # opensm) and the gateway, then walk a switch and a host through the
-# gateway's one SNMP address, over v2c and v3. Stops what it started.
+# gateway's one SNMP address, over v2c and v3, and reach a host's own
+# snmpd over the fabric (IB SNMP Tunneling, ibsnmp-tunneld on node03).
+# Stops what it started.
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -13,10 +15,18 @@ if [ ! -x _demo/gateway/ibsnmpgw ]; then
 	(cd _demo && ../configure --quiet --disable-tests && make -j2 >/dev/null)
 fi
 dir=$(mktemp -d /tmp/ibsnmpgw-demo.XXXXXX)
-trap 'tests/sim/ibsnmpgw-sim stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+sd_pid=""
+trap 'tests/sim/ibsnmpgw-sim stop "$dir" >/dev/null 2>&1; [ -n "$sd_pid" ] && kill "$sd_pid" 2>/dev/null; rm -rf "$dir"' EXIT
+# node03's own SNMP agent: a stock snmpd on a loopback port of its own.
+hport=$(/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'rocommunity public 127.0.0.1\nsysName node03\n' > "$dir/snmpd.conf"
+snmpd -f -Lf "$dir/snmpd.log" -C -c "$dir/snmpd.conf" -M /dev/null -m "" \
+    udp:127.0.0.1:$hport < /dev/null > /dev/null 2>&1 &
+sd_pid=$!
 echo "== starting the simulated fabric and the gateway"
 IBSNMPGW=$top/_demo/gateway/ibsnmpgw tests/sim/ibsnmpgw-sim start \
-    tests/sim/topologies/fabric.topo "$dir" > "$dir/info"
+    tests/sim/topologies/fabric.topo "$dir" \
+    --tunnel node03=udp:127.0.0.1:$hport > "$dir/info"
 cat "$dir/info"
 ep=$(sed -n 's/^endpoint: //p' "$dir/info")
 user=$(sed -n 's/^v3-user: //p' "$dir/info")
@@ -44,6 +54,10 @@ echo
 echo "== the same host by GUID and by LID"
 snmpget $M -v2c -c public@0x0002c90300bb0300 "$ep" IB-SMA-MIB::ibSmaNodeString.0
 snmpget $M -v2c -c public@lid-105 "$ep" IB-SMA-MIB::ibSmaNodeString.0
+echo
+echo "== host node03's own snmpd, through the gateway and the fabric (tunnel: auto):"
+echo "   HOST-RESOURCES-MIB hrSystemUptime.0, hrMemorySize.0, next to the gateway's sysDescr.0"
+snmpget -v2c -c public@node03 "$ep" 1.3.6.1.2.1.25.1.1.0 1.3.6.1.2.1.25.2.2.0 1.3.6.1.2.1.1.1.0
 echo
 echo "== done; the gateway log was:"
 tail -n 5 "$dir/ibsnmpgw.log"

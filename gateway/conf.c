@@ -859,14 +859,14 @@ policy_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 			p->thresholds[p->nthresholds++] = t;
 		}
 	} else if (strcmp(key, "tunnel") == 0) {
-		const char *m = conf_scalar(v);
-		static const char *modes[] = { "off", "auto", "prefer" };
+		const char *m = conf_scalar(v), *name;
 		int i;
 
-		for (i = 0; m != NULL && i < 3; i++)
-			if (strcmp(m, modes[i]) == 0)
+		for (i = 0; m != NULL &&
+		    (name = proxy_poll_tunnel_mode_name(i)) != NULL; i++)
+			if (strcmp(m, name) == 0)
 				break;
-		if (m == NULL || i == 3)
+		if (m == NULL || proxy_poll_tunnel_mode_name(i) == NULL)
 			conf_err(x, v, "'tunnel' must be off, auto or prefer");
 		else
 			p->tunnel = i;

@@ -123,12 +123,12 @@ cmd_node(FILE *f, const char *name)
 	{
 		/* IB SNMP Tunneling: the policy's mode, the last probe. */
 		const struct proxy_policy *pol = proxy_poll_policy(n->idx);
-		static const char *modes[] = { "off", "auto", "prefer" };
 		static const char *states[] = { "not probed", "agent answers",
 		    "no agent" };
 		enum store_tun ts = proxy_tun_state(n);
 
-		fprintf(f, "tunnel: %s, %s", modes[pol ? pol->tunnel : 0],
+		fprintf(f, "tunnel: %s, %s",
+		    proxy_poll_tunnel_mode_name(pol ? pol->tunnel : 0),
 		    states[ts <= STORE_TUN_NONE ? ts : 0]);
 		if (n->tunnel_probed)
 			fprintf(f, " (probed %lld)", (long long)n->tunnel_probed);

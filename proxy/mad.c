@@ -440,10 +440,7 @@ mad_dispatch(void)
 		}
 		if (r->no_answer) {
 			/* A Send: nothing to wait for. */
-			TAILQ_REMOVE(&mad_inflight, r, link);
-			slot_release(r);
-			n->inflight--;
-			mad_inflight_n--;
+			inflight_remove(r);
 			req_finish(r, 0, NULL);
 		}
 		node_make_ready(n);
@@ -481,7 +478,7 @@ handle_request(uint8_t *umad, int len)
 			    mad[17]);
 		return;
 	}
-	for (int i = 0; i < MAD_REQ_CLASSES; i++)
+	for (int i = 0; i < MAD_REQ_CLASSES && fn == NULL; i++)
 		if (mad_req_fns[i].fn != NULL &&
 		    mad_req_fns[i].mgmt_class == mad[1]) {
 			fn = mad_req_fns[i].fn;
@@ -605,7 +602,7 @@ mad_reader(void *arg)
 			}
 			if (agent != mad_agent_dr && agent != mad_agent_lid &&
 			    agent != mad_agent_perf && agent != mad_agent_sa &&
-			    (mad_agent_tun < 0 || agent != mad_agent_tun)) {
+			    agent != mad_agent_tun) {
 				free(rx);
 				continue;
 			}

@@ -105,12 +105,25 @@ proxy_poll_last(uint32_t node, int64_t *when, uint64_t *ms)
 	return 0;
 }
 
+/* On every SNMP request of a node context (mib_tunnel.c): the
+ * assignment assign() made, not the selectors' regexes again; a node
+ * not assigned yet (before the first sweep's assign()) is matched. */
 const struct proxy_policy *
 proxy_poll_policy(uint32_t node)
 {
-	int i = policy_index(node);
+	int i = node < poll_n && poll_nodes[node] != NULL &&
+	    poll_nodes[node]->policy >= -1 ? poll_nodes[node]->policy :
+	    policy_index(node);
 
 	return i < 0 ? NULL : &poll_pols[i];
+}
+
+const char *
+proxy_poll_tunnel_mode_name(int mode)
+{
+	static const char *names[] = { "off", "auto", "prefer" };
+
+	return mode >= 0 && mode < 3 ? names[mode] : NULL;
 }
 
 const char *

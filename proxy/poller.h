@@ -49,6 +49,8 @@ void		 proxy_poll_inventory_changed(void);
 int		 proxy_poll_last(uint32_t node, int64_t *when, uint64_t *ms);
 /* The node's policy, or NULL when none matches (the defaults). */
 const struct proxy_policy *proxy_poll_policy(uint32_t node);
+/* "off", "auto", "prefer" for PROXY_TUNNEL_*; NULL for anything else. */
+const char	*proxy_poll_tunnel_mode_name(int mode);
 /* The name of the node's policy ("default" when none matches). */
 const char	*proxy_poll_policy_name(uint32_t node);
 /* Poll every reachable node now (flushing the cache first) and log

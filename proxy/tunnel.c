@@ -58,7 +58,6 @@ struct tun_peer {
 static struct proxy_tun_conf	tun_conf = { 192, 300, 1000, 1, 1, 64 };
 static struct proxy_tun_stats	tun_st;
 static struct htab		tun_peers;	/* node idx -> tun_peer */
-static size_t			tun_pending;
 static int			tun_on;
 /* The segments of one message, encoded before they are queued. */
 static uint8_t			tun_mads[TUN_SEG_MAX][TUN_MAD_SIZE];
@@ -127,7 +126,6 @@ req_finish(struct proxy_tun_req *r, int status, const uint8_t *pdu,
 {
 	req_unlink(r);
 	r->dead = 1;
-	tun_pending--;
 	r->cb(r->arg, status, pdu, len);
 	req_free(r);
 }
@@ -458,7 +456,6 @@ proxy_tun_request(const struct store_node *n, const uint8_t *pdu,
 	TAILQ_INSERT_TAIL(&p->wait, r, link);
 	p->nwait++;
 	r->on = ON_WAIT;
-	tun_pending++;
 	tun_st.requests++;
 	if (!p->probing)
 		ev_timer_add(&p->kick, 0);
@@ -472,7 +469,6 @@ proxy_tun_cancel(struct proxy_tun_req *r)
 		return;
 	req_unlink(r);
 	r->dead = 1;
-	tun_pending--;
 	req_free(r);
 }
 
@@ -490,10 +486,24 @@ proxy_tun_last_raddr(uint32_t idx)
 	return p != NULL ? p->raddr : 0;
 }
 
+static void
+count_peer(const void *key, size_t len, void *val, void *arg)
+{
+	const struct tun_peer *p = val;
+
+	(void)key;
+	(void)len;
+	*(size_t *)arg += (size_t)(p->nwait + p->nout);
+}
+
 size_t
 proxy_tun_pending(void)
 {
-	return tun_pending;
+	size_t n = 0;
+
+	if (tun_on)
+		htab_foreach(&tun_peers, count_peer, &n);
+	return n;
 }
 
 void

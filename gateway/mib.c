@@ -757,6 +757,22 @@ again:
 static void job_cb(void *arg, int status, const uint8_t *data, size_t len);
 static void job_deadline(void *arg);
 
+/* A varbind answered after its delegation, in a GETBULK: bulk_to_next
+ * ran while its value was still empty; move this varbind (only this
+ * one) to its next repetition. */
+void
+gw_mib_bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r)
+{
+	netsnmp_request_info *next;
+
+	if (ri->asp->pdu->command != SNMP_MSG_GETBULK)
+		return;
+	next = r->next;
+	r->next = NULL;
+	netsnmp_bulk_to_next_fix_requests(r);
+	r->next = next;
+}
+
 static void
 job_finish(struct gw_job *j, netsnmp_agent_request_info *ri,
     netsnmp_request_info *r)
@@ -765,14 +781,8 @@ job_finish(struct gw_job *j, netsnmp_agent_request_info *ri,
 		return;		/* answered inside the handler */
 	ev_timer_del(&j->deadline);
 	r->delegated = 0;
-	if (j->answered && ri->asp->pdu->command == SNMP_MSG_GETBULK) {
-		/* bulk_to_next ran while the value was still empty; move
-		 * this varbind (only this one) to its next repetition. */
-		netsnmp_request_info *next = r->next;
-		r->next = NULL;
-		netsnmp_bulk_to_next_fix_requests(r);
-		r->next = next;
-	}
+	if (j->answered)
+		gw_mib_bulk_fix(ri, r);
 	netsnmp_free_delegated_cache(j->dc);
 	free(j);
 }

@@ -207,6 +207,10 @@ void	gw_mib_set_deadline(int ms);
 /* Varbinds answered genErr by that deadline while waiting. */
 uint64_t gw_mib_deadlines(void);
 uint64_t gw_mib_get_deadline(void);
+/* After a delegated varbind got its value in a GETBULK: on to its next
+ * repetition (net-snmp's bulk_to_next ran while it was empty). */
+void	gw_mib_bulk_fix(netsnmp_agent_request_info *ri,
+	    netsnmp_request_info *r);
 /* Evaluate one varbind of table h's (the handler's loop body). */
 void	gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r);

@@ -28,8 +28,6 @@
 #include "util/htab.h"
 #include "util/log.h"
 
-#include <net-snmp/agent/bulk_to_next.h>
-
 #define TC_MAX		50000	/* cached answers, all nodes */
 #define TC_GET		1
 #define TC_NEXT		2
@@ -424,20 +422,6 @@ job_free(struct tjob *j)
 	free(j);
 }
 
-/* A varbind answered after delegation, in a GETBULK: on to its next
- * repetition (only this one), as mib.c's job_finish does. */
-static void
-bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
-{
-	if (!err && r->requestvb->type != ASN_NULL &&
-	    ri->asp->pdu->command == SNMP_MSG_GETBULK) {
-		netsnmp_request_info *next = r->next;
-		r->next = NULL;
-		netsnmp_bulk_to_next_fix_requests(r);
-		r->next = next;
-	}
-}
-
 /* r is answered (or left for the next registration, or err set). */
 static void
 end_req(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
@@ -447,7 +431,8 @@ end_req(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
 	if (!r->delegated)
 		return;
 	r->delegated = 0;
-	bulk_fix(ri, r, err);
+	if (!err && r->requestvb->type != ASN_NULL)
+		gw_mib_bulk_fix(ri, r);
 }
 
 /* r is not the agent's: the table's own handler (prefer), or nothing
@@ -466,8 +451,8 @@ not_agents(struct tjob *j, netsnmp_agent_request_info *ri,
 		ri->mode = j->mode;
 		gw_mib_serve(j->fb_h, j->fb_reg, ri, r);
 		ri->mode = mode;
-		if (was && !r->delegated)
-			bulk_fix(ri, r, 0);	/* answered at once */
+		if (was && !r->delegated && r->requestvb->type != ASN_NULL)
+			gw_mib_bulk_fix(ri, r);	/* answered at once */
 	} else if (j->mode == MODE_GET)
 		netsnmp_set_request_error(ri, r, SNMP_NOSUCHOBJECT);
 }

@@ -135,6 +135,7 @@ cmd_node(FILE *f, const char *name)
 		fprintf(f, ", last RAddress %u\n", proxy_tun_last_raddr(n->idx));
 	}
 	dg = gw_degraded_get(n->idx);
+	fprintf(f, "cache entries: %zu\n", cache_node_entries(n->idx));
 	fprintf(f, "degraded answers: stale %llu zero %llu skipped %llu\n",
 	    (unsigned long long)dg->stale, (unsigned long long)dg->zero,
 	    (unsigned long long)dg->skipped);
@@ -339,19 +340,23 @@ handle(FILE *f, char *line)
 		    "failed at once (see the log)\n");
 	else if (strcmp(cmd, "flush") == 0) {
 		if (arg == NULL) {
-			cache_flush(UINT32_MAX);
+			long dropped = cache_flush(UINT32_MAX);
+
 			for (size_t i = 0; i < store_node_count(); i++)
 				store_node_clear_unsupported((uint32_t)i);
-			fprintf(f, "cache flushed\n");
+			fprintf(f, "cache flushed, %ld entries dropped\n",
+			    dropped);
 		} else {
 			const struct store_node *n = store_node_resolve(arg,
 			    strlen(arg));
 			if (n == NULL)
 				fprintf(f, "error: no node named '%s'\n", arg);
 			else {
-				cache_flush(n->idx);
+				long dropped = cache_flush(n->idx);
+
 				store_node_clear_unsupported(n->idx);
-				fprintf(f, "cache of %s flushed\n", arg);
+				fprintf(f, "cache of %s flushed, %ld entries "
+				    "dropped\n", arg, dropped);
 			}
 		}
 	} else if (strcmp(cmd, "stats") == 0)

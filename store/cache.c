@@ -403,16 +403,17 @@ collect(const void *k, size_t len, void *val, void *arg)
 		f->v[f->n++] = e;
 }
 
-void
+/* Returns how many entries were dropped, -1 on failure. */
+long
 cache_flush(uint32_t node)
 {
 	struct flush_ctx f = { node, NULL, 0 };
 
 	if (cache_tab.n == 0)
-		return;
+		return 0;
 	if ((f.v = calloc(cache_tab.n, sizeof(*f.v))) == NULL) {
 		log_warn("cache: flush");
-		return;
+		return -1;
 	}
 	/* Pending entries stay: their waiters must still be answered. */
 	htab_foreach(&cache_tab, collect, &f);
@@ -422,6 +423,28 @@ cache_flush(uint32_t node)
 		cache_st.entries--;
 	}
 	free(f.v);
+	return (long)f.n;
+}
+
+static void
+count_node(const void *k, size_t len, void *val, void *arg)
+{
+	struct flush_ctx *f = arg;
+	const struct cache_entry *e = val;
+
+	(void)k; (void)len;
+	if (e->key.node == f->node)
+		f->n++;
+}
+
+/* For ctl node: a walk of the whole table, not for a hot path. */
+size_t
+cache_node_entries(uint32_t node)
+{
+	struct flush_ctx f = { node, NULL, 0 };
+
+	htab_foreach(&cache_tab, count_node, &f);
+	return f.n;
 }
 
 void

@@ -92,7 +92,8 @@ void	 cache_complete(const struct cache_key *key, int status,
  * If the new read brings the same contents, a second reject leaves them
  * (the node means it; other objects built on the entry still work). */
 void	 cache_reject(const struct cache_key *key, int status);
-void	 cache_flush(uint32_t node);
+long	 cache_flush(uint32_t node);
+size_t	 cache_node_entries(uint32_t node);
 void	 cache_get_stats(struct cache_stats *st);
 
 #endif

@@ -247,13 +247,17 @@ test_flush(void **state)
 	cache_complete(&K, 0, payload, sizeof(payload));
 	cache_lookup(&other, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
 	cache_complete(&other, 0, payload, sizeof(payload));
-	cache_flush(7);
+	assert_int_equal(cache_node_entries(K.node), 1);
+	assert_int_equal(cache_flush(7), 1);
+	assert_int_equal(cache_node_entries(K.node), 0);
+	assert_int_equal(cache_node_entries(other.node), 1);
 	assert_int_equal(cache_peek(&K, &d, &len), -1);
 	assert_int_equal(cache_peek(&other, &d, &len), 0);
 	/* A pending entry survives a flush and still answers. */
-	cache_flush(UINT32_MAX);
+	assert_int_equal(cache_flush(UINT32_MAX), 1);
 	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
-	cache_flush(UINT32_MAX);
+	assert_int_equal(cache_flush(UINT32_MAX), 0);
+	assert_int_equal(cache_node_entries(K.node), 1);
 	cache_complete(&K, 0, payload, sizeof(payload));
 	assert_int_equal(w.calls, 3);
 }

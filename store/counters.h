@@ -45,6 +45,7 @@ struct ctr_port {
 	uint64_t	dirty;		/* changed since saved: bit i for
 					   counter i < CTR_BASE, bit 63 for
 					   the per-VL ones */
+	struct ctr_port	*dirty_next;	/* on the dirty list while dirty */
 };
 
 /* The state machine (pure; unit-tested). width in bits, 64 for the

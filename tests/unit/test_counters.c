@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mad.h>
+#include <sqlite3.h>
 
 #include "codec/perf.h"
 #include "store/counters.h"
@@ -191,6 +192,93 @@ test_feed_and_restart(void **state)
 	unlink(path);
 }
 
+static uint64_t
+saved_total(sqlite3 *h, int port, const char *ctr)
+{
+	sqlite3_stmt *st;
+	uint64_t v = UINT64_MAX;
+
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT total FROM counters "
+	    "WHERE port = ? AND counter = ?", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int(st, 1, port);
+	sqlite3_bind_text(st, 2, ctr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A flush writes the ports that changed since the last one, and only
+ * those; a commit that fails keeps them for the next. */
+static void
+test_flush_dirty_only(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	struct store_node n;
+	struct store_port p[3];
+	unsigned nodes, lost;
+	uint64_t commits, rows, c0, r0;
+	sqlite3 *other;
+	const char *rcv = perf_ctrs[CTR_RCV_DATA].name;
+
+	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-ctrd-%d.db", getpid());
+	unlink(path);
+	log_init("test_counters", 1, LOG_CRIT);
+	ev_init();
+	assert_int_equal(store_init(path), 0);
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = 0x5678;
+	n.type = STORE_NODE_CA;
+	n.num_ports = 2;
+	store_sweep_begin();
+	store_sweep_node(&n, p);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_int_equal(counters_init(), 0);
+	counters_stats(&c0, &r0);
+	assert_int_equal(counters_flush(), 0);	/* nothing: no transaction */
+	counters_stats(&commits, &rows);
+	assert_true(commits == c0 && rows == r0);
+
+	put_pc(d, 1000, 3);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	counters_feed(0, 2, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_int_equal(counters_flush(), 0);
+	counters_stats(&c0, &r0);
+	assert_true(c0 == commits + 1 && r0 > rows);
+	/* Port 2 alone moves one counter: one row. */
+	put_pc(d, 1500, 3);
+	counters_feed(0, 2, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_int_equal(counters_flush(), 0);
+	counters_stats(&commits, &rows);
+	assert_true(commits == c0 + 1 && rows == r0 + 1);
+	assert_int_equal(counters_flush(), 0);
+	counters_stats(&c0, &r0);
+	assert_true(c0 == commits && r0 == rows);
+
+	/* Another writer holds the database: the flush fails, and the
+	 * change is written by the next one. */
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL), SQLITE_OK);
+	sqlite3_busy_timeout(store_db_handle(), 0);
+	put_pc(d, 2000, 3);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_int_equal(counters_flush(), -1);
+	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_true(saved_total(other, 1, rcv) == 1000);
+	assert_int_equal(counters_flush(), 0);
+	assert_true(saved_total(other, 1, rcv) == 2000);
+	assert_true(saved_total(other, 2, rcv) == 1500);
+	sqlite3_close(other);
+	counters_finalise();
+	store_finalise();
+	ev_finalise();
+	unlink(path);
+}
+
 /* PortVLOpPackets (16 x 16 bits) and PortVLOpData (16 x 32 bits): each
  * VL lands in its own counter, with its own width. */
 static void
@@ -243,6 +331,7 @@ main(void)
 		cmocka_unit_test(test_64bit_no_saturation),
 		cmocka_unit_test(test_monotonic_random),
 		cmocka_unit_test(test_feed_and_restart),
+		cmocka_unit_test(test_flush_dirty_only),
 		cmocka_unit_test(test_vl_decode),
 	};
 

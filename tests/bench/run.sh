@@ -294,7 +294,12 @@ ports=$(sed -n 's/^## *\([0-9]*\) ports checked.*/\1/p' "$work/iqe.out")
 poll_ms=$(med $polls)
 iqe_ms=$(med $iqe)
 echo "gateway full polls (ms):$polls   median $poll_ms; gateway CPU per MAD (us):$poll_cpu"
-echo "MADs per port: $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') ($poll_mads MADs, $ports ports)"
+# What the MIBs serve needs, per port, PortCounters (the errors),
+# PortCountersExtended (64-bit data, where ClassPortInfo has it) and
+# PortFlowCtlCounters (ifInOctets' flow-control packets; ibsim answers
+# it), and one ClassPortInfo per node: the minimum to compare with.
+nnodes=$(grep -c '^\(Switch\|Ca\)' "$work/ctr.topo")
+echo "MADs per port: $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') ($poll_mads MADs, $ports ports; minimum $((3 * ports + nnodes)))"
 echo "ibqueryerrors (ms):     $iqe   median $iqe_ms ($ports ports checked)"
 
 "$SIM" stop "$work/fab-ctr" >/dev/null

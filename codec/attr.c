@@ -69,80 +69,123 @@ dec_fec(const uint8_t *d, size_t len, void *out)
 	return smp_decode_fec_active(d, len, out);
 }
 
-#define SMP(i, n, dec, t, u, p, s, f) \
-	{ ATTR_CLASS_SMI_DR, i, n, SMP_DATA_SIZE, dec, t, u, p, s, f }
-#define PERF(i, n, l, t, u, p, s) \
-	{ ATTR_CLASS_PERF, i, n, l, NULL, t, u, p, s, 0 }
+/* Designated fields: a row names what it sets, and what it leaves out
+ * is 0 (no unsup bit, no poll group, no flag). */
+#define SMP_ROW		.mclass = ATTR_CLASS_SMI_DR, .min_len = SMP_DATA_SIZE
+#define PERF_ROW	.mclass = ATTR_CLASS_PERF
 
 const struct attr_def attr_defs[ATTR_MAX] = {
 	/* IBA 14.2.5 Table 145. NodeInfo, NodeDescription, SwitchInfo and
 	 * PortInfo every SMA has; the rest may be missing. */
-	[ATTR_NODE_DESC] = SMP(SMP_ATTR_NODE_DESC, "NodeDescription",
-	    dec_nodedesc, ATTR_TTL_NODEDESC, 0, ATTR_POLL_NODEINFO,
-	    ATTR_SCOPE_NODE, 0),
-	[ATTR_NODE_INFO] = SMP(SMP_ATTR_NODE_INFO, "NodeInfo", dec_nodeinfo,
-	    ATTR_TTL_NODEINFO, 0, ATTR_POLL_NODEINFO, ATTR_SCOPE_NODE, 0),
-	[ATTR_SWITCH_INFO] = SMP(SMP_ATTR_SWITCH_INFO, "SwitchInfo",
-	    dec_switchinfo, ATTR_TTL_SWITCHINFO, 0, ATTR_POLL_FORWARDING,
-	    ATTR_SCOPE_NODE, ATTR_F_SWITCH),
-	[ATTR_GUID_INFO] = SMP(SMP_ATTR_GUID_INFO, "GUIDInfo", NULL,
-	    ATTR_TTL_TABLES, 0x20, 0, ATTR_SCOPE_BLOCK, 0),
-	[ATTR_PORT_INFO] = SMP(SMP_ATTR_PORT_INFO, "PortInfo", dec_portinfo,
-	    ATTR_TTL_PORTINFO, 0, ATTR_POLL_PORTINFO, ATTR_SCOPE_PORT, 0),
-	[ATTR_PKEY_TABLE] = SMP(SMP_ATTR_PKEY_TABLE, "P_KeyTable", NULL,
-	    ATTR_TTL_TABLES, 0x100, 0, ATTR_SCOPE_BLOCK, 0),
-	[ATTR_SL2VL_TABLE] = SMP(SMP_ATTR_SL2VL_TABLE, "SLtoVLMappingTable",
-	    NULL, ATTR_TTL_TABLES, 0x40, 0, ATTR_SCOPE_BLOCK, 0),
-	[ATTR_VLARB_TABLE] = SMP(SMP_ATTR_VLARB_TABLE, "VLArbitrationTable",
-	    NULL, ATTR_TTL_TABLES, 0x80, 0, ATTR_SCOPE_BLOCK, 0),
-	[ATTR_LFT] = SMP(SMP_ATTR_LFT, "LinearForwardingTable", NULL,
-	    ATTR_TTL_FDB, 0, ATTR_POLL_FORWARDING, ATTR_SCOPE_BLOCK,
-	    ATTR_F_SWITCH),
-	[ATTR_RFT] = SMP(SMP_ATTR_RFT, "RandomForwardingTable", NULL,
-	    ATTR_TTL_FDB, 0x08, 0, ATTR_SCOPE_BLOCK, ATTR_F_SWITCH),
-	[ATTR_MFT] = SMP(SMP_ATTR_MFT, "MulticastForwardingTable", NULL,
-	    ATTR_TTL_FDB, 0x10, 0, ATTR_SCOPE_BLOCK, ATTR_F_SWITCH),
-	[ATTR_SM_INFO] = SMP(SMP_ATTR_SM_INFO, "SMInfo", dec_sminfo,
-	    ATTR_TTL_SWITCHINFO, 0x04, 0, ATTR_SCOPE_NODE, 0),
-	[ATTR_VENDOR_DIAG] = SMP(SMP_ATTR_VENDOR_DIAG, "VendorDiag", NULL,
-	    ATTR_TTL_TABLES, 0x01, 0, ATTR_SCOPE_BLOCK, 0),
-	[ATTR_LED_INFO] = SMP(SMP_ATTR_LED_INFO, "LedInfo", NULL,
-	    ATTR_TTL_TABLES, 0x02, 0, ATTR_SCOPE_PORT, 0),
+	[ATTR_NODE_DESC] = { SMP_ROW, .id = SMP_ATTR_NODE_DESC,
+	    .name = "NodeDescription", .decode = dec_nodedesc,
+	    .ttl = ATTR_TTL_NODEDESC, .poll = ATTR_POLL_NODEINFO,
+	    .scope = ATTR_SCOPE_NODE },
+	[ATTR_NODE_INFO] = { SMP_ROW, .id = SMP_ATTR_NODE_INFO,
+	    .name = "NodeInfo", .decode = dec_nodeinfo,
+	    .ttl = ATTR_TTL_NODEINFO, .poll = ATTR_POLL_NODEINFO,
+	    .scope = ATTR_SCOPE_NODE },
+	[ATTR_SWITCH_INFO] = { SMP_ROW, .id = SMP_ATTR_SWITCH_INFO,
+	    .name = "SwitchInfo", .decode = dec_switchinfo,
+	    .ttl = ATTR_TTL_SWITCHINFO, .poll = ATTR_POLL_FORWARDING,
+	    .scope = ATTR_SCOPE_NODE, .flags = ATTR_F_SWITCH },
+	[ATTR_GUID_INFO] = { SMP_ROW, .id = SMP_ATTR_GUID_INFO,
+	    .name = "GUIDInfo", .ttl = ATTR_TTL_TABLES,
+	    .unsup = ATTR_UNSUP_GUID_INFO, .scope = ATTR_SCOPE_BLOCK },
+	[ATTR_PORT_INFO] = { SMP_ROW, .id = SMP_ATTR_PORT_INFO,
+	    .name = "PortInfo", .decode = dec_portinfo,
+	    .ttl = ATTR_TTL_PORTINFO, .poll = ATTR_POLL_PORTINFO,
+	    .scope = ATTR_SCOPE_PORT },
+	[ATTR_PKEY_TABLE] = { SMP_ROW, .id = SMP_ATTR_PKEY_TABLE,
+	    .name = "P_KeyTable", .ttl = ATTR_TTL_TABLES,
+	    .unsup = ATTR_UNSUP_PKEY_TABLE, .scope = ATTR_SCOPE_BLOCK },
+	[ATTR_SL2VL_TABLE] = { SMP_ROW, .id = SMP_ATTR_SL2VL_TABLE,
+	    .name = "SLtoVLMappingTable", .ttl = ATTR_TTL_TABLES,
+	    .unsup = ATTR_UNSUP_SL2VL_TABLE, .scope = ATTR_SCOPE_BLOCK },
+	[ATTR_VLARB_TABLE] = { SMP_ROW, .id = SMP_ATTR_VLARB_TABLE,
+	    .name = "VLArbitrationTable", .ttl = ATTR_TTL_TABLES,
+	    .unsup = ATTR_UNSUP_VLARB_TABLE, .scope = ATTR_SCOPE_BLOCK },
+	[ATTR_LFT] = { SMP_ROW, .id = SMP_ATTR_LFT,
+	    .name = "LinearForwardingTable", .ttl = ATTR_TTL_FDB,
+	    .poll = ATTR_POLL_FORWARDING, .scope = ATTR_SCOPE_BLOCK,
+	    .flags = ATTR_F_SWITCH },
+	[ATTR_RFT] = { SMP_ROW, .id = SMP_ATTR_RFT,
+	    .name = "RandomForwardingTable", .ttl = ATTR_TTL_FDB,
+	    .unsup = ATTR_UNSUP_RFT, .scope = ATTR_SCOPE_BLOCK,
+	    .flags = ATTR_F_SWITCH },
+	[ATTR_MFT] = { SMP_ROW, .id = SMP_ATTR_MFT,
+	    .name = "MulticastForwardingTable", .ttl = ATTR_TTL_FDB,
+	    .unsup = ATTR_UNSUP_MFT, .scope = ATTR_SCOPE_BLOCK,
+	    .flags = ATTR_F_SWITCH },
+	[ATTR_SM_INFO] = { SMP_ROW, .id = SMP_ATTR_SM_INFO, .name = "SMInfo",
+	    .decode = dec_sminfo, .ttl = ATTR_TTL_SWITCHINFO,
+	    .unsup = ATTR_UNSUP_SM_INFO, .scope = ATTR_SCOPE_NODE },
+	[ATTR_VENDOR_DIAG] = { SMP_ROW, .id = SMP_ATTR_VENDOR_DIAG,
+	    .name = "VendorDiag", .ttl = ATTR_TTL_TABLES,
+	    .unsup = ATTR_UNSUP_VENDOR_DIAG, .scope = ATTR_SCOPE_BLOCK },
+	[ATTR_LED_INFO] = { SMP_ROW, .id = SMP_ATTR_LED_INFO,
+	    .name = "LedInfo", .ttl = ATTR_TTL_TABLES,
+	    .unsup = ATTR_UNSUP_LED_INFO, .scope = ATTR_SCOPE_PORT },
 	/* IBA 1.3 14.2.5.22; read where CapabilityMask2 says so. */
-	[ATTR_PORT_INFO_EXT] = SMP(SMP_ATTR_PORT_INFO_EXT,
-	    "PortInfoExtended", dec_fec, ATTR_TTL_PORTINFO, 0x4000, 0,
-	    ATTR_SCOPE_PORT, 0),
-
+	[ATTR_PORT_INFO_EXT] = { SMP_ROW, .id = SMP_ATTR_PORT_INFO_EXT,
+	    .name = "PortInfoExtended", .decode = dec_fec,
+	    .ttl = ATTR_TTL_PORTINFO, .unsup = ATTR_UNSUP_PORT_INFO_EXT,
+	    .scope = ATTR_SCOPE_PORT },
 	/* IBA 16.1.2 Table 226. PortCounters is mandatory (16.1.3.5);
 	 * PortCountersExtended is there when ClassPortInfo says so. The
 	 * lengths are the attributes' (Tables 227-240). */
-	[ATTR_PERF_CLASS_PORT_INFO] = PERF(PERF_ATTR_CLASS_PORT_INFO,
-	    "ClassPortInfo", 72, ATTR_TTL_TABLES, 0, ATTR_POLL_PERF,
-	    ATTR_SCOPE_NODE),
-	[ATTR_PORT_COUNTERS] = PERF(PERF_ATTR_PORT_COUNTERS, "PortCounters",
-	    44, ATTR_TTL_COUNTERS, 0, ATTR_POLL_COUNTERS, ATTR_SCOPE_PORT),
-	[ATTR_RCV_ERROR_DETAILS] = PERF(PERF_ATTR_RCV_ERROR_DETAILS,
-	    "PortRcvErrorDetails", 12, ATTR_TTL_COUNTERS, 0x400,
-	    ATTR_POLL_ERROR_DETAILS, ATTR_SCOPE_PORT),
-	[ATTR_XMIT_DISCARD_DETAILS] = PERF(PERF_ATTR_XMIT_DISCARD_DETAILS,
-	    "PortXmitDiscardDetails", 12, ATTR_TTL_COUNTERS, 0x800,
-	    ATTR_POLL_ERROR_DETAILS, ATTR_SCOPE_PORT),
-	[ATTR_FLOW_CTL_COUNTERS] = PERF(PERF_ATTR_FLOW_CTL_COUNTERS,
-	    "PortFlowCtlCounters", 12, ATTR_TTL_COUNTERS, 0x200,
-	    ATTR_POLL_COUNTERS, ATTR_SCOPE_PORT),
-	[ATTR_VL_OP_PACKETS] = PERF(PERF_ATTR_VL_OP_PACKETS,
-	    "PortVLOpPackets", 36, ATTR_TTL_COUNTERS, 0x1000,
-	    ATTR_POLL_VL_COUNTERS, ATTR_SCOPE_PORT),
-	[ATTR_VL_OP_DATA] = PERF(PERF_ATTR_VL_OP_DATA, "PortVLOpData", 68,
-	    ATTR_TTL_COUNTERS, 0x2000, ATTR_POLL_VL_COUNTERS,
-	    ATTR_SCOPE_PORT),
-	[ATTR_PORT_COUNTERS_EXT] = PERF(PERF_ATTR_PORT_COUNTERS_EXT,
-	    "PortCountersExtended", 72, ATTR_TTL_COUNTERS, 0,
-	    ATTR_POLL_COUNTERS, ATTR_SCOPE_PORT),
+	[ATTR_PERF_CLASS_PORT_INFO] = { PERF_ROW,
+	    .id = PERF_ATTR_CLASS_PORT_INFO, .name = "ClassPortInfo",
+	    .min_len = 72, .ttl = ATTR_TTL_TABLES, .poll = ATTR_POLL_PERF,
+	    .scope = ATTR_SCOPE_NODE },
+	[ATTR_PORT_COUNTERS] = { PERF_ROW, .id = PERF_ATTR_PORT_COUNTERS,
+	    .name = "PortCounters", .min_len = 44, .ttl = ATTR_TTL_COUNTERS,
+	    .poll = ATTR_POLL_COUNTERS, .scope = ATTR_SCOPE_PORT },
+	[ATTR_RCV_ERROR_DETAILS] = { PERF_ROW,
+	    .id = PERF_ATTR_RCV_ERROR_DETAILS, .name = "PortRcvErrorDetails",
+	    .min_len = 12, .ttl = ATTR_TTL_COUNTERS,
+	    .unsup = ATTR_UNSUP_RCV_ERROR_DETAILS,
+	    .poll = ATTR_POLL_ERROR_DETAILS, .scope = ATTR_SCOPE_PORT },
+	[ATTR_XMIT_DISCARD_DETAILS] = { PERF_ROW,
+	    .id = PERF_ATTR_XMIT_DISCARD_DETAILS,
+	    .name = "PortXmitDiscardDetails", .min_len = 12,
+	    .ttl = ATTR_TTL_COUNTERS, .unsup = ATTR_UNSUP_XMIT_DISCARD_DETAILS,
+	    .poll = ATTR_POLL_ERROR_DETAILS, .scope = ATTR_SCOPE_PORT },
+	[ATTR_FLOW_CTL_COUNTERS] = { PERF_ROW,
+	    .id = PERF_ATTR_FLOW_CTL_COUNTERS, .name = "PortFlowCtlCounters",
+	    .min_len = 12, .ttl = ATTR_TTL_COUNTERS,
+	    .unsup = ATTR_UNSUP_FLOW_CTL_COUNTERS, .poll = ATTR_POLL_COUNTERS,
+	    .scope = ATTR_SCOPE_PORT },
+	[ATTR_VL_OP_PACKETS] = { PERF_ROW, .id = PERF_ATTR_VL_OP_PACKETS,
+	    .name = "PortVLOpPackets", .min_len = 36, .ttl = ATTR_TTL_COUNTERS,
+	    .unsup = ATTR_UNSUP_VL_OP_PACKETS, .poll = ATTR_POLL_VL_COUNTERS,
+	    .scope = ATTR_SCOPE_PORT },
+	[ATTR_VL_OP_DATA] = { PERF_ROW, .id = PERF_ATTR_VL_OP_DATA,
+	    .name = "PortVLOpData", .min_len = 68, .ttl = ATTR_TTL_COUNTERS,
+	    .unsup = ATTR_UNSUP_VL_OP_DATA, .poll = ATTR_POLL_VL_COUNTERS,
+	    .scope = ATTR_SCOPE_PORT },
+	[ATTR_PORT_COUNTERS_EXT] = { PERF_ROW,
+	    .id = PERF_ATTR_PORT_COUNTERS_EXT, .name = "PortCountersExtended",
+	    .min_len = 72, .ttl = ATTR_TTL_COUNTERS,
+	    .poll = ATTR_POLL_COUNTERS, .scope = ATTR_SCOPE_PORT },
 };
 
-/* IDs below 0x40 index directly: every catalogued ID is. */
+/* IDs below ATTR_DIRECT index a table; the rest (vendor attributes,
+ * 0xff00 up) are searched. */
 #define ATTR_DIRECT	0x40
+
+int
+attr_search(const struct attr_def *defs, size_t n, uint8_t mclass,
+    uint16_t id)
+{
+	/* Directed-route and LID-routed SMPs share the SMA's attributes. */
+	if (mclass == ATTR_CLASS_SMI)
+		mclass = ATTR_CLASS_SMI_DR;
+	for (size_t i = 0; i < n; i++)
+		if (defs[i].mclass == mclass && defs[i].id == id)
+			return (int)i;
+	return -1;
+}
 
 const struct attr_def *
 attr_find(uint8_t mclass, uint16_t id)
@@ -176,7 +219,9 @@ attr_index(uint8_t mclass, uint16_t id)
 		tab = smp;
 	else
 		return -1;
-	return id < ATTR_DIRECT ? tab[id] : -1;
+	if (id < ATTR_DIRECT)
+		return tab[id];
+	return attr_search(attr_defs, ATTR_MAX, mclass, id);
 }
 
 const char *

@@ -63,6 +63,29 @@ enum attr_scope {
 
 #define ATTR_F_SWITCH	0x01	/* only switches have it */
 
+/* Optional attributes (a live node may lack them, answer "unsupported"
+ * or drop them): each has a bit in the inventory's per-node set
+ * (nodes.unsupported). The numbers are stored in the database: never
+ * renumber one; a new attribute takes the next free bit. */
+enum attr_unsup {
+	ATTR_UNSUP_NONE			= 0,	/* every node answers it */
+	ATTR_UNSUP_VENDOR_DIAG		= 1u << 0,
+	ATTR_UNSUP_LED_INFO		= 1u << 1,
+	ATTR_UNSUP_SM_INFO		= 1u << 2,
+	ATTR_UNSUP_RFT			= 1u << 3,
+	ATTR_UNSUP_MFT			= 1u << 4,
+	ATTR_UNSUP_GUID_INFO		= 1u << 5,
+	ATTR_UNSUP_SL2VL_TABLE		= 1u << 6,
+	ATTR_UNSUP_VLARB_TABLE		= 1u << 7,
+	ATTR_UNSUP_PKEY_TABLE		= 1u << 8,
+	ATTR_UNSUP_FLOW_CTL_COUNTERS	= 1u << 9,
+	ATTR_UNSUP_RCV_ERROR_DETAILS	= 1u << 10,
+	ATTR_UNSUP_XMIT_DISCARD_DETAILS	= 1u << 11,
+	ATTR_UNSUP_VL_OP_PACKETS	= 1u << 12,
+	ATTR_UNSUP_VL_OP_DATA		= 1u << 13,
+	ATTR_UNSUP_PORT_INFO_EXT	= 1u << 14,
+};
+
 enum attr_idx {
 	/* SMPs, IBA 14.2.5 Table 145 */
 	ATTR_NODE_DESC, ATTR_NODE_INFO, ATTR_SWITCH_INFO, ATTR_GUID_INFO,
@@ -88,11 +111,7 @@ struct attr_def {
 	uint8_t		 min_len;	/* octets of data a usable answer has */
 	attr_decode_fn	 decode;	/* NULL: read by element accessors */
 	enum attr_ttl	 ttl;
-	/* Optional attributes (a live node may lack them, answer
-	 * "unsupported" or drop them): their bit in the inventory's
-	 * per-node set. The bits are stored in the database: never
-	 * renumber them. 0: every node answers it. */
-	unsigned	 unsup;
+	unsigned	 unsup;		/* enum attr_unsup: its bit, or 0 */
 	unsigned	 poll;		/* ATTR_POLL_* groups reading it */
 	uint8_t		 scope;		/* enum attr_scope */
 	uint8_t		 flags;		/* ATTR_F_* */
@@ -104,6 +123,10 @@ extern const struct attr_def attr_defs[ATTR_MAX];
 const struct attr_def	*attr_find(uint8_t mclass, uint16_t id);
 /* Its enum attr_idx, or -1. */
 int			 attr_index(uint8_t mclass, uint16_t id);
+/* The index of (mclass, id) in a catalogue of n rows, or -1: the
+ * lookup for IDs past the direct table (vendor attributes). */
+int			 attr_search(const struct attr_def *defs, size_t n,
+			    uint8_t mclass, uint16_t id);
 /* The names of a set of unsup bits, comma-separated ("-" for none). */
 const char		*attr_unsup_names(unsigned set, char *buf,
 			    size_t len);

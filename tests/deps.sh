@@ -4,7 +4,7 @@ DEPS="build-essential autoconf automake libtool pkg-config
  libyaml-dev libcmocka-dev ibsim-utils opensm infiniband-diags
  smitools erlang-snmp python3 python3-pysnmp4
  debhelper dpkg-dev fakeroot lintian rpm prometheus-snmp-exporter
- php-cli php-xml"
+ php-cli php-xml clang libclang-rt-14-dev"
 
 install_deps() {
 	missing=""

@@ -2,7 +2,8 @@
 # The whole test suite on a fresh Debian 12 machine: installs what it
 # needs, builds out of tree, and runs `make check` (unit tests, MIB checks,
 # integration tests on the simulated fabric), the same tests on a
-# sanitizer build (tests/sanitize.sh) and `make distcheck`.
+# sanitizer build (tests/sanitize.sh), every fuzz target for a while
+# (tests/fuzz/run.sh) and `make distcheck`.
 set -e
 cd "$(dirname "$0")/.."
 . tests/deps.sh
@@ -18,6 +19,13 @@ make -j2 check || status=$?
 # memory errors that do not crash a normal build. Reports go to files;
 # any report fails the run.
 sh ../tests/sanitize.sh
+# Every libFuzzer target (ASan, UBSan) from the committed corpus, for
+# FUZZ_SECONDS each: a crash fails the run and its input is printed.
+sh ../tests/fuzz/run.sh "${FUZZ_SECONDS:-15}" > fuzz.log 2>&1 ||
+    { cat fuzz.log; exit 1; }
+grep -E "^fuzz_|^stat::number_of_executed_units" fuzz.log | paste - - |
+    awk '{ print "fuzz " $1 " " $3 " inputs" }'
+echo "fuzz: ok"
 # distcheck: the tarball builds and passes the same tests out of tree.
 make distcheck > distcheck.log 2>&1 || { tail -n 60 distcheck.log; exit 1; }
 grep -E "^# (TOTAL|PASS|FAIL):" distcheck.log | sed 's/^/distcheck /'

@@ -4,7 +4,9 @@
 # from the seed corpus in tests/fuzz/corpus/<target>. Not part of `make
 # check` (it runs for as long as it is told); a crash, leak, timeout or
 # out-of-memory leaves the input as _fuzz/crash-* (leak-*, ...) and fails
-# the script, as does any other failure of a fuzzer.
+# the script, as does any other failure of a fuzzer; the input is also
+# printed in base64, so that a CI log alone reproduces it. The README's
+# test command runs it (tests/run-all.sh, FUZZ_SECONDS each, default 15).
 #   apt-get install clang libclang-rt-14-dev
 set -e
 secs=${1:-60}
@@ -21,7 +23,8 @@ fi
 make -j2 libibsnmpgw.a >/dev/null
 libs=$(make -s print-gw-libs)
 status=0
-rm -f crash-* leak-* timeout-* oom-*
+rm -f crash-* leak-* timeout-* oom-* fuzz_*-crash-* fuzz_*-leak-* \
+    fuzz_*-timeout-* fuzz_*-oom-*
 for t in conf name tunnel tunreply; do
 	clang -g -O1 $san -fsanitize=fuzzer -I"$top" -I. \
 	    $(pkg-config --cflags yaml-0.1 sqlite3) \
@@ -39,6 +42,12 @@ for t in conf name tunnel tunreply; do
 		echo "fuzz_$t: exit status $rc (see _fuzz/fuzz_$t.log)"
 		status=1
 	fi
-	ls crash-* leak-* timeout-* oom-* 2>/dev/null && status=1
+	for f in crash-* leak-* timeout-* oom-*; do
+		[ -f "$f" ] || continue
+		status=1
+		echo "fuzz_$t: artifact _fuzz/$f (base64):"
+		base64 "$f"
+		mv "$f" "fuzz_$t-$f"	# the next target starts clean
+	done
 done
 exit $status

@@ -24,7 +24,7 @@ sh ../tests/sanitize.sh
 sh ../tests/fuzz/run.sh "${FUZZ_SECONDS:-15}" > fuzz.log 2>&1 ||
     { cat fuzz.log; exit 1; }
 grep -E "^fuzz_|^stat::number_of_executed_units" fuzz.log | paste - - |
-    awk '{ print "fuzz " $1 " " $3 " inputs" }'
+    awk '{ print "fuzz " $1 " " $4 " inputs in " $2 }'
 echo "fuzz: ok"
 # distcheck: the tarball builds and passes the same tests out of tree.
 make distcheck > distcheck.log 2>&1 || { tail -n 60 distcheck.log; exit 1; }

@@ -629,6 +629,12 @@ discovery_key(struct cctx *x, const char *key, yaml_node_t *k, yaml_node_t *v,
 {
 	if (strcmp(key, "interval") == 0)
 		conf_int(x, v, key, &x->c->sweep_interval, 10, 86400);
+	else if (strcmp(key, "safety-interval") == 0)
+		conf_int(x, v, key, &x->c->sweep_safety, 10, 604800);
+	else if (strcmp(key, "event-delay-ms") == 0)
+		conf_int(x, v, key, &x->c->sweep_event_ms, 0, 60000);
+	else if (strcmp(key, "event-min-gap") == 0)
+		conf_int(x, v, key, &x->c->sweep_event_gap, 0, 3600);
 	else
 		conf_unknown(x, k, key, "discovery");
 }
@@ -978,6 +984,9 @@ set_defaults(struct gw_conf *c)
 {
 	c->ib_port = 0;
 	c->sweep_interval = 300;
+	c->sweep_safety = 3600;
+	c->sweep_event_ms = 500;
+	c->sweep_event_gap = 2;
 	c->sm_events = 1;
 	c->ipoib_refresh = 60;
 	c->mad_timeout_ms = 200;

@@ -121,6 +121,9 @@ struct gw_conf {
 	char			*control_socket;	/* ibsnmpgw ctl */
 
 	int			 sweep_interval;	/* seconds */
+	int			 sweep_safety;	/* seconds, while SM events flow */
+	int			 sweep_event_ms; /* an SM event's sweep after */
+	int			 sweep_event_gap; /* seconds after the last sweep */
 
 	/* IPoIB addresses the host knows (store/ipoib.h). */
 	char			*ipoib_net_dir;

@@ -229,6 +229,12 @@ cmd_stats(FILE *f)
 	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms "
 	    "abandoned %u\n", s.sweeps, s.nodes, s.links, s.lost,
 	    (unsigned long long)s.duration_ms, s.abandoned);
+	/* How sweeps are driven now (docs/design.md, "Sweeps"). */
+	fprintf(f, "sweep-driver %s period %d s event-sweeps %u checks %u "
+	    "next-in-ms %lld\n", s.safety ? "sm-events" : "interval",
+	    proxy_discover_period(), s.event_sweeps, s.checks,
+	    s.next_ms == 0 ? -1LL : s.next_ms > ev_now() ?
+	    (long long)(s.next_ms - ev_now()) : 0LL);
 	proxy_sa_get_stats(&sa);
 	fprintf(f, "sa sm-lid %u queries %llu answers %llu failures %llu "
 	    "truncated %llu mcmember-records %zu services %zu\n",

@@ -126,6 +126,19 @@ post_start(void)
 	store_event_post(&ev);
 }
 
+/* The discovery section, for proxy/discover.h (start-up and reload). */
+static const struct proxy_sweep_conf *
+sweep_conf(const struct gw_conf *c)
+{
+	static struct proxy_sweep_conf sc;
+
+	sc.interval = c->sweep_interval;
+	sc.safety = c->sweep_safety;
+	sc.event_ms = c->sweep_event_ms;
+	sc.event_gap = c->sweep_event_gap;
+	return &sc;
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
  * and its errors are logged as file:line. Whatever can fail comes
  * first; new listeners open before anything else is applied. */
@@ -176,8 +189,7 @@ reload(void)
 	proxy_mad_set_rate(c->mad_rate);
 	proxy_health_set_hold(c->mad_hold_down);
 	gw_mib_set_deadline(c->request_timeout_ms);
-	gw_mib_set_sweep_interval(c->sweep_interval);
-	proxy_discover_set_interval(c->sweep_interval);
+	proxy_discover_configure(sweep_conf(c));
 	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
 	gw_notify_config(c);
 	proxy_mad_set_issm(c->sim_issm);
@@ -208,6 +220,27 @@ stderr_cb(int fd, short revents, void *arg)
 		log_release_stderr();
 		cap_fd = -1;
 	}
+}
+
+/* While SM events flow, in place of a sweep: the master SM's LID as
+ * our own port has it, the SA's records, and whether the subscription
+ * still stands there (another master: proxy/inform.c subscribes
+ * again, then one sweep). */
+static void
+master_read(void *arg)
+{
+	for (int k = 0; k < STORE_SA_MAX; k++)
+		proxy_sa_refresh((enum store_sa_kind)k);
+	proxy_inform_check();
+}
+
+static void
+light_check(void *arg)
+{
+	/* Our port's MasterSMLID first: the SA and the subscription are
+	 * where it says. */
+	if (proxy_sa_check_master(master_read, NULL) == -1)
+		master_read(NULL);
 }
 
 static void
@@ -412,12 +445,13 @@ main(int argc, char **argv)
 		goto out_snmp;
 	if (signals_init() == -1 ||
 	    proxy_poll_init(c->policies, c->npolicies) == -1 ||
-	    proxy_discover_init(c->sweep_interval) == -1)
+	    proxy_discover_init(sweep_conf(c)) == -1)
 		goto out_snmp;
 	proxy_sa_init();
 	proxy_inform_init(c->sm_events);
 	proxy_tun_init(&c->tunnel);
 	proxy_discover_on_done(sweep_done, NULL);
+	proxy_discover_on_check(light_check, NULL);
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
 		goto out_poll;

@@ -1035,7 +1035,6 @@ gw_mib_init(const struct gw_conf *c)
 {
 	mib_nregs = 0;
 	gw_mib_set_deadline(c->request_timeout_ms);
-	gw_mib_set_sweep_interval(c->sweep_interval);
 	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
 	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
 	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||

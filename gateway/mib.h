@@ -282,7 +282,6 @@ void	gw_mib_sm_finalise(void);
 void	gw_mib_sm_query_config(int age_seconds, int max_per_requester);
 /* sweep.interval: a node no sweep reached for two of them is stale in
  * ibsnmpgwNodeState. */
-void	gw_mib_set_sweep_interval(int seconds);
 /* The IBSNMPGW-MIB base (snmp.sys-object-id-base) into o; its length, 0
  * if longer than max. Set by gw_mib_system_init. */
 size_t	gw_mib_sys_base(oid *o, size_t max);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gateway/mib.h"
+#include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
@@ -18,13 +19,6 @@ enum {
 	NODE_STALE
 };
 
-static int fabric_sweep_s = 300;	/* sweep.interval */
-
-void
-gw_mib_set_sweep_interval(int seconds)
-{
-	fabric_sweep_s = seconds;
-}
 
 /* The node of a row (index = inventory index + 1). Rows come only
  * from node_rows, which has checked that the requester may see it. */
@@ -113,7 +107,7 @@ node_state(const struct store_node *n)
 		return NODE_MKEY_REFUSED;
 	if (hi.state == HEALTH_SILENT)
 		return NODE_HELD;
-	if (ev_wall() - n->last_seen > 2 * (int64_t)fabric_sweep_s)
+	if (ev_wall() - n->last_seen > 2 * (int64_t)proxy_discover_period())
 		return NODE_STALE;
 	return NODE_OK;
 }

@@ -9,6 +9,7 @@
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
+#include "proxy/sa.h"
 #include "codec/smp.h"
 #include "store/events.h"
 #include "store/store.h"
@@ -43,7 +44,14 @@ static struct htab		 disc_nodes;
 static struct dnode		**disc_list;
 static size_t			 disc_n, disc_cap;
 static int			 disc_running, disc_outstanding;
-static int			 disc_interval;
+static struct proxy_sweep_conf	 disc_conf;
+static int			 disc_on;	/* between init and finalise */
+static int			 disc_sm_up;	/* SM events flow */
+static int			 disc_want;	/* a sweep is asked for */
+static int			 disc_again;	/* asked for during a sweep */
+static const char		*disc_why;	/* of the sweep asked for */
+static const char		*disc_cause;	/* of the running sweep */
+static uint64_t			 disc_due;	/* ev_now() the timer fires */
 static uint64_t			 disc_last_end;	/* ev_now() */
 static uint64_t			 disc_started;
 static struct ev_timer		 disc_timer;
@@ -52,6 +60,8 @@ static unsigned			 disc_links, disc_errors;
 static uint64_t			 disc_smps;
 static void			(*disc_done_fn)(void *);
 static void			*disc_done_arg;
+static void			(*disc_check_fn)(void *);
+static void			*disc_check_arg;
 static struct store_sm		*disc_sms;	/* SMInfo answers */
 static size_t			 disc_nsms, disc_smcap;
 
@@ -382,6 +392,100 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	return 0;
 }
 
+/* ---- When sweeps run */
+
+/* Full sweeps are this far apart now, in ms. */
+static uint64_t
+period_ms(void)
+{
+	int p = disc_conf.interval;
+
+	if (disc_sm_up && disc_conf.safety > p)
+		p = disc_conf.safety;
+	return (uint64_t)p * 1000;
+}
+
+int
+proxy_discover_period(void)
+{
+	return (int)(period_ms() / 1000);
+}
+
+static void
+arm(uint64_t at)
+{
+	uint64_t now = ev_now();
+
+	ev_timer_del(&disc_timer);
+	disc_due = at > now ? at : now;
+	ev_timer_add(&disc_timer, disc_due - now);
+}
+
+/* The timer fires at the next of: the sweep asked for (after the event
+ * delay, and not sooner than event_gap after the last sweep), the full
+ * sweep due one period after the last, or the next light check. */
+static void
+schedule_next(void)
+{
+	uint64_t full = disc_last_end + period_ms();
+	uint64_t check = disc_last_end + (uint64_t)disc_conf.interval * 1000;
+
+	if (disc_running || !disc_on)
+		return;		/* not initialised: nothing to drive */
+	if (disc_want) {
+		uint64_t gap = disc_last_end +
+		    (uint64_t)disc_conf.event_gap * 1000;
+		uint64_t at = ev_now() + (uint64_t)disc_conf.event_ms;
+
+		arm(at > gap ? at : gap);
+		return;
+	}
+	if (disc_conf.interval <= 0)
+		return;
+	/* Light checks run every interval while the period is longer. */
+	while (check < full && check <= ev_now())
+		check += (uint64_t)disc_conf.interval * 1000;
+	arm(check < full ? check : full);
+}
+
+void
+proxy_discover_event(const char *why)
+{
+	if (disc_running) {
+		if (!disc_again)
+			log_debug("discover: %s: another sweep after this one",
+			    why);
+		disc_again = 1;
+		disc_why = why;
+		return;
+	}
+	disc_why = why;
+	if (disc_want)
+		return;		/* armed by the first: a storm cannot push it */
+	log_debug("discover: %s: a sweep in %d ms", why, disc_conf.event_ms);
+	disc_want = 1;
+	schedule_next();
+}
+
+void
+proxy_discover_sm_events(int up)
+{
+	if (up == disc_sm_up)
+		return;
+	disc_sm_up = up;
+	log_info("discover: SM events %s: full sweeps every %d s", up ?
+	    "flow" : "stopped", proxy_discover_period());
+	if (!disc_want)
+		schedule_next();
+}
+
+void
+proxy_discover_on_check(void (*fn)(void *), void *arg)
+{
+	disc_check_fn = fn;
+	disc_check_arg = arg;
+}
+
 static uint64_t			 disc_port_failures;	/* at start */
 
 static uint64_t
@@ -405,8 +509,11 @@ free_sweep(void)
 	htab_free(&disc_nodes);
 	disc_running = 0;
 	disc_last_end = ev_now();
-	if (disc_interval > 0)
-		ev_timer_add(&disc_timer, (uint64_t)disc_interval * 1000);
+	if (disc_again) {
+		disc_again = 0;
+		disc_want = 1;
+	}
+	schedule_next();
 }
 
 /* A pulled cable at our own port: the sweep reached only ourselves,
@@ -466,6 +573,13 @@ diff_port(const struct store_node *old, const struct store_port *o,
 
 	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
 		return;
+	if ((p->state == 1) != (o->state == 1) &&
+	    store_event_link_since(old->guid, p->num, disc_started)) {
+		/* The SM reported this link while the sweep ran: what the
+		 * sweep read may be older. Another sweep settles it. */
+		disc_again = 1;
+		return;
+	}
 	if (p->state == 1 && o->state != 1)
 		post_state(STORE_EV_LINK_DOWN, old, p->num, p->lid, NULL,
 		    p->state);
@@ -558,6 +672,17 @@ finish_sweep(void)
 		free_sweep();
 		return;
 	}
+	/* Our own port's MasterSMLID: where the SA is now. */
+	if (disc_n > 0) {
+		const struct dnode *me = disc_list[0];
+		struct smp_portinfo pi;
+
+		if (me->entry_port <= me->n.num_ports &&
+		    me->ports[me->entry_port].pinfo_ok &&
+		    smp_decode_portinfo(me->ports[me->entry_port].pinfo,
+		    SMP_DATA_SIZE, &pi) == 0)
+			proxy_sa_set_master(pi.sm_lid);
+	}
 	diff_sweep();
 	store_sweep_begin();
 	for (size_t i = 0; i < disc_nsms; i++)
@@ -593,9 +718,9 @@ finish_sweep(void)
 	disc_st.duration_ms = ev_now() - disc_started;
 	disc_st.finished = ev_wall();
 	log_info("sweep %u done: %u nodes, %u links, %u unreachable, "
-	    "%llu SMPs, %u errors in %llu ms", disc_st.sweeps, nodes,
+	    "%llu SMPs, %u errors in %llu ms (%s)", disc_st.sweeps, nodes,
 	    disc_links, lost, (unsigned long long)disc_smps, disc_errors,
-	    (unsigned long long)disc_st.duration_ms);
+	    (unsigned long long)disc_st.duration_ms, disc_cause);
 	free_sweep();
 	if (disc_done_fn)
 		disc_done_fn(disc_done_arg);
@@ -651,8 +776,8 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 		finish_sweep();
 }
 
-int
-proxy_discover_start(void)
+static int
+start(const char *cause)
 {
 	struct store_path local = { 0 };
 
@@ -668,6 +793,8 @@ proxy_discover_start(void)
 	ev_timer_del(&disc_timer);
 	htab_init(&disc_nodes);
 	disc_running = 1;
+	disc_cause = cause;
+	disc_want = 0;
 	disc_links = disc_errors = 0;
 	disc_smps = 0;
 	disc_started = ev_now();
@@ -685,10 +812,38 @@ proxy_discover_start(void)
 	return 0;
 }
 
+/* ctl sweep, SIGUSR1, the local port back. */
+int
+proxy_discover_start(void)
+{
+	return start("asked");
+}
+
 static void
 timer_cb(void *arg)
 {
-	proxy_discover_start();
+	const char *cause;
+	int event = 0;
+
+	if (disc_want) {
+		cause = disc_why ? disc_why : "event";
+		event = disc_last_end != 0;	/* not the first sweep */
+	} else if (ev_now() < disc_last_end + period_ms()) {
+		/* SM events flow: what a sweep would find they report. A
+		 * light check keeps the SA records and the subscription
+		 * current, and notices another master (on_check). */
+		disc_st.checks++;
+		if (disc_check_fn)
+			disc_check_fn(disc_check_arg);
+		schedule_next();
+		return;
+	} else
+		cause = disc_sm_up ? "safety" : "interval";
+	if (start(cause) == 0)
+		disc_st.event_sweeps += event;
+	else if (!disc_running && proxy_mad_port_up())
+		schedule_next();
+	/* The local port down: proxy_mad_on_port_up starts the next. */
 }
 
 /* The inventory's attribute copies are read by the fabric context
@@ -728,37 +883,48 @@ check_inventory(void)
 		    "are garbled; the next sweep reads them again", bad);
 }
 
+/* A flapping link is quiet again: where did it settle? */
+static void
+settled_cb(uint64_t guid, uint8_t port, void *arg)
+{
+	(void)guid;
+	(void)port;
+	(void)arg;
+	proxy_discover_event("a flapping link settled");
+}
+
 int
-proxy_discover_init(int interval)
+proxy_discover_init(const struct proxy_sweep_conf *c)
 {
 	check_inventory();
-	disc_interval = interval;
+	store_event_on_settle(settled_cb, NULL);
+	disc_conf = *c;
 	ev_timer_init(&disc_timer, timer_cb, NULL);
-	ev_timer_add(&disc_timer, 0);
+	disc_on = 1;
+	disc_want = 1;
+	disc_why = "start";
+	arm(ev_now());
 	return 0;
 }
 
-/* A reload's discovery.interval: the next sweep is due that long after
+/* A reload's discovery section: the next sweep is due a period after
  * the last one ended (now, if that is past). */
 void
-proxy_discover_set_interval(int interval)
+proxy_discover_configure(const struct proxy_sweep_conf *c)
 {
-	if (interval == disc_interval)
+	if (memcmp(c, &disc_conf, sizeof(*c)) == 0)
 		return;
-	disc_interval = interval;
-	if (!disc_running && ev_timer_pending(&disc_timer)) {
-		uint64_t since = ev_now() - disc_last_end;
-		uint64_t want = (uint64_t)interval * 1000;
-
-		ev_timer_del(&disc_timer);
-		ev_timer_add(&disc_timer, since < want ? want - since : 0);
-	}
+	disc_conf = *c;
+	schedule_next();
 }
 
 void
 proxy_discover_finalise(void)
 {
+	store_event_on_settle(NULL, NULL);
 	ev_timer_del(&disc_timer);
+	disc_on = 0;
+	disc_want = disc_again = disc_sm_up = 0;
 	for (size_t i = 0; i < disc_n; i++) {
 		free(disc_list[i]->ports);
 		free(disc_list[i]);
@@ -783,6 +949,8 @@ void
 proxy_discover_get_stats(struct proxy_sweep_stats *st)
 {
 	*st = disc_st;
+	st->next_ms = disc_running ? 0 : disc_due;
+	st->safety = disc_sm_up && disc_conf.safety > disc_conf.interval;
 }
 
 void

@@ -11,6 +11,10 @@
 
 struct proxy_sweep_stats {
 	unsigned	 sweeps;
+	unsigned	 event_sweeps;	/* started by an SM event or a loss */
+	unsigned	 checks;	/* light checks instead of a sweep */
+	uint64_t	 next_ms;	/* ev_now() of the next sweep or check */
+	int		 safety;	/* SM events flow: safety period */
 	unsigned	 nodes, links, lost, errors;
 	uint64_t	 smps;
 	uint64_t	 duration_ms;
@@ -18,10 +22,33 @@ struct proxy_sweep_stats {
 	unsigned	 abandoned;	/* the local port went down */
 };
 
-/* interval: seconds between sweeps; the first starts at once. */
-int	proxy_discover_init(int interval);
+/* How sweeps are driven (docs/design.md, "Sweeps"):
+ *   interval: seconds between sweeps while no SM subscription is up;
+ *     while one is, a light check (the on_check hook: SA records, the
+ *     subscription, the master SM) runs at this period instead;
+ *   safety: seconds between full sweeps while SM events flow (at least
+ *     interval);
+ *   event_ms: delay of the sweep an SM event asks for, so that a burst
+ *     of Reports costs one sweep;
+ *   event_gap: seconds at least between the end of a sweep and an
+ *     event-driven one (a flapping link costs one sweep per gap).
+ * The first sweep starts at once. */
+struct proxy_sweep_conf {
+	int	 interval, safety, event_ms, event_gap;
+};
+int	proxy_discover_init(const struct proxy_sweep_conf *c);
 void	proxy_discover_finalise(void);
-void	proxy_discover_set_interval(int interval);
+void	proxy_discover_configure(const struct proxy_sweep_conf *c);
+/* The SM subscription went up (1) or down (0) (proxy/inform.c). */
+void	proxy_discover_sm_events(int up);
+/* Something may have changed that only a sweep sees (an SM Report, a
+ * lost subscription, another master): a sweep within event_ms. */
+void	proxy_discover_event(const char *why);
+/* Seconds a node may go unseen before it is stale: twice the period
+ * full sweeps run at now. */
+int	proxy_discover_period(void);
+/* Called at each light check (instead of a sweep). */
+void	proxy_discover_on_check(void (*fn)(void *), void *arg);
 /* Start a sweep now unless one is running. Returns 0 if started. */
 int	proxy_discover_start(void);
 int	proxy_discover_running(void);

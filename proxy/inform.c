@@ -23,6 +23,7 @@
 
 #include "codec/attr.h"
 #include "codec/smp.h"
+#include "proxy/discover.h"
 #include "proxy/inform.h"
 #include "proxy/mad.h"
 #include "proxy/sa.h"
@@ -416,6 +417,25 @@ notice_post(const uint8_t *nt, uint16_t trap, const struct store_node *n,
 	if ((trap == 64 || trap == 65) && n != NULL && port != 0 &&
 	    port <= n->num_ports && n->type != STORE_NODE_SWITCH)
 		(void)link_changed(n, port, lid, trap == 65 ? 1 : 4, trap);
+	/* What the inventory and the fabric view hold changed: a sweep
+	 * soon, in place of the periodic ones while Reports flow. */
+	switch (trap) {
+	case 64:
+		proxy_discover_event("trap 64, GID in service");
+		break;
+	case 65:
+		proxy_discover_event("trap 65, GID out of service");
+		break;
+	case 128:
+		proxy_discover_event("trap 128, link state");
+		break;
+	case 144:
+		proxy_discover_event("trap 144, capabilities or description");
+		break;
+	case 145:
+		proxy_discover_event("trap 145, system image GUID");
+		break;
+	}
 }
 
 /* A port GID the inventory does not know (the sweep cannot read a CA's
@@ -541,6 +561,7 @@ round_done(void)
 {
 	if (inf_ok == 0 || inf_failed > 0) {
 		inf_state = SUB_FAILED;
+		proxy_discover_sm_events(0);
 		inf_st.failures++;
 		log_warnx("inform: subscription at the SM (LID %u) failed for "
 		    "%u of %u traps; again in %d s (events from sweeps "
@@ -553,10 +574,13 @@ round_done(void)
 	inf_st.subscriptions++;
 	log_info("inform: subscribed at the SM (LID %u) to %u traps",
 	    inf_sm_lid, inf_ok);
+	proxy_discover_sm_events(1);
 	if (inf_lost) {
 		inf_lost = 0;
 		post_sub(STORE_EV_SUB_RESTORED, "SM event subscription in "
 		    "place again");
+		/* What happened while no Report came. */
+		proxy_discover_event("SM subscription restored");
 	}
 }
 
@@ -658,6 +682,7 @@ lost(const char *why)
 {
 	inf_st.lost++;
 	log_warnx("inform: %s: subscribing again", why);
+	proxy_discover_sm_events(0);
 	if (!inf_lost)
 		post_sub(STORE_EV_SUB_LOST, why);
 	inf_lost = 1;
@@ -755,6 +780,7 @@ proxy_inform_set(int on)
 			unsubscribe();
 		inf_state = SUB_OFF;
 		inf_gen++;
+		proxy_discover_sm_events(0);
 	} else
 		subscribe();
 }

@@ -117,13 +117,78 @@ one_mad:
 	return 0;
 }
 
-/* The master SM's LID: the last sweep's SMInfo (state master, 14.2.5.13)
- * and the inventory's LID of its port; else the local port's MasterSMLID. */
+/* MasterSMLID of our own port, last read: the master sets it in every
+ * port (IBA 14.4.8), so after a failover it names the new master before
+ * any sweep has asked the SMs for their SMInfo. */
+static uint16_t		 sa_master_seen;
+
+void
+proxy_sa_set_master(uint16_t lid)
+{
+	if (lid == 0 || lid >= 0xc000 || lid == sa_master_seen)
+		return;
+	if (sa_master_seen != 0)
+		log_notice("sa: the master SM is at LID %u now (was %u)", lid,
+		    sa_master_seen);
+	sa_master_seen = lid;
+}
+
+struct master_check {
+	void	(*done)(void *);
+	void	*arg;
+};
+
+static void
+master_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct master_check *mc = arg;
+	struct smp_portinfo pi;
+
+	if (status == 0 && smp_decode_portinfo(mad + SMP_DATA_OFFS,
+	    SMP_DATA_SIZE, &pi) == 0)
+		proxy_sa_set_master(pi.sm_lid);
+	mc->done(mc->arg);
+	free(mc);
+}
+
+int
+proxy_sa_check_master(void (*done)(void *), void *arg)
+{
+	struct proxy_local_port lp;
+	struct proxy_mad_args a;
+	struct master_check *mc;
+
+	if (proxy_mad_local(&lp) == -1 || (mc = malloc(sizeof(*mc))) == NULL)
+		return -1;
+	mc->done = done;
+	mc->arg = arg;
+	memset(&a, 0, sizeof(a));
+	a.node_key = lp.port_guid;
+	a.target.path.cnt = 0;		/* our own port (route "0") */
+	a.mgmt_class = ATTR_CLASS_SMI_DR;
+	a.method = SMP_METHOD_GET;
+	a.attr_id = SMP_ATTR_PORT_INFO;
+	a.attr_mod = lp.port;
+	if (proxy_mad_submit(&a, master_cb, mc) == -1) {
+		free(mc);
+		return -1;
+	}
+	return 0;
+}
+
+/* The master SM's LID: our own port's MasterSMLID as last read; else
+ * the last sweep's SMInfo (state master, 14.2.5.13) and the inventory's
+ * LID of its port; else the local port's MasterSMLID from the device. */
 uint16_t
 proxy_sa_master_lid(uint64_t *key)
 {
 	struct proxy_local_port lp;
 	size_t i;
+
+	if (sa_master_seen != 0) {
+		*key = sa_master_seen;
+		return sa_master_seen;
+	}
 
 	for (i = 0; i < store_sm_count(); i++) {
 		const struct store_sm *s = store_sm_at(i);
@@ -388,6 +453,7 @@ proxy_sa_finalise(void)
 {
 	/* Answers still in flight end in query_cb, which sees sa_on 0. */
 	sa_on = 0;
+	sa_master_seen = 0;
 	for (int k = 0; k < STORE_SA_MAX; k++)
 		acc_drop((enum store_sa_kind)k);
 	store_sa_set_refresh(NULL, NULL);

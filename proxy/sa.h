@@ -31,6 +31,13 @@ void	proxy_sa_get_stats(struct proxy_sa_stats *st);
 /* The master SM's LID (0: unknown); *key: its port GUID, for the MAD
  * engine's per-node queue. */
 uint16_t proxy_sa_master_lid(uint64_t *key);
+/* The MasterSMLID of the gateway's own port as last read (a sweep, or
+ * proxy_sa_check_master): the master SM as the fabric has it now. */
+void	proxy_sa_set_master(uint16_t lid);
+/* Read the own port's PortInfo (one SMP, IBA 14.2.5.6) and take its
+ * MasterSMLID; done(arg) afterwards, whether or not it was answered.
+ * Returns -1 if it could not be sent (done is not called). */
+int	proxy_sa_check_master(void (*done)(void *), void *arg);
 /* SA methods a caller may ask with (IBA 15.2.2 Table 186). */
 #define PROXY_SA_GET_TABLE	0x12
 #define PROXY_SA_GET_MULTI	0x14	/* sent as an RMPP transfer */

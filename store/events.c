@@ -158,6 +158,16 @@ store_event_by_seq(uint64_t seq)
 
 /* ---- Damping a flapping port's link events */
 
+static void	(*ev_settle_fn)(uint64_t, uint8_t, void *);
+static void	*ev_settle_arg;
+
+void
+store_event_on_settle(void (*fn)(uint64_t, uint8_t, void *), void *arg)
+{
+	ev_settle_fn = fn;
+	ev_settle_arg = arg;
+}
+
 static void
 hold_cb(void *arg)
 {
@@ -166,6 +176,8 @@ hold_cb(void *arg)
 
 	s->damped = 0;
 	s->ntimes = 0;
+	if (ev_settle_fn)
+		ev_settle_fn(s->key.guid, s->key.port, ev_settle_arg);
 	/* Quiet again: the state it settled in, if that is news. */
 	if (ev.type != s->emitted) {
 		ev.suppressed = s->suppressed;
@@ -279,18 +291,32 @@ store_event_post(struct store_event *ev)
 	return 1;
 }
 
-int
-store_event_link_state(uint64_t guid, uint8_t port)
+static const struct ev_state *
+link_state_of(uint64_t guid, uint8_t port)
 {
 	struct ev_key k;
-	const struct ev_state *st;
 
 	memset(&k, 0, sizeof(k));
 	k.guid = guid;
 	k.port = port;
 	k.cls = CLS_LINK;
-	st = htab_get(&ev_states, &k, sizeof(k));
+	return htab_get(&ev_states, &k, sizeof(k));
+}
+
+int
+store_event_link_state(uint64_t guid, uint8_t port)
+{
+	const struct ev_state *st = link_state_of(guid, port);
+
 	return st != NULL ? st->last : 0;
+}
+
+int
+store_event_link_since(uint64_t guid, uint8_t port, uint64_t since)
+{
+	const struct ev_state *st = link_state_of(guid, port);
+
+	return st != NULL && st->last_ms != 0 && st->last_ms >= since;
 }
 
 /* ---- Setup */

@@ -71,6 +71,12 @@ int	store_event_init(const struct store_event_conf *c);
 int	store_event_config(const struct store_event_conf *c);
 void	store_event_finalise(void);
 void	store_event_listen(store_event_fn fn, void *arg);
+/* Called when a damped (flapping) port is quiet again: the last word
+ * the stream had of it may be a reading from the middle of the flaps,
+ * and the SM does not report every flap, so proxy/discover.c reads the
+ * fabric again. NULL: none. */
+void	store_event_on_settle(void (*fn)(uint64_t guid, uint8_t port,
+	    void *arg), void *arg);
 /* Post one event (seq, when, suppressed are filled in). Returns 1 if
  * kept, 0 if dropped as a duplicate or damped. */
 int	store_event_post(struct store_event *ev);
@@ -83,6 +89,10 @@ void	store_event_get_stats(struct store_event_stats *st);
 /* The last link event type posted for a port (damped ones included),
  * 0 if none: where the stream thinks the link is. */
 int	store_event_link_state(uint64_t guid, uint8_t port);
+/* Whether a link event of the port was posted at or after since (an
+ * ev_now() time): what a sweep that started then read of the port may
+ * be older than that event. */
+int	store_event_link_since(uint64_t guid, uint8_t port, uint64_t since);
 const char *store_event_type_name(int type);
 const char *store_event_source_name(int source);
 

@@ -320,6 +320,34 @@ class TrapSink:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+GW_BASE = ".1.3.6.1.4.1.8072.9999.9999.117"   # IBSNMPGW-MIB
+TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0"
+
+
+def gw_notes(sink, since=0):
+    """The gateway's notifications at a TrapSink from index since:
+    (snmpTrapOID, node GUID, port, {oid: value}); GUID and port from
+    IBSNMPGW-MIB's event varbinds, 0 when absent."""
+    got = []
+    for d in sink.notes()[since:]:
+        vb = dict(d["varbinds"])
+        guid = [v for o, v in vb.items()
+                if o.startswith(GW_BASE + ".6.1.1.3.")]
+        port = [v for o, v in vb.items()
+                if o.startswith(GW_BASE + ".6.1.1.5.")]
+        got.append((vb.get(TRAP_OID), int(guid[0], 16) if guid else 0,
+                    port[0] if port else 0, vb))
+    return got
+
+
+def wait(cond, timeout, step=0.01):
+    """Poll cond until it holds or timeout seconds pass; its last value."""
+    end = time.time() + timeout
+    while time.time() < end and not cond():
+        time.sleep(step)
+    return cond()
+
+
 def build_shim(fab):
     """Compile fault_shim.c into the fabric's directory: the .so path, or
     the compiler's complaint (None without a compiler)."""

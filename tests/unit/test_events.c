@@ -116,6 +116,37 @@ test_dedup(void **state)
 	    1);
 }
 
+/* A sweep that started before the SM's last word on a port must not
+ * post what it read of it (proxy/discover.c asks for another). */
+static void
+test_link_since(void **state)
+{
+	uint64_t sweep_started;
+
+	(void)state;
+	assert_int_equal(store_event_link_since(0x20, 1, 0), 0);
+	assert_int_equal(post(STORE_EV_LINK_UP, STORE_SRC_SM, 0x20, 1), 1);
+	now_ms += 500;
+	sweep_started = now_ms;
+	assert_int_equal(store_event_link_since(0x20, 1, sweep_started), 0);
+	now_ms += 100;
+	assert_int_equal(post(STORE_EV_LINK_DOWN, STORE_SRC_SM, 0x20, 1), 1);
+	assert_int_equal(store_event_link_since(0x20, 1, sweep_started), 1);
+	/* Another port, another node, another class: not that link. */
+	assert_int_equal(store_event_link_since(0x20, 2, sweep_started), 0);
+	assert_int_equal(store_event_link_since(0x21, 1, sweep_started), 0);
+	assert_int_equal(post(STORE_EV_PORT_CHANGED, STORE_SRC_SM, 0x22, 1),
+	    1);
+	assert_int_equal(store_event_link_since(0x22, 1, sweep_started), 0);
+	/* A damped one still counts: the port moved. */
+	for (int i = 0; i < 6; i++) {
+		now_ms += 10;
+		post(i % 2 ? STORE_EV_LINK_UP : STORE_EV_LINK_DOWN,
+		    STORE_SRC_SM, 0x23, 1);
+	}
+	assert_int_equal(store_event_link_since(0x23, 1, now_ms), 1);
+}
+
 static void
 test_flap(void **state)
 {
@@ -201,6 +232,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dedup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_link_since, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_flap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),

@@ -462,6 +462,7 @@ main(int argc, char **argv)
 	log_info("ready");
 	ev_run();
 	rc = 0;
+	proxy_mad_exiting();
 
 out_poll:
 	gw_notify_finalise();

@@ -1203,6 +1203,14 @@ free_node(const void *k, size_t len, void *v, void *arg)
 	free(n);
 }
 
+static int			 mad_exiting;
+
+void
+proxy_mad_exiting(void)
+{
+	mad_exiting = 1;
+}
+
 void
 proxy_mad_finalise(void)
 {
@@ -1212,8 +1220,9 @@ proxy_mad_finalise(void)
 	ev_timer_del(&mad_rate_timer);
 	ev_timer_del(&mad_reopen_timer);
 	reader_stop();
-	/* Callbacks must not submit during shutdown: mad_fd is closed. */
-	if (mad_fd >= 0)
+	/* Callbacks must not submit during shutdown: mad_fd is forgotten
+	 * (and closed, unless the process exits: proxy_mad_exiting). */
+	if (mad_fd >= 0 && !mad_exiting)
 		umad_close_port(mad_fd);
 	mad_fd = -1;
 	if (mad_issm_fd >= 0)

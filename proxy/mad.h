@@ -94,6 +94,12 @@ struct proxy_local_port {
 int	proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	    int max_inflight, int max_inflight_node);
 void	proxy_mad_finalise(void);
+/* The process is about to exit: finalise leaves the umad port open for
+ * the kernel to close. umad2sim (ibsim 0.10) crashes in its receiver
+ * thread when a MAD arrives for an agent whose fd was closed (it locks
+ * the fd's data before checking it for NULL), and at exit answers and
+ * Reports may still be on their way. */
+void	proxy_mad_exiting(void);
 int	proxy_mad_local(struct proxy_local_port *lp);
 /* The M_Key carried in every SMP (0: none). Never logged. */
 void	proxy_mad_set_mkey(uint64_t mkey);

@@ -766,7 +766,9 @@ main(int argc, char **argv)
 	for (int i = 0; i < conf.max_peers; i++)
 		if (peers[i].sock >= 0)
 			close(peers[i].sock);
-	umad_close_port(umad_fd);
+	/* The umad port is left to the kernel: umad2sim (ibsim 0.10)
+	 * crashes in its receiver thread on a MAD that arrives for an
+	 * agent whose fd was closed (proxy/mad.h, proxy_mad_exiting). */
 	if (issm_fd >= 0)
 		close(issm_fd);
 	free(peers);

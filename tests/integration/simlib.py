@@ -178,7 +178,10 @@ class Fabric:
         stop() ends it). preload: a library loaded before umad2sim; env:
         more variables."""
         pid = self.pid()
-        os.kill(pid, sig)
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass            # the test stopped it itself
         for _ in range(100):
             try:
                 if open("/proc/%d/stat" % pid).read().split()[2] == "Z":
@@ -202,6 +205,7 @@ class Fabric:
             cwd=self.dir, stdout=log, stderr=log)
         with open(os.path.join(self.dir, "pids"), "a") as f:
             f.write("ibsnmpgw %d\n" % p.pid)
+        self.gw_proc = p      # our child: its exit status can be had
         for _ in range(200):
             if self.log().count("sweep 1 done") > before:
                 break

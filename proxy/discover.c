@@ -570,23 +570,30 @@ diff_port(const struct store_node *old, const struct store_port *o,
     const struct store_port *p)
 {
 	char what[64];
+	int now, stream;
 
 	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
 		return;
-	if ((p->state == 1) != (o->state == 1) &&
-	    store_event_link_since(old->guid, p->num, disc_started)) {
-		/* The SM reported this link while the sweep ran: what the
-		 * sweep read may be older. Another sweep settles it. */
+	now = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
+	/* Where the event stream has the link (0: never reported): the
+	 * SM's Reports may have moved it since the last sweep, and the SM
+	 * does not report every change (opensm drops repeated traps). */
+	stream = store_event_link_state(old->guid, p->num);
+	if (stream != now && store_event_link_since(old->guid, p->num,
+	    disc_started)) {
+		/* The SM reported this link while the sweep ran, and not as
+		 * the sweep read it: the reading may be the older. Another
+		 * sweep settles it. */
 		disc_again = 1;
+		disc_why = "a Report during the sweep";
 		return;
 	}
-	if (p->state == 1 && o->state != 1)
-		post_state(STORE_EV_LINK_DOWN, old, p->num, p->lid, NULL,
-		    p->state);
-	else if (o->state == 1 && p->state != 1)
-		post_state(STORE_EV_LINK_UP, old, p->num, p->lid, NULL,
-		    p->state);
-	else if (o->state == 4 && p->state == 4 && (o->width != p->width ||
+	if (stream != now && ((p->state == 1) != (o->state == 1) ||
+	    stream != 0)) {
+		post_state(now, old, p->num, p->lid, NULL, p->state);
+		return;
+	}
+	if (o->state == 4 && p->state == 4 && (o->width != p->width ||
 	    o->speed != p->speed)) {
 		snprintf(what, sizeof(what), "port %u width 0x%x->0x%x speed "
 		    "0x%x->0x%x", p->num, o->width, p->width, o->speed,
@@ -921,6 +928,8 @@ proxy_discover_configure(const struct proxy_sweep_conf *c)
 void
 proxy_discover_finalise(void)
 {
+	if (!disc_on)
+		return;		/* an init failure before ours */
 	store_event_on_settle(NULL, NULL);
 	ev_timer_del(&disc_timer);
 	disc_on = 0;

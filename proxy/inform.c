@@ -53,7 +53,9 @@ static uint16_t		 inf_sm_lid;	/* where the subscription is */
 static unsigned		 inf_pending, inf_ok, inf_failed;
 static uint32_t		 inf_gen;	/* of the current round */
 static int		 inf_lost;	/* restored is news */
+static int		 inf_inited;
 static int		 inf_verifying;
+static int		 inf_verify_fails;	/* unanswered checks in a row */
 static struct ev_timer	 inf_timer;
 static struct proxy_inform_stats inf_st;
 
@@ -681,6 +683,7 @@ static void
 lost(const char *why)
 {
 	inf_st.lost++;
+	inf_verify_fails = 0;
 	log_warnx("inform: %s: subscribing again", why);
 	proxy_discover_sm_events(0);
 	if (!inf_lost)
@@ -704,8 +707,18 @@ verify_cb(void *arg, int status, const uint8_t *recs, size_t n,
 		lost("the SM has no subscription of ours");
 		return;
 	}
-	if (status < 0 || proxy_mad_local(&lp) == -1)
-		return;		/* the SA did not answer: next sweep */
+	if (status < 0) {
+		/* The SA did not answer. Twice in a row, and the master is
+		 * taken for gone (no standby took over, or it has not yet):
+		 * subscribing again fails until an SM answers, and sweeps
+		 * go back to discovery.interval meanwhile. */
+		if (++inf_verify_fails >= 2)
+			lost("the SA does not answer");
+		return;
+	}
+	inf_verify_fails = 0;
+	if (proxy_mad_local(&lp) == -1)
+		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t g = 0;
 
@@ -761,6 +774,7 @@ proxy_inform_init(int on)
 	inf_on = on;
 	inf_state = SUB_OFF;
 	ev_timer_init(&inf_timer, timer_cb, NULL);
+	inf_inited = 1;
 	proxy_mad_on_request(IB_SA_CLASS, report_cb, NULL);
 	if (on && !proxy_mad_takes_reports())
 		log_warnx("inform: SA Reports cannot be received: SM events "
@@ -788,6 +802,9 @@ proxy_inform_set(int on)
 void
 proxy_inform_finalise(void)
 {
+	if (!inf_inited)
+		return;		/* an init failure before ours */
+	inf_inited = 0;
 	ev_timer_del(&inf_timer);
 	proxy_mad_on_request(IB_SA_CLASS, NULL, NULL);
 	inf_on = 0;

@@ -9,7 +9,9 @@ for what happened while no SM reported. Checks that a link that went
 down in the gap is notified all the same, that a later Unlink is
 reported through the new master within a second, that SA queries go to
 the new master and are answered, and prints the time from the standby's
-takeover to the first event delivered through it."""
+takeover to the first event delivered through it. Then the new master
+dies too: with no SM left, two unanswered checks bring sweeps back to
+discovery.interval."""
 
 import os
 import re
@@ -57,6 +59,11 @@ def sa():
     m = re.search(r"^sa sm-lid (\d+) queries (\d+) answers (\d+)",
                   fab.ctl("stats").stdout, re.M)
     return tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
+
+
+def driver():
+    m = re.search(r"^sweep-driver (\S+)", fab.ctl("stats").stdout, re.M)
+    return m.group(1) if m else None
 
 
 def standby_master():
@@ -114,6 +121,16 @@ def main():
             "answered %s -> %s" % (new_lid, s0, sa()), fab.ctl("stats").stdout)
     fab.cmd('ReLink "leaf01"[5]')
     fab.cmd('ReLink "leaf02"[6]')
+    # The new master dies too, and no SM is left: two unanswered checks
+    # and the gateway sweeps at discovery.interval again.
+    out = subprocess.run([simlib.SIM, "kill-sm", fab.dir],
+                         capture_output=True, text=True, timeout=60)
+    t0 = time.time()
+    ok = wait(lambda: driver() == "interval", 60)
+    R.check(out.returncode == 0 and ok, "no SM left: sweeps at "
+            "discovery.interval again after %.0f s (two light checks the "
+            "SA did not answer)" % (time.time() - t0),
+            out.stderr + fab.ctl("stats").stdout)
 
 
 simlib.run(main, fab, R)

@@ -117,30 +117,40 @@ put_pc(uint8_t *d, uint32_t rcv_data, uint32_t sym)
 	mad_encode_field(d, IB_PC_ERR_SYM_F, &sym);
 }
 
+/* A fresh database in /tmp holding one two-port CA, and the counters
+ * on it. */
 static void
-test_feed_and_restart(void **state)
+open_one_ca(char *path, size_t len, const char *tag, uint64_t guid,
+    int level)
 {
-	char path[64];
-	uint8_t d[192];
 	struct store_node n;
 	struct store_port p[3];
 	unsigned nodes, lost;
-	const struct ctr_port *cp;
 
-	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-ctr-%d.db", getpid());
+	snprintf(path, len, "/tmp/ibsnmpgw-%s-%d.db", tag, getpid());
 	unlink(path);
-	log_init("test_counters", 1, LOG_ERR);
+	log_init("test_counters", 1, level);
 	ev_init();
 	assert_int_equal(store_init(path), 0);
 	memset(&n, 0, sizeof(n));
 	memset(p, 0, sizeof(p));
-	n.guid = 0x1234;
+	n.guid = guid;
 	n.type = STORE_NODE_CA;
 	n.num_ports = 2;
 	store_sweep_begin();
 	store_sweep_node(&n, p);
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
 	assert_int_equal(counters_init(), 0);
+}
+
+static void
+test_feed_and_restart(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	const struct ctr_port *cp;
+
+	open_one_ca(path, sizeof(path), "ctr", 0x1234, LOG_ERR);
 	put_pc(d, 1000, 3);
 	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
 	put_pc(d, 0xffffffff, 3);
@@ -215,27 +225,11 @@ test_flush_dirty_only(void **state)
 {
 	char path[64];
 	uint8_t d[192];
-	struct store_node n;
-	struct store_port p[3];
-	unsigned nodes, lost;
 	uint64_t commits, rows, c0, r0;
 	sqlite3 *other;
 	const char *rcv = perf_ctrs[CTR_RCV_DATA].name;
 
-	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-ctrd-%d.db", getpid());
-	unlink(path);
-	log_init("test_counters", 1, LOG_CRIT);
-	ev_init();
-	assert_int_equal(store_init(path), 0);
-	memset(&n, 0, sizeof(n));
-	memset(p, 0, sizeof(p));
-	n.guid = 0x5678;
-	n.type = STORE_NODE_CA;
-	n.num_ports = 2;
-	store_sweep_begin();
-	store_sweep_node(&n, p);
-	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
-	assert_int_equal(counters_init(), 0);
+	open_one_ca(path, sizeof(path), "ctrd", 0x5678, LOG_CRIT);
 	counters_stats(&c0, &r0);
 	assert_int_equal(counters_flush(), 0);	/* nothing: no transaction */
 	counters_stats(&commits, &rows);

@@ -43,6 +43,10 @@ load() { "$work/snmpload" -d "$DUR" -w "$WIN" "$@"; }
 field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }'; }
 freeport() { /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# The gateway's statistics (IBSNMPGW-MIB) at the current endpoint $ep.
+STATS=.1.3.6.1.4.1.8072.9999.9999.117.2
+stat() { snmpget -v2c -c public -Oqv "$ep" "$STATS.$1.0"; }
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 # BENCH_ONLY="b d" runs only those parts ((a) runs with (c), (a') with (f)).
 ONLY=${BENCH_ONLY:-a b c d e f g h}
 want() { for w in "$@"; do case " $ONLY " in *" $w "*) return 0 ;; esac; done; return 1; }
@@ -94,9 +98,6 @@ echo "ibsnmpgw, its own sysDescr.0:       $own_out"
 
 echo
 echo "== (c) bulk walk of a 36-port switch's whole IB-SMA-MIB (leaf01), cold and warm"
-STATS=.1.3.6.1.4.1.8072.9999.9999.117.2
-stat() { snmpget -v2c -c public -Oqv "$ep" "$STATS.$1.0"; }
-ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 sent0=$(stat 1); retr0=$(stat 4)
 t=$(date +%s%N)
 snmpbulkwalk -v2c -c public@leaf01 -Cr30 -t 10 "$ep" .1.3.6.1.3.117.3 > "$work/cold.walk"

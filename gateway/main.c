@@ -188,14 +188,12 @@ reload(void)
 	gw_snmp_reload_users(gw_running, c);
 	proxy_mad_set_rate(c->mad_rate);
 	proxy_health_set_hold(c->mad_hold_down);
-	gw_mib_set_deadline(c->request_timeout_ms);
+	gw_mib_configure(c);
 	proxy_discover_configure(sweep_conf(c));
-	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
 	gw_notify_config(c);
 	proxy_mad_set_issm(c->sim_issm);
 	proxy_inform_set(c->sm_events);
 	proxy_tun_set_conf(&c->tunnel);
-	gw_mib_tunnel_config(c->tunnel_read_ahead);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
@@ -347,12 +345,56 @@ signals_init(void)
 	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, NULL);
 }
 
+/* `ibsnmpgw ctl ...`: the control socket's client. */
+static int
+ctl_main(const char *path, int argc, char **argv)
+{
+	struct gw_conf *c;
+	int rc;
+
+	if (argc < 1)
+		usage();
+	if ((c = gw_conf_load(path, stderr)) == NULL)
+		return 1;
+	rc = gw_ctl_client(c->control_socket, argc, argv);
+	gw_conf_free(c);
+	return rc;
+}
+
+/* -n: the key files must be readable too. */
+static int
+check_keys(const struct gw_conf *c)
+{
+	uint64_t k;
+
+	if ((c->mkey_file && gw_conf_read_key(c->mkey_file, "M_Key", &k,
+	    stderr)) || (c->sa_key_file && gw_conf_read_key(c->sa_key_file,
+	    "SM_Key", &k, stderr)))
+		return 1;
+	explicit_bzero(&k, sizeof(k));
+	printf("configuration ok\n");
+	return 0;
+}
+
+/* From here on, what libraries print on stderr is logged. */
+static void
+capture_stderr(void)
+{
+	if ((cap_fd = log_capture_stderr()) >= 0 &&
+	    ev_fd_add(cap_fd, POLLIN, stderr_cb, NULL) == -1) {
+		log_warnx("stderr of libraries is not drained into the log");
+		log_release_stderr();
+		cap_fd = -1;
+	}
+}
+
+static int	run(struct gw_conf *c);
+
 int
 main(int argc, char **argv)
 {
 	const char *path = DEFAULT_CONF;
-	int foreground = 0, check = 0, debug = 0, ch, rc = 1, devnull;
-	struct keys keys;
+	int foreground = 0, check = 0, debug = 0, ch, rc, devnull;
 	struct gw_conf *c;
 
 	/* Started with fd 0, 1 or 2 closed, the next open() (syslog's
@@ -376,16 +418,8 @@ main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (optind < argc && strcmp(argv[optind], "ctl") == 0) {
-		if (optind + 1 >= argc)
-			usage();
-		if ((c = gw_conf_load(path, stderr)) == NULL)
-			return 1;
-		rc = gw_ctl_client(c->control_socket, argc - optind - 1,
-		    argv + optind + 1);
-		gw_conf_free(c);
-		return rc;
-	}
+	if (optind < argc && strcmp(argv[optind], "ctl") == 0)
+		return ctl_main(path, argc - optind - 1, argv + optind + 1);
 	if (optind != argc)
 		usage();
 
@@ -394,31 +428,28 @@ main(int argc, char **argv)
 	gw_running = c;
 	gw_conf_path = path;
 	if (check) {
-		uint64_t k;
-
-		if ((c->mkey_file && gw_conf_read_key(c->mkey_file, "M_Key",
-		    &k, stderr)) || (c->sa_key_file && gw_conf_read_key(
-		    c->sa_key_file, "SM_Key", &k, stderr))) {
-			gw_conf_free(c);
-			return 1;
-		}
-		explicit_bzero(&k, sizeof(k));
-		printf("configuration ok\n");
+		rc = check_keys(c);
 		gw_conf_free(c);
-		return 0;
+		return rc;
 	}
 	log_init("ibsnmpgw", foreground, debug ? LOG_DEBUG :
 	    c->log_level ? log_level_from_name(c->log_level) : LOG_INFO);
 	log_info("ibsnmpgw %s starting", PACKAGE_VERSION);
 
+	return run(c);
+}
+
+/* The daemon: every module started in order, the event loop, and every
+ * module stopped in the reverse order (a failed start unwinds from
+ * where it stopped). */
+static int
+run(struct gw_conf *c)
+{
+	struct keys keys;
+	int rc = 1;
+
 	ev_init();
-	/* From here on, what libraries print on stderr is logged. */
-	if ((cap_fd = log_capture_stderr()) >= 0 &&
-	    ev_fd_add(cap_fd, POLLIN, stderr_cb, NULL) == -1) {
-		log_warnx("stderr of libraries is not drained into the log");
-		log_release_stderr();
-		cap_fd = -1;
-	}
+	capture_stderr();
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	if (store_init(c->store_path) == -1)
@@ -440,8 +471,8 @@ main(int argc, char **argv)
 	if (read_keys(c, &keys) == -1)
 		goto out_cache;
 	apply_keys(c, &keys);
-	if (gw_snmp_init(c) == -1 || gw_mib_system_init(c) == -1 ||
-	    gw_mib_init(c) == -1 || gw_snmp_start(c) == -1)
+	if (gw_snmp_init(c) == -1 || gw_mib_init(c) == -1 ||
+	    gw_snmp_start(c) == -1)
 		goto out_snmp;
 	if (signals_init() == -1 ||
 	    proxy_poll_init(c->policies, c->npolicies) == -1 ||

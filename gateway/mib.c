@@ -20,6 +20,7 @@
 #include "codec/attr.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
+#include "gateway/mib_int.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -60,124 +61,8 @@ struct gw_job {
 	int			 answered;	/* value (not error) set */
 };
 
-static netsnmp_handler_registration *mib_regs[128];
-static int mib_nregs;
-static struct gw_table *mib_copies[64];	/* rebase() */
-static int mib_ncopies;
 static uint64_t mib_deadline_ms = 10000;	/* snmp.request-timeout-ms */
 static uint64_t mib_deadlines;		/* varbinds answered by it */
-
-/* Values */
-
-int
-gw_val_int(struct gw_val *v, long l)
-{
-	v->type = ASN_INTEGER;
-	v->l = l;
-	return 0;
-}
-
-int
-gw_val_uint(struct gw_val *v, unsigned long ul)
-{
-	v->type = ASN_UNSIGNED;
-	v->l = (long)(ul & 0xffffffffUL);
-	return 0;
-}
-
-int
-gw_val_counter(struct gw_val *v, unsigned long ul)
-{
-	v->type = ASN_COUNTER;
-	v->l = (long)(ul & 0xffffffffUL);
-	return 0;
-}
-
-int
-gw_val_counter64(struct gw_val *v, uint64_t x)
-{
-	v->type = ASN_COUNTER64;
-	v->c64.high = (u_long)(x >> 32);
-	v->c64.low = (u_long)(x & 0xffffffff);
-	return 0;
-}
-
-int
-gw_val_truth(struct gw_val *v, int b)
-{
-	return gw_val_int(v, b ? 1 : 2);	/* TruthValue, RFC 2579 */
-}
-
-int
-gw_val_octets(struct gw_val *v, const void *p, size_t len)
-{
-	v->type = ASN_OCTET_STR;
-	if (len > sizeof(v->buf))
-		len = sizeof(v->buf);
-	memcpy(v->buf, p, len);
-	v->len = len;
-	return 0;
-}
-
-int
-gw_val_guid(struct gw_val *v, uint64_t guid)
-{
-	/* IbGuid: 8 octets, network order. */
-	v->type = ASN_OCTET_STR;
-	for (int i = 0; i < 8; i++)
-		v->buf[i] = guid >> (56 - 8 * i);
-	v->len = 8;
-	return 0;
-}
-
-int
-gw_val_gauge(struct gw_val *v, uint64_t x)
-{
-	v->type = ASN_GAUGE;
-	v->l = (long)(x > 0xffffffffULL ? 0xffffffffULL : x);
-	return 0;
-}
-
-int
-gw_val_oid(struct gw_val *v, const oid *o, size_t n)
-{
-	v->type = ASN_OBJECT_ID;
-	v->len = n * sizeof(oid);
-	if (v->len > sizeof(v->buf))
-		v->len = 0;
-	memcpy(v->buf, o, v->len);
-	return 0;
-}
-
-/* Set v and check it against the MIB's range: GW_BAD (genErr) when the
- * fabric answered a value the object cannot hold. */
-int
-gw_val_uint_in(struct gw_val *v, unsigned long ul, unsigned long lo,
-    unsigned long hi)
-{
-	gw_val_uint(v, ul);
-	return ul >= lo && ul <= hi ? 0 : GW_BAD;
-}
-
-int
-gw_val_int_in(struct gw_val *v, long l, long lo, long hi)
-{
-	gw_val_int(v, l);
-	return l >= lo && l <= hi ? 0 : GW_BAD;
-}
-
-void
-gw_val_set(netsnmp_request_info *r, const struct gw_val *v)
-{
-	if (v->type == ASN_OCTET_STR || v->type == ASN_OBJECT_ID)
-		snmp_set_var_typed_value(r->requestvb, v->type, v->buf, v->len);
-	else if (v->type == ASN_COUNTER64)
-		snmp_set_var_typed_value(r->requestvb, v->type, &v->c64,
-		    sizeof(v->c64));
-	else
-		snmp_set_var_typed_value(r->requestvb, v->type, &v->l,
-		    sizeof(v->l));
-}
 
 /* Rows */
 
@@ -189,21 +74,6 @@ row_cmp(const struct gw_row *a, const struct gw_row *b, int n)
 		if (a->i[k] != b->i[k])
 			return a->i[k] < b->i[k] ? -1 : 1;
 	return 0;
-}
-
-int
-gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo, uint32_t hi,
-    struct gw_row *out)
-{
-	uint64_t want = (uint64_t)lb->i[0] + (inclusive ? 0 : 1);
-
-	if (want < lo)
-		want = lo;
-	if (want > hi)
-		return 0;
-	memset(out, 0, sizeof(*out));
-	out->i[0] = (uint32_t)want;
-	return 1;
 }
 
 /* Attribute access for tables. */
@@ -967,7 +837,7 @@ gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	job_run(&j, reqinfo, r);
 }
 
-static int
+int
 gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
     netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
@@ -984,79 +854,6 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		gw_mib_serve(h, reg, reqinfo, r);
 	}
 	return SNMP_ERR_NOERROR;
-}
-
-/* A table under the configured IBSNMPGW-MIB base: a copy with the base
- * in front, kept until shutdown. */
-static const struct gw_table *
-rebase(const struct gw_table *t)
-{
-	struct gw_table *c;
-	oid base[MAX_OID_LEN];
-	size_t n = gw_mib_sys_base(base, MAX_OID_LEN - t->base_len);
-
-	if (n == 0 || (c = malloc(sizeof(*c))) == NULL)
-		return NULL;
-	*c = *t;
-	memcpy(c->base, base, n * sizeof(oid));
-	memcpy(c->base + n, t->base, t->base_len * sizeof(oid));
-	c->base_len = n + t->base_len;
-	mib_copies[mib_ncopies++] = c;
-	return c;
-}
-
-int
-gw_mib_register(const struct gw_table *t)
-{
-	netsnmp_handler_registration *reg;
-
-	if (mib_nregs == (int)(sizeof(mib_regs) / sizeof(mib_regs[0]))) {
-		log_warnx("mib: too many tables for %s", t->name);
-		return -1;
-	}
-	if (t->under_sys_base && (t = rebase(t)) == NULL)
-		return -1;
-	reg = netsnmp_create_handler_registration(t->name, gw_mib_handler,
-	    t->base, t->base_len, HANDLER_CAN_RONLY);
-	if (reg == NULL)
-		return -1;
-	reg->handler->myvoid = (void *)t;
-	reg->contextName = strdup(t->context ? t->context : GW_NODE_CONTEXT);
-	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK) {
-		log_warnx("mib: cannot register %s", t->name);
-		return -1;
-	}
-	mib_regs[mib_nregs++] = reg;
-	return 0;
-}
-
-int
-gw_mib_init(const struct gw_conf *c)
-{
-	mib_nregs = 0;
-	gw_mib_set_deadline(c->request_timeout_ms);
-	gw_mib_sm_query_config(c->fabric_query_age, c->fabric_query_max);
-	if (gw_mib_sma_init() == -1 || gw_mib_sma_tables_init() == -1 ||
-	    gw_mib_node_system_init(c) == -1 || gw_mib_if_init() == -1 ||
-	    gw_mib_ibif_init() == -1 || gw_mib_gwport_init() == -1 ||
-	    gw_mib_fabric_init() == -1 || gw_mib_events_init() == -1 ||
-	    gw_mib_sm_init() == -1 || gw_mib_tunnel_init() == -1)
-		return -1;
-	gw_mib_tunnel_config(c->tunnel_read_ahead);
-	return 0;
-}
-
-void
-gw_mib_finalise(void)
-{
-	/* net-snmp frees registrations in shutdown_agent(), which never
-	 * calls a handler or frees its myvoid (no data_free is set). */
-	mib_nregs = 0;
-	gw_mib_sm_finalise();
-	gw_mib_tunnel_finalise();
-	for (int i = 0; i < mib_ncopies; i++)
-		free(mib_copies[i]);
-	mib_ncopies = 0;
 }
 
 void

@@ -138,12 +138,16 @@ struct gw_col {
 	long		 bias, other;	/* GW_K_ENUM: lo..hi + bias, else other */
 };
 
-#define GW_GET(sub, nm, fn)	{ .subid = (sub), .name = (nm), .get = (fn) }
-#define GW_GETA(sub, nm, fn, a) \
-	{ .subid = (sub), .name = (nm), .get = (fn), .arg = (a) }
-/* A field column: {subid, name, attribute, field, kind, range}. */
-#define GW_FIELD(sub, nm, at, f, k, ...) \
-	{ .subid = (sub), .name = (nm), .attr = (at), .field = (f), \
+/* Columns are named by their MIB descriptor; the subid is the MIB's,
+ * from gateway/oids.h (GW_ARC_<name>), so neither is written
+ * twice. */
+#define GW_GET(nm, fn) \
+	{ .subid = GW_ARC_##nm, .name = #nm, .get = (fn) }
+#define GW_GETA(nm, fn, a) \
+	{ .subid = GW_ARC_##nm, .name = #nm, .get = (fn), .arg = (a) }
+/* A field column: {name, attribute, field, kind, range}. */
+#define GW_FIELD(nm, at, f, k, ...) \
+	{ .subid = GW_ARC_##nm, .name = #nm, .attr = (at), .field = (f), \
 	  .kind = (k), __VA_ARGS__ }
 #define GW_RANGE(l, h)		.ranged = 1, .lo = (l), .hi = (h)
 #define GW_CODES(l, h, b, o)	.lo = (l), .hi = (h), .bias = (b), .other = (o)
@@ -194,9 +198,36 @@ struct gw_table {
 	const char		*context;
 };
 
+/* A table file: the MIB module, or the part of one, that it serves.
+ * gateway/mib/modules.h lists every module in start order; each hook
+ * is optional. Adding a table is its file and one line there. */
+struct gw_mib_module {
+	const char		 *name;		/* for log lines */
+	const struct gw_table	*const *tables;	/* NULL-terminated */
+	/* Before the tables are registered; -1 stops the start. */
+	int	(*init)(const struct gw_conf *c);
+	/* After init, and on every reload: where a module's settings are
+	 * applied, the one place for both. */
+	void	(*configure)(const struct gw_conf *c);
+	/* At shutdown, in the reverse of start order. */
+	void	(*finalise)(void);
+};
+
+/* Start every module (gateway/mib_reg.c), apply a (reloaded)
+ * configuration to them, stop them. */
 int	gw_mib_init(const struct gw_conf *c);
+void	gw_mib_configure(const struct gw_conf *c);
 void	gw_mib_finalise(void);
-int	gw_mib_register(const struct gw_table *t);
+/* What the evaluator assumes of a table (columns in ascending order,
+ * an index with a row enumerator, ...): 0, or -1 with the fault in
+ * why. Registration refuses a table that fails it. */
+int	gw_mib_table_check(const struct gw_table *t, char *why, size_t len);
+/* The module list, in start order (tests). */
+const struct gw_mib_module *const *gw_mib_modules(size_t *n);
+/* Whether two tables share a context and serve an OID in common (a
+ * GETNEXT could not tell whose rows come first). */
+int	gw_mib_tables_overlap(const struct gw_table *a,
+	    const struct gw_table *b);
 
 /* A field column's value from its raw field: 0, or GW_BAD outside its
  * range (exposed for unit tests). */
@@ -219,9 +250,7 @@ void	gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
  * source. prefer: 1 when r went to the node's agent (a `tunnel:
  * prefer` node whose agent may have the table's subtree; gw_mib_serve
  * answers if it has not), 0 when the table answers as usual. */
-int	gw_mib_tunnel_init(void);
-void	gw_mib_tunnel_finalise(void);
-void	gw_mib_tunnel_config(int read_ahead);
+extern const struct gw_mib_module gw_mod_tunnel;	/* its module */
 int	gw_mib_tunnel_prefer(netsnmp_mib_handler *h,
 	    netsnmp_handler_registration *reg, netsnmp_agent_request_info *ri,
 	    netsnmp_request_info *r, const struct store_node *n);
@@ -258,32 +287,12 @@ int	gw_val_uint_in(struct gw_val *v, unsigned long ul, unsigned long lo,
 	    unsigned long hi);
 int	gw_val_int_in(struct gw_val *v, long l, long lo, long hi);
 
-/* OID roots of the node-context MIB modules. */
-#define GW_SMA_OBJECTS	1, 3, 6, 1, 3, 117, 3, 1	/* ibSmaObjects */
-#define GW_IBIF_OBJECTS	1, 3, 6, 1, 3, 117, 2, 1	/* ibIfObjects */
-
 /* Helpers for row enumeration over a 1..n single index. */
 int	gw_row_range(const struct gw_row *lb, int inclusive, uint32_t lo,
 	    uint32_t hi, struct gw_row *out);
 
-/* Modules (one file each). */
-int	gw_mib_sma_init(void);
-int	gw_mib_sma_tables_init(void);
-int	gw_mib_system_init(const struct gw_conf *c);
-int	gw_mib_node_system_init(const struct gw_conf *c);
-int	gw_mib_if_init(void);
-int	gw_mib_ibif_init(void);
-int	gw_mib_gwport_init(void);
-int	gw_mib_fabric_init(void);
-int	gw_mib_events_init(void);
-int	gw_mib_sm_init(void);		/* IB-SM-MIB, fabric context */
-void	gw_mib_sm_finalise(void);
-/* snmp.fabric-query-age and -max (IB-SM-MIB path and trace rows). */
-void	gw_mib_sm_query_config(int age_seconds, int max_per_requester);
-/* sweep.interval: a node no sweep reached for two of them is stale in
- * ibsnmpgwNodeState. */
 /* The IBSNMPGW-MIB base (snmp.sys-object-id-base) into o; its length, 0
- * if longer than max. Set by gw_mib_system_init. */
+ * if longer than max. */
 size_t	gw_mib_sys_base(oid *o, size_t max);
 
 /* The context name that reaches node n (ibsnmpgwNodeContext): its

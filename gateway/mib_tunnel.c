@@ -672,10 +672,10 @@ gw_mib_tunnel_prefer(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 /* At start and on every reload: the policies' tunnel modes,
  * communities and TTLs may have changed, so no answer cached under the
  * old ones is used again. */
-void
-gw_mib_tunnel_config(int read_ahead)
+static void
+tunnel_configure(const struct gw_conf *c)
 {
-	tun_read_ahead = read_ahead;
+	tun_read_ahead = c->tunnel_read_ahead;
 	tc_flush();
 }
 
@@ -708,8 +708,8 @@ gw_mib_tunnel_stats(struct gw_mib_tunnel_stats *st)
 	st->errors = tun_errors;
 }
 
-int
-gw_mib_tunnel_init(void)
+static int
+tunnel_init(const struct gw_conf *c)
 {
 	static oid one[] = { 1, 3 };
 
@@ -730,11 +730,18 @@ gw_mib_tunnel_init(void)
 	return 0;
 }
 
-void
-gw_mib_tunnel_finalise(void)
+static void
+tunnel_finalise(void)
 {
 	tc_flush();
 	htab_free(&tc);
 	tun_reg = NULL;
 	tun_h = NULL;
 }
+
+const struct gw_mib_module gw_mod_tunnel = {
+	.name = "IB SNMP Tunneling",
+	.init = tunnel_init,
+	.configure = tunnel_configure,
+	.finalise = tunnel_finalise,
+};

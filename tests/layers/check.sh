@@ -1,10 +1,14 @@
 #!/bin/sh
-# Layers only look down: util < codec < store < proxy < gateway. No file
-# of a layer includes a header of a higher one, and the gateway's table
-# files (mib_*.c) import only gateway/mib.h and gateway/mib_node.h
-# (the IB-SM-MIB files also gateway/mib_sm.h; the event and IF-MIB
-# tables the notifier's read-only gateway/notify.h), never each other.
-# Run by make check; prints every violation.
+# The house's rules, checked on every include line and file; run by make
+# check, which prints every violation.
+#  1. Layers only look down: util < codec < store < proxy < gateway. No
+#     file of a layer includes a header of a higher one.
+#  2. gateway/mib/ holds the table files. They import the engine's API
+#     (gateway/mib.h, gateway/oids.h, the notifier's read-only
+#     gateway/notify.h) and their own folder's headers, never the rest
+#     of gateway/.
+#  3. The rest of gateway/ does not reach into gateway/mib/: only the
+#     registration (gateway/mib_reg.c) reads the module list.
 top=${top_srcdir:-$(dirname "$0")/../..}
 cd "$top" || exit 99
 
@@ -17,33 +21,35 @@ rank() {
 
 bad=0
 checked=0
-for f in util/*.[ch] codec/*.[ch] store/*.[ch] proxy/*.[ch] gateway/*.[ch]; do
+complain() {
+	echo "$*"
+	bad=$((bad + 1))
+}
+
+for f in util/*.[ch] codec/*.[ch] store/*.[ch] proxy/*.[ch] gateway/*.[ch] \
+    gateway/mib/*.[ch]; do
 	[ -f "$f" ] || continue
 	checked=$((checked + 1))
 	own=$(rank "${f%%/*}")
 	for inc in $(sed -n 's/^#[ \t]*include[ \t]*"\([a-z]*\/[^"]*\)".*/\1/p' "$f"); do
-		dir=${inc%%/*}
-		r=$(rank "$dir")
-		if [ "$r" -gt "$own" ]; then
-			echo "$f includes $inc: ${f%%/*} is below $dir"
-			bad=$((bad + 1))
-		fi
-		case $f in
-		gateway/mib_node.[ch]|gateway/mib.[ch]|gateway/mib_sm.h) ;;
-		gateway/mib_*.c)
-			case $f:$inc in
-			*:gateway/mib.h|*:gateway/mib_node.h) ;;
-			gateway/mib_sm*.c:gateway/mib_sm.h) ;;
-			gateway/mib_events.c:gateway/notify.h) ;;
-			gateway/mib_if.c:gateway/notify.h) ;;
-			*:gateway/*)
-				echo "$f includes $inc: table files import" \
-				    "only mib.h and mib_node.h"
-				bad=$((bad + 1)) ;;
-			esac ;;
+		r=$(rank "${inc%%/*}")
+		[ "$r" -gt "$own" ] &&
+			complain "$f includes $inc: ${f%%/*} is below ${inc%%/*}"
+		case $f:$inc in
+		gateway/mib/*:gateway/mib/*.h) ;;
+		gateway/mib/*:gateway/mib.h|gateway/mib/*:gateway/oids.h) ;;
+		gateway/mib/*:gateway/notify.h) ;;
+		gateway/mib/*:gateway/*)
+			complain "$f includes $inc: table files import only" \
+			    "the engine's API and gateway/mib/" ;;
+		gateway/mib_reg.c:gateway/mib/modules.h) ;;
+		gateway/*:gateway/mib/*)
+			complain "$f includes $inc: only gateway/mib_reg.c" \
+			    "reads gateway/mib/ (its module list)" ;;
 		esac
 	done
 done
+
 # The check must have seen the tree, or it proves nothing.
 if [ "$checked" -lt 40 ]; then
 	echo "only $checked files found under $top"

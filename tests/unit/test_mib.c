@@ -1,5 +1,5 @@
 /* gw_mib: the evaluator and the row enumerators, chrony style: mib.c and
- * mib_sma_tables.c are included, so their static functions are tested
+ * mib/ib_sma_mib_tables.c are included, so their static functions are tested
  * directly; the cache is the real one, filled with answers built with
  * libibmad, and a fetch function that only counts. A fake table
  * exercises GET and GETNEXT on index bounds the wire can carry
@@ -13,9 +13,19 @@
 #include <cmocka.h>
 
 #include "gateway/mib.c"
-#include "gateway/mib_sma_tables.c"
+#include "gateway/mib/ib_sma_mib_tables.c"
 
 #include "util/log.h"
+
+/* The fake tables' columns, as gateway/oids.h would name them. */
+#define GW_ARC_c1	1
+#define GW_ARC_c2	2
+#define GW_ARC_c3	3
+#define GW_ARC_e	1
+#define GW_ARC_b	1
+#define GW_ARC_t	1
+#define GW_ARC_r	1
+#define GW_ARC_o	1
 
 static int fetches;
 
@@ -87,9 +97,9 @@ fake_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col fake_cols[] = {
-	GW_GETA(1, "c1", fake_val, 1),
-	GW_GETA(2, "c2", fake_val, 2),
-	GW_GETA(3, "c3", fake_val, 3),
+	GW_GETA(c1, fake_val, 1),
+	GW_GETA(c2, fake_val, 2),
+	GW_GETA(c3, fake_val, 3),
 };
 
 static const struct gw_table fake = {
@@ -266,15 +276,15 @@ test_scalars(void **state)
 static void
 test_field_values(void **state)
 {
-	const struct gw_col en = GW_FIELD(1, "e", ATTR_PORT_INFO, 0, GW_K_ENUM,
+	const struct gw_col en = GW_FIELD(e, ATTR_PORT_INFO, 0, GW_K_ENUM,
 	    GW_CODES(1, 4, 0, 5));
-	const struct gw_col bias = GW_FIELD(1, "b", ATTR_SM_INFO, 0,
+	const struct gw_col bias = GW_FIELD(b, ATTR_SM_INFO, 0,
 	    GW_K_ENUM, GW_CODES(0, 3, 1, 5));
-	const struct gw_col truth = GW_FIELD(1, "t", ATTR_PORT_INFO, 0,
+	const struct gw_col truth = GW_FIELD(t, ATTR_PORT_INFO, 0,
 	    GW_K_TRUTH, GW_MASK(1u << 9));
-	const struct gw_col ranged = GW_FIELD(1, "r", ATTR_PORT_INFO, 0,
+	const struct gw_col ranged = GW_FIELD(r, ATTR_PORT_INFO, 0,
 	    GW_K_UINT, GW_RANGE(1, 255));
-	const struct gw_col oct = GW_FIELD(1, "o", ATTR_NODE_INFO, 0,
+	const struct gw_col oct = GW_FIELD(o, ATTR_NODE_INFO, 0,
 	    GW_K_OCTETS, GW_NOCTETS(3));
 	struct gw_val v;
 

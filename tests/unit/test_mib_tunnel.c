@@ -97,11 +97,20 @@ static const oid a[] = { 1, 3, 6, 1, 2, 1, 1, 1, 0 };
 static const oid b[] = { 1, 3, 6, 1, 2, 1, 25 };
 static const oid b_get[] = { 1, 3, 6, 1, 2, 1, 25, 1, 1, 0 };
 
+/* The module's reload: empties the cache. */
+static void
+reload(void)
+{
+	struct gw_conf c = { .tunnel_read_ahead = 20 };
+
+	gw_mod_tunnel.configure(&c);
+}
+
 static int
 setup(void **state)
 {
 	(void)state;
-	gw_mib_tunnel_config(20);	/* empty */
+	reload();	/* empty */
 	return 0;
 }
 
@@ -226,7 +235,7 @@ test_ttl_zero(void **state)
 	/* A reload empties the cache. */
 	assert_int_equal(absorb(1, a, OID_LENGTH(a), b_get, OID_LENGTH(b_get),
 	    get_ok, sizeof(get_ok), 1, 5, 44), 0);
-	gw_mib_tunnel_config(20);
+	reload();
 	assert_int_equal(gw_mib_tunnel_cached(), 0);
 }
 

@@ -6,7 +6,8 @@
 #include "codec/perf.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
+#include "gateway/oids.h"
+#include "gateway/mib/node.h"
 #include "store/counters.h"
 
 int

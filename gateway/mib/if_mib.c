@@ -15,8 +15,9 @@
 #include "codec/perf.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
+#include "gateway/oids.h"
 #include "gateway/notify.h"
-#include "gateway/mib_node.h"
+#include "gateway/mib/node.h"
 #include "store/counters.h"
 
 /* A port's IF-MIB counters per draft-ietf-ipoib-ibif-mib 3.4. */
@@ -99,12 +100,12 @@ if_number(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col number_cols[] = {
-	GW_GET(1, "ifNumber", if_number),
+	GW_GET(ifNumber, if_number),
 };
 
 static const struct gw_table number_table = {
 	.name = "interfaces",
-	.GW_OID(1, 3, 6, 1, 2, 1, 2),
+	.GW_OID(GW_OID_interfaces),
 	.GW_COLS(number_cols),
 };
 
@@ -274,29 +275,29 @@ if_disc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col if_cols[] = {
-	GW_GET(1, "ifIndex", if_index),
-	GW_GET(2, "ifDescr", if_descr),
-	GW_GET(3, "ifType", if_type),
-	GW_GET(4, "ifMtu", if_mtu),
-	GW_GET(5, "ifSpeed", if_speed),
-	GW_GET(6, "ifPhysAddress", if_phys),
-	GW_GET(7, "ifAdminStatus", if_admin),
-	GW_GET(8, "ifOperStatus", if_oper),
-	GW_GET(9, "ifLastChange", if_last_change),
-	GW_GET(10, "ifInOctets", if_in_octets),
-	GW_GET(11, "ifInUcastPkts", if_in_ucast),
-	GW_GET(13, "ifInDiscards", if_in_discards),
-	GW_GET(14, "ifInErrors", if_in_errors),
-	GW_GET(15, "ifInUnknownProtos", zero32),
-	GW_GET(16, "ifOutOctets", if_out_octets),
-	GW_GET(17, "ifOutUcastPkts", if_out_ucast),
-	GW_GET(19, "ifOutDiscards", if_out_discards),
-	GW_GET(20, "ifOutErrors", zero32),
+	GW_GET(ifIndex, if_index),
+	GW_GET(ifDescr, if_descr),
+	GW_GET(ifType, if_type),
+	GW_GET(ifMtu, if_mtu),
+	GW_GET(ifSpeed, if_speed),
+	GW_GET(ifPhysAddress, if_phys),
+	GW_GET(ifAdminStatus, if_admin),
+	GW_GET(ifOperStatus, if_oper),
+	GW_GET(ifLastChange, if_last_change),
+	GW_GET(ifInOctets, if_in_octets),
+	GW_GET(ifInUcastPkts, if_in_ucast),
+	GW_GET(ifInDiscards, if_in_discards),
+	GW_GET(ifInErrors, if_in_errors),
+	GW_GET(ifInUnknownProtos, zero32),
+	GW_GET(ifOutOctets, if_out_octets),
+	GW_GET(ifOutUcastPkts, if_out_ucast),
+	GW_GET(ifOutDiscards, if_out_discards),
+	GW_GET(ifOutErrors, zero32),
 };
 
 static const struct gw_table if_table = {
 	.name = "ifTable",
-	.GW_OID(1, 3, 6, 1, 2, 1, 2, 2, 1),
+	.GW_OID(GW_OID_ifEntry),
 	.nindex = 1,
 	.GW_COLS(if_cols),
 	.row_next = gw_data_ports,
@@ -347,41 +348,40 @@ if_alias(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col ifx_cols[] = {
-	GW_GET(1, "ifName", if_name),
-	GW_GET(2, "ifInMulticastPkts", zero32),	/* 3.2.7: never moves */
-	GW_GET(3, "ifInBroadcastPkts", zero32),
-	GW_GET(4, "ifOutMulticastPkts", zero32),
-	GW_GET(5, "ifOutBroadcastPkts", zero32),
-	GW_GET(6, "ifHCInOctets", if_hc_in_octets),
-	GW_GET(7, "ifHCInUcastPkts", if_hc_in_ucast),
-	GW_GET(8, "ifHCInMulticastPkts", if_hc_in_mcast),
-	GW_GET(9, "ifHCInBroadcastPkts", zero64),
-	GW_GET(10, "ifHCOutOctets", if_hc_out_octets),
-	GW_GET(11, "ifHCOutUcastPkts", if_hc_out_ucast),
-	GW_GET(12, "ifHCOutMulticastPkts", if_hc_out_mcast),
-	GW_GET(13, "ifHCOutBroadcastPkts", zero64),
-	GW_GET(14, "ifLinkUpDownTrapEnable", if_trap_enable),
-	GW_GET(15, "ifHighSpeed", if_high_speed),
-	GW_GET(16, "ifPromiscuousMode", if_false),
-	GW_GET(17, "ifConnectorPresent", if_true),
-	GW_GET(18, "ifAlias", if_alias),
-	GW_GET(19, "ifCounterDiscontinuityTime", if_disc),
+	GW_GET(ifName, if_name),
+	GW_GET(ifInMulticastPkts, zero32),	/* 3.2.7: never moves */
+	GW_GET(ifInBroadcastPkts, zero32),
+	GW_GET(ifOutMulticastPkts, zero32),
+	GW_GET(ifOutBroadcastPkts, zero32),
+	GW_GET(ifHCInOctets, if_hc_in_octets),
+	GW_GET(ifHCInUcastPkts, if_hc_in_ucast),
+	GW_GET(ifHCInMulticastPkts, if_hc_in_mcast),
+	GW_GET(ifHCInBroadcastPkts, zero64),
+	GW_GET(ifHCOutOctets, if_hc_out_octets),
+	GW_GET(ifHCOutUcastPkts, if_hc_out_ucast),
+	GW_GET(ifHCOutMulticastPkts, if_hc_out_mcast),
+	GW_GET(ifHCOutBroadcastPkts, zero64),
+	GW_GET(ifLinkUpDownTrapEnable, if_trap_enable),
+	GW_GET(ifHighSpeed, if_high_speed),
+	GW_GET(ifPromiscuousMode, if_false),
+	GW_GET(ifConnectorPresent, if_true),
+	GW_GET(ifAlias, if_alias),
+	GW_GET(ifCounterDiscontinuityTime, if_disc),
 };
 
 static const struct gw_table ifx_table = {
 	.name = "ifXTable",
-	.GW_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1),
+	.GW_OID(GW_OID_ifXEntry),
 	.nindex = 1,
 	.GW_COLS(ifx_cols),
 	.row_next = gw_data_ports,
 };
 
-int
-gw_mib_if_init(void)
-{
-	if (gw_mib_register(&number_table) == -1 ||
-	    gw_mib_register(&if_table) == -1 ||
-	    gw_mib_register(&ifx_table) == -1)
-		return -1;
-	return 0;
-}
+static const struct gw_table *const tables[] = {
+	&number_table, &if_table, &ifx_table, NULL
+};
+
+const struct gw_mib_module gw_mod_if_mib = {
+	.name = "IF-MIB",
+	.tables = tables,
+};

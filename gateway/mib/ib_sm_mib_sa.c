@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "gateway/mib.h"
-#include "gateway/mib_sm.h"
+#include "gateway/oids.h"
+#include "gateway/mib/ib_sm_mib.h"
 #include "store/sarec.h"
 #include "util/ev.h"
 
@@ -334,26 +335,26 @@ mc_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return GW_ABSENT;
 }
 
-#define MC(sub, nm) GW_GETA(sub, nm, mc_get, sub)
+#define MC(nm) GW_GETA(nm, mc_get, GW_ARC_##nm)
 
 static const struct gw_col mc_group_cols[] = {
-	MC(3, "ibSmMcastGroupQKey"),
-	MC(4, "ibSmMcastGroupMLID"),
-	MC(5, "ibSmMcastGroupMTU"),
-	MC(6, "ibSmMcastGroupTClass"),
-	MC(7, "ibSmMcastGroupPKey"),
-	MC(8, "ibSmMcastGroupRateSelector"),
-	MC(9, "ibSmMcastGroupRate"),
-	MC(10, "ibSmMcastGroupPacketLifeTime"),
-	MC(11, "ibSmMcastGroupSL"),
-	MC(12, "ibSmMcastGroupFlowLabel"),
-	MC(13, "ibSmMcastGroupHopLimit"),
-	MC(14, "ibSmMcastGroupScope"),
+	MC(ibSmMcastGroupQKey),
+	MC(ibSmMcastGroupMLID),
+	MC(ibSmMcastGroupMTU),
+	MC(ibSmMcastGroupTClass),
+	MC(ibSmMcastGroupPKey),
+	MC(ibSmMcastGroupRateSelector),
+	MC(ibSmMcastGroupRate),
+	MC(ibSmMcastGroupPacketLifeTime),
+	MC(ibSmMcastGroupSL),
+	MC(ibSmMcastGroupFlowLabel),
+	MC(ibSmMcastGroupHopLimit),
+	MC(ibSmMcastGroupScope),
 };
 
 static const struct gw_table mc_group_table = {
 	.name = "ibSmMcastGroupTable",
-	.GW_OID(GW_SM_OBJECTS, 7, 1, 1),
+	.GW_OID(GW_OID_ibSmMcastGroupEntry),
 	.nindex = 24,
 	.GW_COLS(mc_group_cols),
 	.row_next = mc_group_rows,
@@ -443,18 +444,18 @@ mc_member_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return GW_ABSENT;
 }
 
-#define MM(sub, nm) GW_GETA(sub, nm, mc_member_get, sub)
+#define MM(nm) GW_GETA(nm, mc_member_get, GW_ARC_##nm)
 
 static const struct gw_col mc_member_cols[] = {
-	MM(4, "ibSmMcastMemberVector"),
-	MM(5, "ibSmMcastMemberVectorSize"),
-	MM(6, "ibSmMcastMemberVectorElementSize"),
-	MM(7, "ibSmMcastMemberLastChange"),
+	MM(ibSmMcastMemberVector),
+	MM(ibSmMcastMemberVectorSize),
+	MM(ibSmMcastMemberVectorElementSize),
+	MM(ibSmMcastMemberLastChange),
 };
 
 static const struct gw_table mc_member_table = {
 	.name = "ibSmMcastMemberTable",
-	.GW_OID(GW_SM_OBJECTS, 7, 2, 1),
+	.GW_OID(GW_OID_ibSmMcastMemberEntry),
 	.nindex = 25,
 	.GW_COLS(mc_member_cols),
 	.row_next = mc_member_rows,
@@ -542,36 +543,26 @@ sr_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return GW_ABSENT;
 }
 
-#define SR(sub, nm) GW_GETA(sub, nm, sr_get, sub)
+#define SR(nm) GW_GETA(nm, sr_get, GW_ARC_##nm)
 
 static const struct gw_col sr_cols[] = {
-	SR(5, "ibSmServiceLease"),
-	SR(6, "ibSmServiceKey"),
-	SR(7, "ibSmServiceName"),
-	SR(8, "ibSmServiceData"),
+	SR(ibSmServiceLease),
+	SR(ibSmServiceKey),
+	SR(ibSmServiceName),
+	SR(ibSmServiceData),
 };
 
 static const struct gw_table sr_table = {
 	.name = "ibSmServiceTable",
-	.GW_OID(GW_SM_OBJECTS, 13, 1, 1),
+	.GW_OID(GW_OID_ibSmServiceEntry),
 	.nindex = 34,
 	.GW_COLS(sr_cols),
 	.row_next = sr_rows,
 	.context = GW_FABRIC_CONTEXT,
 };
 
-int
-gw_mib_sm_sa_init(void)
-{
-	if (gw_mib_register(&mc_group_table) == -1 ||
-	    gw_mib_register(&mc_member_table) == -1 ||
-	    gw_mib_register(&sr_table) == -1)
-		return -1;
-	return 0;
-}
-
-void
-gw_mib_sm_sa_finalise(void)
+static void
+ib_sm_mib_sa_finalise(void)
 {
 	free(mc_view.order);
 	free(sr_view.order);
@@ -581,3 +572,13 @@ gw_mib_sm_sa_finalise(void)
 	port_refs = NULL;
 	port_nrefs = port_nodes = 0;
 }
+
+static const struct gw_table *const tables[] = {
+	&mc_group_table, &mc_member_table, &sr_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ib_sm_mib_sa = {
+	.name = "IB-SM-MIB SA records",
+	.tables = tables,
+	.finalise = ib_sm_mib_sa_finalise,
+};

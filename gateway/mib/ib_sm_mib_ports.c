@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-#include "gateway/mib_sm.h"
+#include "gateway/oids.h"
+#include "gateway/mib/ib_sm_mib.h"
 
 /* ---- ibSmPortInfoTable (IBA 14.2.5.6) */
 
@@ -89,79 +90,79 @@ port_mkey(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return gw_val_octets(v, zero, sizeof(zero));
 }
 
-#define PI(sub, nm, f, ...) \
-	GW_FIELD(sub, nm, ATTR_PORT_INFO, f, __VA_ARGS__)
-#define PI_INT(sub, nm, f, hi) PI(sub, nm, f, GW_K_INT, GW_RANGE(0, hi))
+#define PI(nm, f, ...) \
+	GW_FIELD(nm, ATTR_PORT_INFO, f, __VA_ARGS__)
+#define PI_INT(nm, f, hi) PI(nm, f, GW_K_INT, GW_RANGE(0, hi))
 /* The draft's enumerations of codes 1..5 with reserved(6) for others:
  * MTU 256..4096 (IBA 14.2.5.6), VLCap and OperationalVLs VL0..VL14. */
-#define PI_ENUM5(sub, nm, f) \
-	PI(sub, nm, f, GW_K_ENUM, GW_CODES(1, 5, 0, 6))
-#define PI_TRUTH(sub, nm, f) PI(sub, nm, f, GW_K_TRUTH, GW_MASK(1))
+#define PI_ENUM5(nm, f) \
+	PI(nm, f, GW_K_ENUM, GW_CODES(1, 5, 0, 6))
+#define PI_TRUTH(nm, f) PI(nm, f, GW_K_TRUTH, GW_MASK(1))
 
 static const struct gw_col port_cols[] = {
-	GW_GET(4, "ibSmPortInfoMKey", port_mkey),
-	PI(5, "ibSmPortInfoGIDPrefix", IB_PORT_GID_PREFIX_F, GW_K_GUID),
-	PI_INT(6, "ibSmPortInfoLID", IB_PORT_LID_F, 65535),
-	PI_INT(7, "ibSmPortInfoMasterSmLID", IB_PORT_SMLID_F, 65535),
-	PI(8, "ibSmPortInfoCapMask", IB_PORT_CAPMASK_F, GW_K_OCTETS,
+	GW_GET(ibSmPortInfoMKey, port_mkey),
+	PI(ibSmPortInfoGIDPrefix, IB_PORT_GID_PREFIX_F, GW_K_GUID),
+	PI_INT(ibSmPortInfoLID, IB_PORT_LID_F, 65535),
+	PI_INT(ibSmPortInfoMasterSmLID, IB_PORT_SMLID_F, 65535),
+	PI(ibSmPortInfoCapMask, IB_PORT_CAPMASK_F, GW_K_OCTETS,
 	    GW_NOCTETS(4)),
-	PI(9, "ibSmPortInfoDiagCode", IB_PORT_DIAG_F, GW_K_OCTETS,
+	PI(ibSmPortInfoDiagCode, IB_PORT_DIAG_F, GW_K_OCTETS,
 	    GW_NOCTETS(2)),
-	PI_INT(10, "ibSmPortInfoMKeyLeasePeriod", IB_PORT_MKEY_LEASE_F,
+	PI_INT(ibSmPortInfoMKeyLeasePeriod, IB_PORT_MKEY_LEASE_F,
 	    65535),
-	PI_INT(11, "ibSmPortInfoLinkWidthEnabled",
+	PI_INT(ibSmPortInfoLinkWidthEnabled,
 	    IB_PORT_LINK_WIDTH_ENABLED_F, 255),
-	PI_INT(12, "ibSmPortInfoLinkWidthSupported",
+	PI_INT(ibSmPortInfoLinkWidthSupported,
 	    IB_PORT_LINK_WIDTH_SUPPORTED_F, 255),
-	PI_INT(13, "ibSmPortInfoLinkWidthActive",
+	PI_INT(ibSmPortInfoLinkWidthActive,
 	    IB_PORT_LINK_WIDTH_ACTIVE_F, 255),
-	PI_INT(14, "ibSmPortInfoLinkSpeedSupported",
+	PI_INT(ibSmPortInfoLinkSpeedSupported,
 	    IB_PORT_LINK_SPEED_SUPPORTED_F, 15),
-	PI_INT(15, "ibSmPortInfoState", IB_PORT_STATE_F, 5),
-	PI_INT(16, "ibSmPortInfoPhyState", IB_PORT_PHYS_STATE_F, 7),
-	PI_INT(17, "ibSmPortInfoLinkDownDefState", IB_PORT_LINK_DOWN_DEF_F,
+	PI_INT(ibSmPortInfoState, IB_PORT_STATE_F, 5),
+	PI_INT(ibSmPortInfoPhyState, IB_PORT_PHYS_STATE_F, 7),
+	PI_INT(ibSmPortInfoLinkDownDefState, IB_PORT_LINK_DOWN_DEF_F,
 	    3),
-	PI_INT(18, "ibSmPortInfoMKeyProtBits", IB_PORT_MKEY_PROT_BITS_F, 3),
-	PI_INT(19, "ibSmPortInfoLMC", IB_PORT_LMC_F, 7),
-	PI_INT(20, "ibSmPortInfoLinkSpeedActive", IB_PORT_LINK_SPEED_ACTIVE_F,
+	PI_INT(ibSmPortInfoMKeyProtBits, IB_PORT_MKEY_PROT_BITS_F, 3),
+	PI_INT(ibSmPortInfoLMC, IB_PORT_LMC_F, 7),
+	PI_INT(ibSmPortInfoLinkSpeedActive, IB_PORT_LINK_SPEED_ACTIVE_F,
 	    15),
-	PI_INT(21, "ibSmPortInfoLinkSpeedEnabled",
+	PI_INT(ibSmPortInfoLinkSpeedEnabled,
 	    IB_PORT_LINK_SPEED_ENABLED_F, 15),
-	PI_ENUM5(22, "ibSmPortInfoNeighborMTU", IB_PORT_NEIGHBOR_MTU_F),
-	PI_INT(23, "ibSmPortInfoMasterSmSL", IB_PORT_SMSL_F, 15),
-	PI_ENUM5(24, "ibSmPortInfoVLCap", IB_PORT_VL_CAP_F),
-	PI_INT(25, "ibSmPortInfoVLHighLimit", IB_PORT_VL_HIGH_LIMIT_F, 255),
-	PI_INT(26, "ibSmPortInfoVLArbHighCap",
+	PI_ENUM5(ibSmPortInfoNeighborMTU, IB_PORT_NEIGHBOR_MTU_F),
+	PI_INT(ibSmPortInfoMasterSmSL, IB_PORT_SMSL_F, 15),
+	PI_ENUM5(ibSmPortInfoVLCap, IB_PORT_VL_CAP_F),
+	PI_INT(ibSmPortInfoVLHighLimit, IB_PORT_VL_HIGH_LIMIT_F, 255),
+	PI_INT(ibSmPortInfoVLArbHighCap,
 	    IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 255),
-	PI_INT(27, "ibSmPortInfoVLArbLowCap",
+	PI_INT(ibSmPortInfoVLArbLowCap,
 	    IB_PORT_VL_ARBITRATION_LOW_CAP_F, 255),
-	PI_ENUM5(28, "ibSmPortInfoMTUCap", IB_PORT_MTU_CAP_F),
-	PI_INT(29, "ibSmPortInfoVLStallCount", IB_PORT_VL_STALL_COUNT_F, 7),
-	PI_INT(30, "ibSmPortInfoHOQLife", IB_PORT_HOQ_LIFE_F, 31),
-	PI_ENUM5(31, "ibSmPortInfoOperVL", IB_PORT_OPER_VLS_F),
-	PI_TRUTH(32, "ibSmPortInfoInPartEnforce", IB_PORT_PART_EN_INB_F),
-	PI_TRUTH(33, "ibSmPortInfoOutPartEnforce", IB_PORT_PART_EN_OUTB_F),
-	PI_TRUTH(34, "ibSmPortInfoInFilterRawPktEnf",
+	PI_ENUM5(ibSmPortInfoMTUCap, IB_PORT_MTU_CAP_F),
+	PI_INT(ibSmPortInfoVLStallCount, IB_PORT_VL_STALL_COUNT_F, 7),
+	PI_INT(ibSmPortInfoHOQLife, IB_PORT_HOQ_LIFE_F, 31),
+	PI_ENUM5(ibSmPortInfoOperVL, IB_PORT_OPER_VLS_F),
+	PI_TRUTH(ibSmPortInfoInPartEnforce, IB_PORT_PART_EN_INB_F),
+	PI_TRUTH(ibSmPortInfoOutPartEnforce, IB_PORT_PART_EN_OUTB_F),
+	PI_TRUTH(ibSmPortInfoInFilterRawPktEnf,
 	    IB_PORT_FILTER_RAW_INB_F),
-	PI_TRUTH(35, "ibSmPortInfoOutFilterRawPktEnf",
+	PI_TRUTH(ibSmPortInfoOutFilterRawPktEnf,
 	    IB_PORT_FILTER_RAW_OUTB_F),
-	PI_INT(36, "ibSmPortInfoMKeyViolation", IB_PORT_MKEY_VIOL_F, 65535),
-	PI_INT(37, "ibSmPortInfoPKeyViolation", IB_PORT_PKEY_VIOL_F, 65535),
-	PI_INT(38, "ibSmPortInfoQKeyViolation", IB_PORT_QKEY_VIOL_F, 65535),
-	PI_INT(39, "ibSmPortInfoGUIDCap", IB_PORT_GUID_CAP_F, 255),
-	PI_INT(40, "ibSmPortInfoSubnetTimeout", IB_PORT_SUBN_TIMEOUT_F, 31),
-	PI_INT(41, "ibSmPortInfoRespTime", IB_PORT_RESP_TIME_VAL_F, 31),
-	PI_INT(42, "ibSmPortInfoLocalPhyError", IB_PORT_LOCAL_PHYS_ERR_F, 15),
-	PI_INT(43, "ibSmPortInfoOverrunError", IB_PORT_OVERRUN_ERR_F, 15),
-	PI(44, "ibSmPortInfoInitType", IB_PORT_INIT_TYPE_F, GW_K_OCTETS,
+	PI_INT(ibSmPortInfoMKeyViolation, IB_PORT_MKEY_VIOL_F, 65535),
+	PI_INT(ibSmPortInfoPKeyViolation, IB_PORT_PKEY_VIOL_F, 65535),
+	PI_INT(ibSmPortInfoQKeyViolation, IB_PORT_QKEY_VIOL_F, 65535),
+	PI_INT(ibSmPortInfoGUIDCap, IB_PORT_GUID_CAP_F, 255),
+	PI_INT(ibSmPortInfoSubnetTimeout, IB_PORT_SUBN_TIMEOUT_F, 31),
+	PI_INT(ibSmPortInfoRespTime, IB_PORT_RESP_TIME_VAL_F, 31),
+	PI_INT(ibSmPortInfoLocalPhyError, IB_PORT_LOCAL_PHYS_ERR_F, 15),
+	PI_INT(ibSmPortInfoOverrunError, IB_PORT_OVERRUN_ERR_F, 15),
+	PI(ibSmPortInfoInitType, IB_PORT_INIT_TYPE_F, GW_K_OCTETS,
 	    GW_NOCTETS(1)),
-	PI(45, "ibSmPortInfoInitTypeReply", IB_PORT_INIT_TYPE_REPLY_F,
+	PI(ibSmPortInfoInitTypeReply, IB_PORT_INIT_TYPE_REPLY_F,
 	    GW_K_OCTETS, GW_NOCTETS(1)),
 };
 
 static const struct gw_table port_table = {
 	.name = "ibSmPortInfoTable",
-	.GW_OID(GW_SM_OBJECTS, 3, 1, 1),
+	.GW_OID(GW_OID_ibSmPortInfoEntry),
 	.nindex = 17,
 	.GW_COLS(port_cols),
 	.row_next = port_rows,
@@ -199,13 +200,13 @@ link_to(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col link_cols[] = {
-	GW_GETA(4, "ibSmLinkToNodeGUID", link_to, 0),
-	GW_GETA(5, "ibSmLinkToPortNum", link_to, 1),
+	GW_GETA(ibSmLinkToNodeGUID, link_to, 0),
+	GW_GETA(ibSmLinkToPortNum, link_to, 1),
 };
 
 static const struct gw_table link_table = {
 	.name = "ibSmLinkTable",
-	.GW_OID(GW_SM_OBJECTS, 9, 1, 1),
+	.GW_OID(GW_OID_ibSmLinkEntry),
 	.nindex = 17,
 	.GW_COLS(link_cols),
 	.row_next = link_rows,
@@ -275,20 +276,20 @@ sm_raw(struct gw_eval *e, const struct gw_row *row, int attr)
 	return sm != NULL && attr == ATTR_SM_INFO ? sm->sminfo : NULL;
 }
 
-#define SM(sub, nm, f, ...) GW_FIELD(sub, nm, ATTR_SM_INFO, f, __VA_ARGS__)
+#define SM(nm, f, ...) GW_FIELD(nm, ATTR_SM_INFO, f, __VA_ARGS__)
 
 static const struct gw_col sm_cols[] = {
-	SM(3, "ibSmSMInfoSMKey", IB_SMINFO_KEY_F, GW_K_GUID),
-	SM(4, "ibSmSMInfoActCount", IB_SMINFO_ACT_F, GW_K_UINT),
-	SM(5, "ibSmSMInfoPriority", IB_SMINFO_PRIO_F, GW_K_INT,
+	SM(ibSmSMInfoSMKey, IB_SMINFO_KEY_F, GW_K_GUID),
+	SM(ibSmSMInfoActCount, IB_SMINFO_ACT_F, GW_K_UINT),
+	SM(ibSmSMInfoPriority, IB_SMINFO_PRIO_F, GW_K_INT,
 	    GW_RANGE(0, 15)),
-	SM(6, "ibSmSMInfoSMState", IB_SMINFO_STATE_F, GW_K_INT,
+	SM(ibSmSMInfoSMState, IB_SMINFO_STATE_F, GW_K_INT,
 	    GW_RANGE(0, 4)),
 };
 
 static const struct gw_table sm_table = {
 	.name = "ibSmSMInfoTable",
-	.GW_OID(GW_SM_OBJECTS, 8, 1, 1),
+	.GW_OID(GW_OID_ibSmSMInfoEntry),
 	.nindex = 16,
 	.GW_COLS(sm_cols),
 	.row_next = sm_rows,
@@ -360,21 +361,21 @@ config_fixed(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col config_cols[] = {
-	SM(2, "ibSmConfigGUID", IB_SMINFO_GUID_F, GW_K_GUID),
-	SM(3, "ibSmConfigPriority", IB_SMINFO_PRIO_F, GW_K_INT,
+	SM(ibSmConfigGUID, IB_SMINFO_GUID_F, GW_K_GUID),
+	SM(ibSmConfigPriority, IB_SMINFO_PRIO_F, GW_K_INT,
 	    GW_RANGE(0, 15)),
-	SM(4, "ibSmConfigSMKey", IB_SMINFO_KEY_F, GW_K_GUID),
-	GW_GET(5, "ibSmConfigAdminStatus", config_fixed),
-	SM(6, "ibSmConfigOperStatus", IB_SMINFO_STATE_F, GW_K_INT,
+	SM(ibSmConfigSMKey, IB_SMINFO_KEY_F, GW_K_GUID),
+	GW_GET(ibSmConfigAdminStatus, config_fixed),
+	SM(ibSmConfigOperStatus, IB_SMINFO_STATE_F, GW_K_INT,
 	    GW_RANGE(0, 4)),
-	SM(7, "ibSmConfigActCount", IB_SMINFO_ACT_F, GW_K_COUNTER),
-	GW_GET(8, "ibSmConfigStatus", config_fixed),
-	PI_INT(17, "ibSmConfigMKeyLeasePeriod", IB_PORT_MKEY_LEASE_F, 65535),
+	SM(ibSmConfigActCount, IB_SMINFO_ACT_F, GW_K_COUNTER),
+	GW_GET(ibSmConfigStatus, config_fixed),
+	PI_INT(ibSmConfigMKeyLeasePeriod, IB_PORT_MKEY_LEASE_F, 65535),
 };
 
 static const struct gw_table config_table = {
 	.name = "ibSmConfigTable",
-	.GW_OID(GW_SM_OBJECTS, 1, 1, 1),
+	.GW_OID(GW_OID_ibSmConfigEntry),
 	.nindex = 8,
 	.GW_COLS(config_cols),
 	.row_next = config_rows,
@@ -382,13 +383,11 @@ static const struct gw_table config_table = {
 	.context = GW_FABRIC_CONTEXT,
 };
 
-int
-gw_mib_sm_ports_init(void)
-{
-	if (gw_mib_register(&config_table) == -1 ||
-	    gw_mib_register(&port_table) == -1 ||
-	    gw_mib_register(&sm_table) == -1 ||
-	    gw_mib_register(&link_table) == -1)
-		return -1;
-	return 0;
-}
+static const struct gw_table *const tables[] = {
+	&config_table, &port_table, &sm_table, &link_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ib_sm_mib_ports = {
+	.name = "IB-SM-MIB ports",
+	.tables = tables,
+};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gateway/mib.h"
+#include "gateway/oids.h"
 #include "gateway/notify.h"
 #include "store/events.h"
 
@@ -106,24 +107,24 @@ ev_col(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	}
 }
 
-#define EVC(n, nm)	GW_GETA(n, nm, ev_col, n)
+#define EVC(nm)	GW_GETA(nm, ev_col, GW_ARC_##nm)
 
 static const struct gw_col event_cols[] = {
-	EVC(2, "ibsnmpgwEventTime"),
-	EVC(3, "ibsnmpgwEventNodeGuid"),
-	EVC(4, "ibsnmpgwEventNodeContext"),
-	EVC(5, "ibsnmpgwEventPort"),
-	EVC(6, "ibsnmpgwEventType"),
-	EVC(7, "ibsnmpgwEventSource"),
-	EVC(8, "ibsnmpgwEventText"),
-	EVC(9, "ibsnmpgwEventSuppressed"),
-	EVC(10, "ibsnmpgwEventLid"),
-	EVC(11, "ibsnmpgwEventTrapNumber"),
+	EVC(ibsnmpgwEventTime),
+	EVC(ibsnmpgwEventNodeGuid),
+	EVC(ibsnmpgwEventNodeContext),
+	EVC(ibsnmpgwEventPort),
+	EVC(ibsnmpgwEventType),
+	EVC(ibsnmpgwEventSource),
+	EVC(ibsnmpgwEventText),
+	EVC(ibsnmpgwEventSuppressed),
+	EVC(ibsnmpgwEventLid),
+	EVC(ibsnmpgwEventTrapNumber),
 };
 
 static const struct gw_table event_table = {
 	.name = "ibsnmpgwEventTable",
-	.GW_OID(6, 1, 1),		/* ibsnmpgwEventEntry under the base */
+	.GW_OID(GW_OID_ibsnmpgwEventEntry),
 	.under_sys_base = 1,
 	.nindex = 1,
 	.GW_COLS(event_cols),
@@ -173,22 +174,22 @@ tg_col(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	}
 }
 
-#define TGC(n, nm)	GW_GETA(n, nm, tg_col, n)
+#define TGC(nm)	GW_GETA(nm, tg_col, GW_ARC_##nm)
 
 static const struct gw_col target_cols[] = {
-	TGC(2, "ibsnmpgwTargetName"),
-	TGC(3, "ibsnmpgwTargetType"),
-	TGC(4, "ibsnmpgwTargetSent"),
-	TGC(5, "ibsnmpgwTargetAcknowledged"),
-	TGC(6, "ibsnmpgwTargetFailed"),
-	TGC(7, "ibsnmpgwTargetRetried"),
-	TGC(8, "ibsnmpgwTargetDropped"),
-	TGC(9, "ibsnmpgwTargetQueued"),
+	TGC(ibsnmpgwTargetName),
+	TGC(ibsnmpgwTargetType),
+	TGC(ibsnmpgwTargetSent),
+	TGC(ibsnmpgwTargetAcknowledged),
+	TGC(ibsnmpgwTargetFailed),
+	TGC(ibsnmpgwTargetRetried),
+	TGC(ibsnmpgwTargetDropped),
+	TGC(ibsnmpgwTargetQueued),
 };
 
 static const struct gw_table target_table = {
 	.name = "ibsnmpgwTargetTable",
-	.GW_OID(6, 2, 1),		/* ibsnmpgwTargetEntry */
+	.GW_OID(GW_OID_ibsnmpgwTargetEntry),
 	.under_sys_base = 1,
 	.nindex = 1,
 	.GW_COLS(target_cols),
@@ -196,11 +197,11 @@ static const struct gw_table target_table = {
 	.context = "",
 };
 
-int
-gw_mib_events_init(void)
-{
-	if (gw_mib_register(&event_table) == -1 ||
-	    gw_mib_register(&target_table) == -1)
-		return -1;
-	return 0;
-}
+static const struct gw_table *const tables[] = {
+	&event_table, &target_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ibsnmpgw_mib_events = {
+	.name = "IBSNMPGW-MIB events",
+	.tables = tables,
+};

@@ -16,8 +16,9 @@
 
 #include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
-#include "gateway/mib_sm.h"
+#include "gateway/oids.h"
+#include "gateway/mib/node.h"
+#include "gateway/mib/ib_sm_mib.h"
 
 #define MGMT	255		/* port 0 as an index */
 
@@ -107,30 +108,30 @@ sw_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	    (unsigned)gw_column(e)->arg - 5, v);
 }
 
-#define SL(sub, fn, nm) GW_GETA(sub, nm, fn, sub)
+#define SL(nm, fn) GW_GETA(nm, fn, GW_ARC_##nm)
 
 static const struct gw_col sw_cols[] = {
-	SL(5, sw_get, "ibSmSwSLtoVLMapSL0toVL"),
-	SL(6, sw_get, "ibSmSwSLtoVLMapSL1toVL"),
-	SL(7, sw_get, "ibSmSwSLtoVLMapSL2toVL"),
-	SL(8, sw_get, "ibSmSwSLtoVLMapSL3toVL"),
-	SL(9, sw_get, "ibSmSwSLtoVLMapSL4toVL"),
-	SL(10, sw_get, "ibSmSwSLtoVLMapSL5toVL"),
-	SL(11, sw_get, "ibSmSwSLtoVLMapSL6toVL"),
-	SL(12, sw_get, "ibSmSwSLtoVLMapSL7toVL"),
-	SL(13, sw_get, "ibSmSwSLtoVLMapSL8toVL"),
-	SL(14, sw_get, "ibSmSwSLtoVLMapSL9toVL"),
-	SL(15, sw_get, "ibSmSwSLtoVLMapSL10toVL"),
-	SL(16, sw_get, "ibSmSwSLtoVLMapSL11toVL"),
-	SL(17, sw_get, "ibSmSwSLtoVLMapSL12toVL"),
-	SL(18, sw_get, "ibSmSwSLtoVLMapSL13toVL"),
-	SL(19, sw_get, "ibSmSwSLtoVLMapSL14toVL"),
-	SL(20, sw_get, "ibSmSwSLtoVLMapSL15toVL"),
+	SL(ibSmSwSLtoVLMapSL0toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL1toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL2toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL3toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL4toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL5toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL6toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL7toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL8toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL9toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL10toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL11toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL12toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL13toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL14toVL, sw_get),
+	SL(ibSmSwSLtoVLMapSL15toVL, sw_get),
 };
 
 static const struct gw_table sw_table = {
 	.name = "ibSmSwSLtoVLMapTable",
-	.GW_OID(GW_SM_OBJECTS, 14, 1, 1),
+	.GW_OID(GW_OID_ibSmSwSLtoVLMapEntry),
 	.nindex = 18,
 	.GW_COLS(sw_cols),
 	.row_next = sw_rows,
@@ -175,27 +176,27 @@ ca_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col ca_cols[] = {
-	SL(4, ca_get, "ibSmCaSLtoVLMapSL0toVL"),
-	SL(5, ca_get, "ibSmCaSLtoVLMapSL1toVL"),
-	SL(6, ca_get, "ibSmCaSLtoVLMapSL2toVL"),
-	SL(7, ca_get, "ibSmCaSLtoVLMapSL3toVL"),
-	SL(8, ca_get, "ibSmCaSLtoVLMapSL4toVL"),
-	SL(9, ca_get, "ibSmCaSLtoVLMapSL5toVL"),
-	SL(10, ca_get, "ibSmCaSLtoVLMapSL6toVL"),
-	SL(11, ca_get, "ibSmCaSLtoVLMapSL7toVL"),
-	SL(12, ca_get, "ibSmCaSLtoVLMapSL8toVL"),
-	SL(13, ca_get, "ibSmCaSLtoVLMapSL9toVL"),
-	SL(14, ca_get, "ibSmCaSLtoVLMapSL10toVL"),
-	SL(15, ca_get, "ibSmCaSLtoVLMapSL11toVL"),
-	SL(16, ca_get, "ibSmCaSLtoVLMapSL12toVL"),
-	SL(17, ca_get, "ibSmCaSLtoVLMapSL13toVL"),
-	SL(18, ca_get, "ibSmCaSLtoVLMapSL14toVL"),
-	SL(19, ca_get, "ibSmCaSLtoVLMapSL15toVL"),
+	SL(ibSmCaSLtoVLMapSL0toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL1toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL2toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL3toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL4toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL5toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL6toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL7toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL8toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL9toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL10toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL11toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL12toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL13toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL14toVL, ca_get),
+	SL(ibSmCaSLtoVLMapSL15toVL, ca_get),
 };
 
 static const struct gw_table ca_table = {
 	.name = "ibSmCaSLtoVLMapTable",
-	.GW_OID(GW_SM_OBJECTS, 15, 1, 1),
+	.GW_OID(GW_OID_ibSmCaSLtoVLMapEntry),
 	.nindex = 17,
 	.GW_COLS(ca_cols),
 	.row_next = ca_rows,
@@ -287,25 +288,24 @@ vlarb_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col vlarb_cols[] = {
-	GW_GETA(6, "ibSmVLArbitrationWeight", vlarb_get, 6),
-	GW_GETA(7, "ibSmVLArbitrationVL", vlarb_get, 7),
+	GW_GETA(ibSmVLArbitrationWeight, vlarb_get, 6),
+	GW_GETA(ibSmVLArbitrationVL, vlarb_get, 7),
 };
 
 static const struct gw_table vlarb_table = {
 	.name = "ibSmVLArbitrationTable",
-	.GW_OID(GW_SM_OBJECTS, 16, 1, 1),
+	.GW_OID(GW_OID_ibSmVLArbitrationEntry),
 	.nindex = 19,
 	.GW_COLS(vlarb_cols),
 	.row_next = vlarb_rows,
 	.context = GW_FABRIC_CONTEXT,
 };
 
-int
-gw_mib_sm_vl_init(void)
-{
-	if (gw_mib_register(&sw_table) == -1 ||
-	    gw_mib_register(&ca_table) == -1 ||
-	    gw_mib_register(&vlarb_table) == -1)
-		return -1;
-	return 0;
-}
+static const struct gw_table *const tables[] = {
+	&sw_table, &ca_table, &vlarb_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ib_sm_mib_vl = {
+	.name = "IB-SM-MIB SL to VL",
+	.tables = tables,
+};

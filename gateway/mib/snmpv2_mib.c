@@ -8,19 +8,17 @@
 #include <unistd.h>
 
 #include "gateway/mib.h"
+#include "gateway/oids.h"
 #include "proxy/discover.h"
 #include "proxy/mad.h"
 #include "util/log.h"
 
 static char sys_descr[256], sys_contact[256], sys_name[256], sys_location[256];
 
-/* sysObjectID values: BASE.0.1 for the gateway, BASE.1.T for a node of
- * IB NodeType T (1 CA, 2 switch, 3 router). BASE defaults to
- * netSnmpPlaypen.117 (NET-SNMP-MIB's arc for local use) and is set with
- * snmp.sys-object-id-base; see docs/mibs.md. */
-static oid	sys_oid_base[MAX_OID_LEN] = { 1, 3, 6, 1, 4, 1, 8072, 9999, 9999,
-    117 };
-static size_t	sys_oid_base_len = 10;
+/* sysObjectID values: BASE.0.1 (ibsnmpgwGateway) for the gateway,
+ * BASE.1.T (ibsnmpgwNodeTypes) for a node of IB NodeType T (1 CA, 2
+ * switch, 3 router). BASE is snmp.sys-object-id-base (gw_mib_sys_base);
+ * see docs/mibs.md. */
 static oid	sys_object_id[MAX_OID_LEN];
 static size_t	sys_object_id_len;
 
@@ -122,142 +120,114 @@ gw_stat(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col sys_cols[] = {
-	GW_GETA(1, "sysDescr", sys_str, 0),
-	GW_GET(2, "sysObjectID", sys_objid),
-	GW_GET(3, "sysUpTime", sys_uptime),
-	GW_GETA(4, "sysContact", sys_str, 1),
-	GW_GETA(5, "sysName", sys_str, 2),
-	GW_GETA(6, "sysLocation", sys_str, 3),
-	GW_GETA(7, "sysServices", sys_int, 72),	/* applications, e2e */
+	GW_GETA(sysDescr, sys_str, 0),
+	GW_GET(sysObjectID, sys_objid),
+	GW_GET(sysUpTime, sys_uptime),
+	GW_GETA(sysContact, sys_str, 1),
+	GW_GETA(sysName, sys_str, 2),
+	GW_GETA(sysLocation, sys_str, 3),
+	GW_GETA(sysServices, sys_int, 72),	/* applications, e2e */
 };
 
-#define SNMPG(n, nm, st)	GW_GETA(n, nm, sys_stat, st)
+#define SNMPG(nm, st)	GW_GETA(nm, sys_stat, st)
 
 static const struct gw_col snmp_cols[] = {
-	SNMPG(1, "snmpInPkts", STAT_SNMPINPKTS),
-	SNMPG(2, "snmpOutPkts", STAT_SNMPOUTPKTS),
-	SNMPG(3, "snmpInBadVersions", STAT_SNMPINBADVERSIONS),
-	SNMPG(4, "snmpInBadCommunityNames", STAT_SNMPINBADCOMMUNITYNAMES),
-	SNMPG(5, "snmpInBadCommunityUses", STAT_SNMPINBADCOMMUNITYUSES),
-	SNMPG(6, "snmpInASNParseErrs", STAT_SNMPINASNPARSEERRS),
-	SNMPG(8, "snmpInTooBigs", STAT_SNMPINTOOBIGS),
-	SNMPG(9, "snmpInNoSuchNames", STAT_SNMPINNOSUCHNAMES),
-	SNMPG(10, "snmpInBadValues", STAT_SNMPINBADVALUES),
-	SNMPG(11, "snmpInReadOnlys", STAT_SNMPINREADONLYS),
-	SNMPG(12, "snmpInGenErrs", STAT_SNMPINGENERRS),
-	SNMPG(13, "snmpInTotalReqVars", STAT_SNMPINTOTALREQVARS),
-	SNMPG(14, "snmpInTotalSetVars", STAT_SNMPINTOTALSETVARS),
-	SNMPG(15, "snmpInGetRequests", STAT_SNMPINGETREQUESTS),
-	SNMPG(16, "snmpInGetNexts", STAT_SNMPINGETNEXTS),
-	SNMPG(17, "snmpInSetRequests", STAT_SNMPINSETREQUESTS),
-	SNMPG(18, "snmpInGetResponses", STAT_SNMPINGETRESPONSES),
-	SNMPG(19, "snmpInTraps", STAT_SNMPINTRAPS),
-	SNMPG(20, "snmpOutTooBigs", STAT_SNMPOUTTOOBIGS),
-	SNMPG(21, "snmpOutNoSuchNames", STAT_SNMPOUTNOSUCHNAMES),
-	SNMPG(22, "snmpOutBadValues", STAT_SNMPOUTBADVALUES),
-	SNMPG(24, "snmpOutGenErrs", STAT_SNMPOUTGENERRS),
-	SNMPG(25, "snmpOutGetRequests", STAT_SNMPOUTGETREQUESTS),
-	SNMPG(26, "snmpOutGetNexts", STAT_SNMPOUTGETNEXTS),
-	SNMPG(27, "snmpOutSetRequests", STAT_SNMPOUTSETREQUESTS),
-	SNMPG(28, "snmpOutGetResponses", STAT_SNMPOUTGETRESPONSES),
-	SNMPG(29, "snmpOutTraps", STAT_SNMPOUTTRAPS),
+	SNMPG(snmpInPkts, STAT_SNMPINPKTS),
+	SNMPG(snmpOutPkts, STAT_SNMPOUTPKTS),
+	SNMPG(snmpInBadVersions, STAT_SNMPINBADVERSIONS),
+	SNMPG(snmpInBadCommunityNames, STAT_SNMPINBADCOMMUNITYNAMES),
+	SNMPG(snmpInBadCommunityUses, STAT_SNMPINBADCOMMUNITYUSES),
+	SNMPG(snmpInASNParseErrs, STAT_SNMPINASNPARSEERRS),
+	SNMPG(snmpInTooBigs, STAT_SNMPINTOOBIGS),
+	SNMPG(snmpInNoSuchNames, STAT_SNMPINNOSUCHNAMES),
+	SNMPG(snmpInBadValues, STAT_SNMPINBADVALUES),
+	SNMPG(snmpInReadOnlys, STAT_SNMPINREADONLYS),
+	SNMPG(snmpInGenErrs, STAT_SNMPINGENERRS),
+	SNMPG(snmpInTotalReqVars, STAT_SNMPINTOTALREQVARS),
+	SNMPG(snmpInTotalSetVars, STAT_SNMPINTOTALSETVARS),
+	SNMPG(snmpInGetRequests, STAT_SNMPINGETREQUESTS),
+	SNMPG(snmpInGetNexts, STAT_SNMPINGETNEXTS),
+	SNMPG(snmpInSetRequests, STAT_SNMPINSETREQUESTS),
+	SNMPG(snmpInGetResponses, STAT_SNMPINGETRESPONSES),
+	SNMPG(snmpInTraps, STAT_SNMPINTRAPS),
+	SNMPG(snmpOutTooBigs, STAT_SNMPOUTTOOBIGS),
+	SNMPG(snmpOutNoSuchNames, STAT_SNMPOUTNOSUCHNAMES),
+	SNMPG(snmpOutBadValues, STAT_SNMPOUTBADVALUES),
+	SNMPG(snmpOutGenErrs, STAT_SNMPOUTGENERRS),
+	SNMPG(snmpOutGetRequests, STAT_SNMPOUTGETREQUESTS),
+	SNMPG(snmpOutGetNexts, STAT_SNMPOUTGETNEXTS),
+	SNMPG(snmpOutSetRequests, STAT_SNMPOUTSETREQUESTS),
+	SNMPG(snmpOutGetResponses, STAT_SNMPOUTGETRESPONSES),
+	SNMPG(snmpOutTraps, STAT_SNMPOUTTRAPS),
 	/* snmpEnableAuthenTraps: disabled(2) */
-	GW_GETA(30, "snmpEnableAuthenTraps", sys_int, 2),
-	SNMPG(31, "snmpSilentDrops", STAT_SNMPSILENTDROPS),
-	SNMPG(32, "snmpProxyDrops", STAT_SNMPPROXYDROPS),
+	GW_GETA(snmpEnableAuthenTraps, sys_int, 2),
+	SNMPG(snmpSilentDrops, STAT_SNMPSILENTDROPS),
+	SNMPG(snmpProxyDrops, STAT_SNMPPROXYDROPS),
 };
 
 /* SNMP-TARGET-MIB (RFC 3413): contexts the gateway could not name. */
 static const struct gw_col target_cols[] = {
-	SNMPG(4, "snmpUnavailableContexts", STAT_SNMPUNAVAILABLECONTEXTS),
-	SNMPG(5, "snmpUnknownContexts", STAT_SNMPUNKNOWNCONTEXTS),
+	SNMPG(snmpUnavailableContexts, STAT_SNMPUNAVAILABLECONTEXTS),
+	SNMPG(snmpUnknownContexts, STAT_SNMPUNKNOWNCONTEXTS),
 };
 
 /* SNMP-USER-BASED-SM-MIB usmStats (RFC 3414): rejected v3 messages. */
 static const struct gw_col usm_cols[] = {
-	SNMPG(1, "usmStatsUnsupportedSecLevels",
+	SNMPG(usmStatsUnsupportedSecLevels,
 	    STAT_USMSTATSUNSUPPORTEDSECLEVELS),
-	SNMPG(2, "usmStatsNotInTimeWindows", STAT_USMSTATSNOTINTIMEWINDOWS),
-	SNMPG(3, "usmStatsUnknownUserNames", STAT_USMSTATSUNKNOWNUSERNAMES),
-	SNMPG(4, "usmStatsUnknownEngineIDs", STAT_USMSTATSUNKNOWNENGINEIDS),
-	SNMPG(5, "usmStatsWrongDigests", STAT_USMSTATSWRONGDIGESTS),
-	SNMPG(6, "usmStatsDecryptionErrors", STAT_USMSTATSDECRYPTIONERRORS),
+	SNMPG(usmStatsNotInTimeWindows, STAT_USMSTATSNOTINTIMEWINDOWS),
+	SNMPG(usmStatsUnknownUserNames, STAT_USMSTATSUNKNOWNUSERNAMES),
+	SNMPG(usmStatsUnknownEngineIDs, STAT_USMSTATSUNKNOWNENGINEIDS),
+	SNMPG(usmStatsWrongDigests, STAT_USMSTATSWRONGDIGESTS),
+	SNMPG(usmStatsDecryptionErrors, STAT_USMSTATSDECRYPTIONERRORS),
 };
 
-#define GWST(n, nm)	GW_GETA(n, nm, gw_stat, n)
+#define GWST(nm, st)	GW_GETA(nm, gw_stat, st)
 
 static const struct gw_col stats_cols[] = {
-	GWST(ST_MAD_SENT, "ibsnmpgwMadSent"),
-	GWST(ST_MAD_ANSWERED, "ibsnmpgwMadAnswered"),
-	GWST(ST_MAD_TIMEOUTS, "ibsnmpgwMadTimeouts"),
-	GWST(ST_MAD_RETRIES, "ibsnmpgwMadRetries"),
-	GWST(ST_MAD_ERRORS, "ibsnmpgwMadErrors"),
-	GWST(ST_MAD_INFLIGHT, "ibsnmpgwMadInFlight"),
-	GWST(ST_MAD_QUEUED, "ibsnmpgwMadQueued"),
-	GWST(ST_CACHE_HITS, "ibsnmpgwCacheHits"),
-	GWST(ST_CACHE_MISSES, "ibsnmpgwCacheMisses"),
-	GWST(ST_CACHE_COALESCED, "ibsnmpgwCacheCoalesced"),
-	GWST(ST_CACHE_ENTRIES, "ibsnmpgwCacheEntries"),
-	GWST(ST_NODES, "ibsnmpgwFabricNodes"),
-	GWST(ST_UNREACHABLE, "ibsnmpgwFabricUnreachable"),
-	GWST(ST_SWEEPS, "ibsnmpgwSweeps"),
-	GWST(ST_SWEEP_MS, "ibsnmpgwLastSweepDuration"),
-	GWST(ST_NODE_REQUESTS, "ibsnmpgwNodeRequests"),
-	GWST(ST_PORT_FAILURES, "ibsnmpgwMadPortFailures"),
-	GWST(ST_PORT_STATE, "ibsnmpgwMadPortState"),
+	GWST(ibsnmpgwMadSent, ST_MAD_SENT),
+	GWST(ibsnmpgwMadAnswered, ST_MAD_ANSWERED),
+	GWST(ibsnmpgwMadTimeouts, ST_MAD_TIMEOUTS),
+	GWST(ibsnmpgwMadRetries, ST_MAD_RETRIES),
+	GWST(ibsnmpgwMadErrors, ST_MAD_ERRORS),
+	GWST(ibsnmpgwMadInFlight, ST_MAD_INFLIGHT),
+	GWST(ibsnmpgwMadQueued, ST_MAD_QUEUED),
+	GWST(ibsnmpgwCacheHits, ST_CACHE_HITS),
+	GWST(ibsnmpgwCacheMisses, ST_CACHE_MISSES),
+	GWST(ibsnmpgwCacheCoalesced, ST_CACHE_COALESCED),
+	GWST(ibsnmpgwCacheEntries, ST_CACHE_ENTRIES),
+	GWST(ibsnmpgwFabricNodes, ST_NODES),
+	GWST(ibsnmpgwFabricUnreachable, ST_UNREACHABLE),
+	GWST(ibsnmpgwSweeps, ST_SWEEPS),
+	GWST(ibsnmpgwLastSweepDuration, ST_SWEEP_MS),
+	GWST(ibsnmpgwNodeRequests, ST_NODE_REQUESTS),
+	GWST(ibsnmpgwMadPortFailures, ST_PORT_FAILURES),
+	GWST(ibsnmpgwMadPortState, ST_PORT_STATE),
 };
 
 static const struct gw_table gw_tables[] = {
-	{ .name = "system", .GW_OID(1, 3, 6, 1, 2, 1, 1), .GW_COLS(sys_cols),
+	{ .name = "system", .GW_OID(GW_OID_system), .GW_COLS(sys_cols),
 	  .context = "" },
-	{ .name = "snmp", .GW_OID(1, 3, 6, 1, 2, 1, 11), .GW_COLS(snmp_cols),
+	{ .name = "snmp", .GW_OID(GW_OID_snmp), .GW_COLS(snmp_cols),
 	  .context = "" },
-	{ .name = "snmpTargetObjects", .GW_OID(1, 3, 6, 1, 6, 3, 12, 1),
+	{ .name = "snmpTargetObjects", .GW_OID(GW_OID_snmpTargetObjects),
 	  .GW_COLS(target_cols), .context = "" },
-	{ .name = "usmStats", .GW_OID(1, 3, 6, 1, 6, 3, 15, 1, 1),
+	{ .name = "usmStats", .GW_OID(GW_OID_usmStats),
 	  .GW_COLS(usm_cols), .context = "" },
 	/* ibsnmpgwStats(2) under the base */
-	{ .name = "ibsnmpgwStats", .GW_OID(2), .under_sys_base = 1,
+	{ .name = "ibsnmpgwStats", .GW_OID(GW_OID_ibsnmpgwStats), .under_sys_base = 1,
 	  .GW_COLS(stats_cols), .context = "" },
 };
 
 static int
-set_base(const struct gw_conf *c)
+snmpv2_init(const struct gw_conf *c)
 {
-	if (c->sys_object_id_base != NULL) {
-		size_t len = MAX_OID_LEN - 2;
-		if (read_objid(c->sys_object_id_base, sys_oid_base, &len) == 0) {
-			log_warnx("snmp: bad sys-object-id-base '%s'",
-			    c->sys_object_id_base);
-			return -1;
-		}
-		sys_oid_base_len = len;
-	}
-	if (sys_oid_base_len + 8 > MAX_OID_LEN) {
-		log_warnx("snmp: sys-object-id-base is too long");
-		return -1;
-	}
-	memcpy(sys_object_id, sys_oid_base, sys_oid_base_len * sizeof(oid));
-	sys_object_id[sys_oid_base_len] = 0;
-	sys_object_id[sys_oid_base_len + 1] = 1;
-	sys_object_id_len = sys_oid_base_len + 2;
-	return 0;
-}
+	oid gw[] = { GW_OID_ibsnmpgwProducts, GW_ARC_ibsnmpgwGateway };
 
-size_t
-gw_mib_sys_base(oid *o, size_t max)
-{
-	if (sys_oid_base_len > max)
-		return 0;
-	memcpy(o, sys_oid_base, sys_oid_base_len * sizeof(oid));
-	return sys_oid_base_len;
-}
-
-int
-gw_mib_system_init(const struct gw_conf *c)
-{
-	if (set_base(c) == -1)
-		return -1;
+	sys_object_id_len = gw_mib_sys_base(sys_object_id,
+	    MAX_OID_LEN - OID_LENGTH(gw));
+	memcpy(sys_object_id + sys_object_id_len, gw, sizeof(gw));
+	sys_object_id_len += OID_LENGTH(gw);
 	snprintf(sys_descr, sizeof(sys_descr), "ibsnmpgw %s: SNMP gateway "
 	    "to the InfiniBand fabric", PACKAGE_VERSION);
 	snprintf(sys_contact, sizeof(sys_contact), "%s",
@@ -267,9 +237,6 @@ gw_mib_system_init(const struct gw_conf *c)
 	if (gethostname(sys_name, sizeof(sys_name)) == -1)
 		sys_name[0] = '\0';
 	sys_name[sizeof(sys_name) - 1] = '\0';
-	for (size_t i = 0; i < sizeof(gw_tables) / sizeof(gw_tables[0]); i++)
-		if (gw_mib_register(&gw_tables[i]) == -1)
-			return -1;
 	return 0;
 }
 
@@ -304,11 +271,11 @@ static int
 node_objid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	oid o[MAX_OID_LEN];
+	size_t n = gw_mib_sys_base(o, MAX_OID_LEN - 2);
 
-	memcpy(o, sys_oid_base, sys_oid_base_len * sizeof(oid));
-	o[sys_oid_base_len] = 1;
-	o[sys_oid_base_len + 1] = gw_node(e)->type;
-	return gw_val_oid(v, o, sys_oid_base_len + 2);
+	o[n++] = GW_OID_ibsnmpgwNodeTypes;
+	o[n++] = gw_node(e)->type;
+	return gw_val_oid(v, o, n);
 }
 
 static int
@@ -353,23 +320,28 @@ node_services(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col node_sys_cols[] = {
-	GW_GET(1, "sysDescr", node_descr),
-	GW_GET(2, "sysObjectID", node_objid),
-	GW_GET(3, "sysUpTime", node_uptime),
-	GW_GET(4, "sysContact", node_contact),
-	GW_GET(5, "sysName", node_name),
-	GW_GET(6, "sysLocation", node_location),
-	GW_GET(7, "sysServices", node_services),
+	GW_GET(sysDescr, node_descr),
+	GW_GET(sysObjectID, node_objid),
+	GW_GET(sysUpTime, node_uptime),
+	GW_GET(sysContact, node_contact),
+	GW_GET(sysName, node_name),
+	GW_GET(sysLocation, node_location),
+	GW_GET(sysServices, node_services),
 };
 
 static const struct gw_table node_sys_table = {
 	.name = "system",
-	.GW_OID(1, 3, 6, 1, 2, 1, 1),
+	.GW_OID(GW_OID_system),
 	.GW_COLS(node_sys_cols),
 };
 
-int
-gw_mib_node_system_init(const struct gw_conf *c)
-{
-	return gw_mib_register(&node_sys_table);
-}
+static const struct gw_table *const tables[] = {
+	&gw_tables[0], &gw_tables[1], &gw_tables[2], &gw_tables[3],
+	&gw_tables[4], &node_sys_table, NULL
+};
+
+const struct gw_mib_module gw_mod_snmpv2_mib = {
+	.name = "SNMPv2-MIB",
+	.tables = tables,
+	.init = snmpv2_init,
+};

@@ -14,7 +14,8 @@
 #include "codec/attr.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
+#include "gateway/oids.h"
+#include "gateway/mib/node.h"
 
 #define MGMT_PORT	255	/* index value for switch port 0 */
 
@@ -127,12 +128,12 @@ guid_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col guid_cols[] = {
-	GW_GET(3, "ibSmaGuidVal", guid_val),
+	GW_GET(ibSmaGuidVal, guid_val),
 };
 
 static const struct gw_table guid_table = {
 	.name = "ibSmaGuidInfoTable",
-	.GW_OID(GW_SMA_OBJECTS, 3, 1, 1),
+	.GW_OID(GW_OID_ibSmaGuidInfoEntry),
 	.nindex = 2,
 	.GW_COLS(guid_cols),
 	.row_next = guid_rows,
@@ -209,13 +210,13 @@ pkey_base(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col pkey_cols[] = {
-	GW_GET(3, "ibSmaPKeyMembership", pkey_membership),
-	GW_GET(4, "ibSmaPKeyBase", pkey_base),
+	GW_GET(ibSmaPKeyMembership, pkey_membership),
+	GW_GET(ibSmaPKeyBase, pkey_base),
 };
 
 static const struct gw_table pkey_table = {
 	.name = "ibSmaPKeyTable",
-	.GW_OID(GW_SMA_OBJECTS, 6, 1, 1),
+	.GW_OID(GW_OID_ibSmaPKeyEntry),
 	.nindex = 2,
 	.GW_COLS(pkey_cols),
 	.row_next = pkey_rows,
@@ -303,12 +304,12 @@ sl2vl_vl(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col sl2vl_cols[] = {
-	GW_GET(4, "ibSmaVirtualLane", sl2vl_vl),
+	GW_GET(ibSmaVirtualLane, sl2vl_vl),
 };
 
 static const struct gw_table sl2vl_table = {
 	.name = "ibSmaSL2VLMapTable",
-	.GW_OID(GW_SMA_OBJECTS, 7, 1, 1),
+	.GW_OID(GW_OID_ibSmaSL2VLMapEntry),
 	.nindex = 3,
 	.GW_COLS(sl2vl_cols),
 	.row_next = sl2vl_rows,
@@ -394,18 +395,18 @@ VLARB_GET(vlarb_lo_vl, 0, gw_val_uint_in(v, vl, 0, 14))
 VLARB_GET(vlarb_lo_weight, 0, gw_val_uint(v, weight))
 
 static const struct gw_col vlarb_hi_cols[] = {
-	GW_GET(3, "ibSmaHiPriVirtLane", vlarb_hi_vl),
-	GW_GET(4, "ibSmaHiPriWeight", vlarb_hi_weight),
+	GW_GET(ibSmaHiPriVirtLane, vlarb_hi_vl),
+	GW_GET(ibSmaHiPriWeight, vlarb_hi_weight),
 };
 
 static const struct gw_col vlarb_lo_cols[] = {
-	GW_GET(3, "ibSmaLowPriVirtLane", vlarb_lo_vl),
-	GW_GET(4, "ibSmaLowPriWeight", vlarb_lo_weight),
+	GW_GET(ibSmaLowPriVirtLane, vlarb_lo_vl),
+	GW_GET(ibSmaLowPriWeight, vlarb_lo_weight),
 };
 
 static const struct gw_table vlarb_hi_table = {
 	.name = "ibSmaHiPriVlArbTable",
-	.GW_OID(GW_SMA_OBJECTS, 8, 1, 1),
+	.GW_OID(GW_OID_ibSmaHiPriVlArbEntry),
 	.nindex = 2,
 	.GW_COLS(vlarb_hi_cols),
 	.row_next = vlarb_hi_rows,
@@ -413,7 +414,7 @@ static const struct gw_table vlarb_hi_table = {
 
 static const struct gw_table vlarb_lo_table = {
 	.name = "ibSmaLowPriVlArbTable",
-	.GW_OID(GW_SMA_OBJECTS, 8, 2, 1),
+	.GW_OID(GW_OID_ibSmaLowPriVlArbEntry),
 	.nindex = 2,
 	.GW_COLS(vlarb_lo_cols),
 	.row_next = vlarb_lo_rows,
@@ -495,12 +496,12 @@ fdb_read_ahead(struct gw_eval *e, const struct cache_key *k)
 }
 
 static const struct gw_col lft_cols[] = {
-	GW_GET(2, "ibSmaLinForwEgressPort", lft_egress),
+	GW_GET(ibSmaLinForwEgressPort, lft_egress),
 };
 
 static const struct gw_table lft_table = {
 	.name = "ibSmaLinForTable",
-	.GW_OID(GW_SMA_OBJECTS, 9, 1, 1),
+	.GW_OID(GW_OID_ibSmaLinForEntry),
 	.nindex = 1,
 	.GW_COLS(lft_cols),
 	.applies = gw_is_switch,
@@ -555,15 +556,15 @@ RFT_GET(rft_lmc, gw_val_uint(v, lmc))
 RFT_GET(rft_valid, gw_val_truth(v, valid))
 
 static const struct gw_col rft_cols[] = {
-	GW_GET(2, "ibSmaRandomDestLID", rft_lid),
-	GW_GET(3, "ibSmaRandomForwEgressPort", rft_port),
-	GW_GET(4, "ibSmaRandomLMC", rft_lmc),
-	GW_GET(5, "ibSmaRandomIsValid", rft_valid),
+	GW_GET(ibSmaRandomDestLID, rft_lid),
+	GW_GET(ibSmaRandomForwEgressPort, rft_port),
+	GW_GET(ibSmaRandomLMC, rft_lmc),
+	GW_GET(ibSmaRandomIsValid, rft_valid),
 };
 
 static const struct gw_table rft_table = {
 	.name = "ibSmaRandomForwardingTable",
-	.GW_OID(GW_SMA_OBJECTS, 10, 1, 1),
+	.GW_OID(GW_OID_ibSmaRandomForwardingEntry),
 	.nindex = 1,
 	.GW_COLS(rft_cols),
 	.applies = gw_is_switch,
@@ -670,12 +671,12 @@ mft_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col mft_cols[] = {
-	GW_GET(2, "ibSmaMulForwMask", mft_val),
+	GW_GET(ibSmaMulForwMask, mft_val),
 };
 
 static const struct gw_table mft_table = {
 	.name = "ibSmaMulForTable",
-	.GW_OID(GW_SMA_OBJECTS, 11, 1, 1),
+	.GW_OID(GW_OID_ibSmaMulForEntry),
 	.nindex = 1,
 	.GW_COLS(mft_cols),
 	.applies = gw_is_switch,
@@ -744,21 +745,21 @@ sm_key(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return gw_val_octets(v, zero, sizeof(zero));
 }
 
-#define SM(sub, nm, f, ...) GW_FIELD(sub, nm, ATTR_SM_INFO, f, __VA_ARGS__)
+#define SM(nm, f, ...) GW_FIELD(nm, ATTR_SM_INFO, f, __VA_ARGS__)
 
 static const struct gw_col sm_cols[] = {
-	SM(2, "ibSmaSmGuid", IB_SMINFO_GUID_F, GW_K_GUID),
-	GW_GET(3, "ibSmaSmSmKey", sm_key),
-	SM(4, "ibSmaSmSmpCount", IB_SMINFO_ACT_F, GW_K_COUNTER),
-	SM(5, "ibSmaSmPriority", IB_SMINFO_PRIO_F, GW_K_UINT),
+	SM(ibSmaSmGuid, IB_SMINFO_GUID_F, GW_K_GUID),
+	GW_GET(ibSmaSmSmKey, sm_key),
+	SM(ibSmaSmSmpCount, IB_SMINFO_ACT_F, GW_K_COUNTER),
+	SM(ibSmaSmPriority, IB_SMINFO_PRIO_F, GW_K_UINT),
 	/* SMState 0..3: notActive, discovering, standby, master. */
-	SM(6, "ibSmaSmState", IB_SMINFO_STATE_F, GW_K_ENUM,
+	SM(ibSmaSmState, IB_SMINFO_STATE_F, GW_K_ENUM,
 	    GW_CODES(0, 3, 1, 5)),
 };
 
 static const struct gw_table sm_table = {
 	.name = "ibSmaSmInfoTable",
-	.GW_OID(GW_SMA_OBJECTS, 12, 1, 1, 1),
+	.GW_OID(GW_OID_ibSmaSmInfoEntry),
 	.nindex = 1,
 	.GW_COLS(sm_cols),
 	.inst = sm_inst,
@@ -846,15 +847,15 @@ vdiag_data(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col vdiag_cols[] = {
-	GW_GET(2, "ibSmaPortGenericDiagCode", vdiag_generic),
-	GW_GET(3, "ibSmaPortVendorDiagCode", vdiag_vendor),
-	GW_GET(4, "ibSmaPortVendorDiagIndexFwd", vdiag_fwd),
-	GW_GET(5, "ibSmaPortVendorDiagData", vdiag_data),
+	GW_GET(ibSmaPortGenericDiagCode, vdiag_generic),
+	GW_GET(ibSmaPortVendorDiagCode, vdiag_vendor),
+	GW_GET(ibSmaPortVendorDiagIndexFwd, vdiag_fwd),
+	GW_GET(ibSmaPortVendorDiagData, vdiag_data),
 };
 
 static const struct gw_table vdiag_table = {
 	.name = "ibSmaVendDiagInfoTable",
-	.GW_OID(GW_SMA_OBJECTS, 13, 1, 1),
+	.GW_OID(GW_OID_ibSmaVendDiagInfoEntry),
 	.nindex = 1,
 	.GW_COLS(vdiag_cols),
 	.row_next = vdiag_rows,
@@ -904,26 +905,24 @@ led_state(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col led_cols[] = {
-	GW_GET(2, "ibSmaLedState", led_state),
+	GW_GET(ibSmaLedState, led_state),
 };
 
 static const struct gw_table led_table = {
 	.name = "ibSmaLedInfoTable",
-	.GW_OID(GW_SMA_OBJECTS, 14, 1, 1),
+	.GW_OID(GW_OID_ibSmaLedInfoEntry),
 	.nindex = 1,
 	.GW_COLS(led_cols),
 	.row_next = led_rows,
 };
 
-int
-gw_mib_sma_tables_init(void)
-{
-	const struct gw_table *t[] = { &guid_table, &pkey_table, &sl2vl_table,
-	    &vlarb_hi_table, &vlarb_lo_table, &lft_table, &rft_table,
-	    &mft_table, &sm_table, &vdiag_table, &led_table };
+static const struct gw_table *const tables[] = {
+	&guid_table, &pkey_table, &sl2vl_table, &vlarb_hi_table,
+	&vlarb_lo_table, &lft_table, &rft_table, &mft_table, &sm_table,
+	&vdiag_table, &led_table, NULL
+};
 
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (gw_mib_register(t[i]) == -1)
-			return -1;
-	return 0;
-}
+const struct gw_mib_module gw_mod_ib_sma_mib_tables = {
+	.name = "IB-SMA-MIB tables",
+	.tables = tables,
+};

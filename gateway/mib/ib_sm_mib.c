@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "gateway/mib.h"
-#include "gateway/mib_sm.h"
+#include "gateway/oids.h"
+#include "gateway/mib/ib_sm_mib.h"
 
 /* The subnet prefix: GIDPrefix of the first port the sweep read (the
  * inventory's first node is the gateway's own), else the default
@@ -244,36 +245,36 @@ node_desc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return gw_val_octets(v, n->desc, strlen(n->desc));
 }
 
-#define NI(sub, nm, f, ...) \
-	GW_FIELD(sub, nm, ATTR_NODE_INFO, f, __VA_ARGS__)
+#define NI(nm, f, ...) \
+	GW_FIELD(nm, ATTR_NODE_INFO, f, __VA_ARGS__)
 
 static const struct gw_col node_cols[] = {
-	NI(3, "ibSmNodeInfoBaseVersion", IB_NODE_BASE_VERS_F, GW_K_INT,
+	NI(ibSmNodeInfoBaseVersion, IB_NODE_BASE_VERS_F, GW_K_INT,
 	    GW_RANGE(0, 255)),
-	NI(4, "ibSmNodeInfoClassVersion", IB_NODE_CLASS_VERS_F, GW_K_INT,
+	NI(ibSmNodeInfoClassVersion, IB_NODE_CLASS_VERS_F, GW_K_INT,
 	    GW_RANGE(0, 255)),
-	NI(5, "ibSmNodeInfoType", IB_NODE_TYPE_F, GW_K_INT, GW_RANGE(0, 4)),
-	NI(6, "ibSmNodeInfoNumPorts", IB_NODE_NPORTS_F, GW_K_INT,
+	NI(ibSmNodeInfoType, IB_NODE_TYPE_F, GW_K_INT, GW_RANGE(0, 4)),
+	NI(ibSmNodeInfoNumPorts, IB_NODE_NPORTS_F, GW_K_INT,
 	    GW_RANGE(0, 255)),
-	NI(7, "ibSmNodeInfoSystemImageGUID", IB_NODE_SYSTEM_GUID_F,
+	NI(ibSmNodeInfoSystemImageGUID, IB_NODE_SYSTEM_GUID_F,
 	    GW_K_GUID),
-	NI(8, "ibSmNodeInfoPortGUID", IB_NODE_PORT_GUID_F, GW_K_GUID),
-	NI(9, "ibSmNodeInfoPartitionCap", IB_NODE_PARTITION_CAP_F, GW_K_INT,
+	NI(ibSmNodeInfoPortGUID, IB_NODE_PORT_GUID_F, GW_K_GUID),
+	NI(ibSmNodeInfoPartitionCap, IB_NODE_PARTITION_CAP_F, GW_K_INT,
 	    GW_RANGE(0, 65535)),
-	NI(10, "ibSmNodeInfoDeviceID", IB_NODE_DEVID_F, GW_K_OCTETS,
+	NI(ibSmNodeInfoDeviceID, IB_NODE_DEVID_F, GW_K_OCTETS,
 	    GW_NOCTETS(2)),
-	NI(11, "ibSmNodeInfoRevision", IB_NODE_REVISION_F, GW_K_OCTETS,
+	NI(ibSmNodeInfoRevision, IB_NODE_REVISION_F, GW_K_OCTETS,
 	    GW_NOCTETS(4)),
-	NI(12, "ibSmNodeInfoLocalPortNum", IB_NODE_LOCAL_PORT_F, GW_K_INT,
+	NI(ibSmNodeInfoLocalPortNum, IB_NODE_LOCAL_PORT_F, GW_K_INT,
 	    GW_RANGE(0, 255)),
-	NI(13, "ibSmNodeInfoVendorID", IB_NODE_VENDORID_F, GW_K_OCTETS,
+	NI(ibSmNodeInfoVendorID, IB_NODE_VENDORID_F, GW_K_OCTETS,
 	    GW_NOCTETS(3)),
-	GW_GET(14, "ibSmNodeInfoDescription", node_desc),
+	GW_GET(ibSmNodeInfoDescription, node_desc),
 };
 
 static const struct gw_table node_table = {
 	.name = "ibSmNodeInfoTable",
-	.GW_OID(GW_SM_OBJECTS, 2, 1, 1),
+	.GW_OID(GW_OID_ibSmNodeInfoEntry),
 	.nindex = 16,
 	.GW_COLS(node_cols),
 	.row_next = node_rows,
@@ -300,45 +301,45 @@ switch_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	return gw_sm_node_rows(e, lb, incl, out, switch_one);
 }
 
-#define SI(sub, nm, f, ...) \
-	GW_FIELD(sub, nm, ATTR_SWITCH_INFO, f, __VA_ARGS__)
-#define SI_TRUTH(sub, nm, f) SI(sub, nm, f, GW_K_TRUTH, GW_MASK(1))
+#define SI(nm, f, ...) \
+	GW_FIELD(nm, ATTR_SWITCH_INFO, f, __VA_ARGS__)
+#define SI_TRUTH(nm, f) SI(nm, f, GW_K_TRUTH, GW_MASK(1))
 
 static const struct gw_col switch_cols[] = {
-	SI(3, "ibSmSwitchInfoLinearFdbCap", IB_SW_LINEAR_FDB_CAP_F, GW_K_INT,
+	SI(ibSmSwitchInfoLinearFdbCap, IB_SW_LINEAR_FDB_CAP_F, GW_K_INT,
 	    GW_RANGE(0, 65535)),
-	SI(4, "ibSmSwitchInfoRandomFdbCap", IB_SW_RANDOM_FDB_CAP_F, GW_K_INT,
+	SI(ibSmSwitchInfoRandomFdbCap, IB_SW_RANDOM_FDB_CAP_F, GW_K_INT,
 	    GW_RANGE(0, 65535)),
-	SI(5, "ibSmSwitchInfoMcastFdbCap", IB_SW_MCAST_FDB_CAP_F, GW_K_INT,
+	SI(ibSmSwitchInfoMcastFdbCap, IB_SW_MCAST_FDB_CAP_F, GW_K_INT,
 	    GW_RANGE(0, 65535)),
-	SI(6, "ibSmSwitchInfoLinearFdbTop", IB_SW_LINEAR_FDB_TOP_F, GW_K_INT,
+	SI(ibSmSwitchInfoLinearFdbTop, IB_SW_LINEAR_FDB_TOP_F, GW_K_INT,
 	    GW_RANGE(0, 65535)),
-	SI(7, "ibSmSwitchInfoDefaultPort", IB_SW_DEF_PORT_F, GW_K_INT,
+	SI(ibSmSwitchInfoDefaultPort, IB_SW_DEF_PORT_F, GW_K_INT,
 	    GW_RANGE(0, 255)),
-	SI(8, "ibSmSwitchInfoDefPriMcastPort", IB_SW_DEF_MCAST_PRIM_F,
+	SI(ibSmSwitchInfoDefPriMcastPort, IB_SW_DEF_MCAST_PRIM_F,
 	    GW_K_INT, GW_RANGE(0, 255)),
-	SI(9, "ibSmSwitchInfoDefNonPriMcastPort", IB_SW_DEF_MCAST_NOT_PRIM_F,
+	SI(ibSmSwitchInfoDefNonPriMcastPort, IB_SW_DEF_MCAST_NOT_PRIM_F,
 	    GW_K_INT, GW_RANGE(0, 255)),
-	SI(10, "ibSmSwitchInfoLifeTimeValue", IB_SW_LIFE_TIME_F, GW_K_INT,
+	SI(ibSmSwitchInfoLifeTimeValue, IB_SW_LIFE_TIME_F, GW_K_INT,
 	    GW_RANGE(0, 31)),
-	SI(11, "ibSmSwitchInfoPortStateChange", IB_SW_STATE_CHANGE_F,
+	SI(ibSmSwitchInfoPortStateChange, IB_SW_STATE_CHANGE_F,
 	    GW_K_INT, GW_RANGE(0, 1)),
-	SI(12, "ibSmSwitchInfoLIDsPerPort", IB_SW_LIDS_PER_PORT_F, GW_K_INT,
+	SI(ibSmSwitchInfoLIDsPerPort, IB_SW_LIDS_PER_PORT_F, GW_K_INT,
 	    GW_RANGE(0, 65535)),
-	SI(13, "ibSmSwitchInfoPartitionEnfCap", IB_SW_PARTITION_ENFORCE_CAP_F,
+	SI(ibSmSwitchInfoPartitionEnfCap, IB_SW_PARTITION_ENFORCE_CAP_F,
 	    GW_K_INT, GW_RANGE(0, 65535)),
-	SI_TRUTH(14, "ibSmSwitchInfoInEnfCap", IB_SW_PARTITION_ENF_INB_F),
-	SI_TRUTH(15, "ibSmSwitchInfoOutEnfCap", IB_SW_PARTITION_ENF_OUTB_F),
-	SI_TRUTH(16, "ibSmSwitchInfoInFilterRawPktCap",
+	SI_TRUTH(ibSmSwitchInfoInEnfCap, IB_SW_PARTITION_ENF_INB_F),
+	SI_TRUTH(ibSmSwitchInfoOutEnfCap, IB_SW_PARTITION_ENF_OUTB_F),
+	SI_TRUTH(ibSmSwitchInfoInFilterRawPktCap,
 	    IB_SW_FILTER_RAW_INB_F),
-	SI_TRUTH(17, "ibSmSwitchInfoOutFilterRawPktCap",
+	SI_TRUTH(ibSmSwitchInfoOutFilterRawPktCap,
 	    IB_SW_FILTER_RAW_OUTB_F),
-	SI_TRUTH(18, "ibSmSwitchInfoEnhanced0", IB_SW_ENHANCED_PORT0_F),
+	SI_TRUTH(ibSmSwitchInfoEnhanced0, IB_SW_ENHANCED_PORT0_F),
 };
 
 static const struct gw_table switch_table = {
 	.name = "ibSmSwitchInfoTable",
-	.GW_OID(GW_SM_OBJECTS, 4, 1, 1),
+	.GW_OID(GW_OID_ibSmSwitchInfoEntry),
 	.nindex = 16,
 	.GW_COLS(switch_cols),
 	.row_next = switch_rows,
@@ -346,29 +347,22 @@ static const struct gw_table switch_table = {
 	.context = GW_FABRIC_CONTEXT,
 };
 
-int
-gw_mib_sm_init(void)
+static void
+ib_sm_mib_finalise(void)
 {
-	if (gw_mib_register(&node_table) == -1 ||
-	    gw_mib_register(&switch_table) == -1)
-		return -1;
-	if (gw_mib_sm_ports_init() == -1)
-		return -1;
-	if (gw_mib_sm_part_init() == -1 || gw_mib_sm_vl_init() == -1 ||
-	    gw_mib_sm_query_init() == -1)
-		return -1;
-	return gw_mib_sm_sa_init();
-}
-
-void
-gw_mib_sm_finalise(void)
-{
-	gw_mib_sm_sa_finalise();
-	gw_mib_sm_part_finalise();
-	gw_mib_sm_query_finalise();
 	free(sm_sorted);
 	free(sm_guids);
 	sm_sorted = NULL;
 	sm_guids = NULL;
 	sm_nsorted = sm_cap = 0;
 }
+
+static const struct gw_table *const tables[] = {
+	&node_table, &switch_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ib_sm_mib = {
+	.name = "IB-SM-MIB",
+	.tables = tables,
+	.finalise = ib_sm_mib_finalise,
+};

@@ -14,8 +14,9 @@
 
 #include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
-#include "gateway/mib_sm.h"
+#include "gateway/oids.h"
+#include "gateway/mib/node.h"
+#include "gateway/mib/ib_sm_mib.h"
 #include "util/ev.h"
 
 #define PART_ELEM	10	/* node GUID, port, membership */
@@ -232,35 +233,39 @@ part_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return GW_ABSENT;
 }
 
-#define PV(sub, nm) GW_GETA(sub, nm, part_get, sub)
+#define PV(nm) GW_GETA(nm, part_get, GW_ARC_##nm)
 
 static const struct gw_col part_cols[] = {
-	PV(4, "ibSmPartitionVector"),
-	PV(5, "ibSmPartitionVectorSize"),
-	PV(6, "ibSmPartitionVectorElementSize"),
-	PV(7, "ibSmPartitionLastChange"),
+	PV(ibSmPartitionVector),
+	PV(ibSmPartitionVectorSize),
+	PV(ibSmPartitionVectorElementSize),
+	PV(ibSmPartitionLastChange),
 };
 
 static const struct gw_table part_table = {
 	.name = "ibSmPartitionTable",
-	.GW_OID(GW_SM_OBJECTS, 5, 1, 1),
+	.GW_OID(GW_OID_ibSmPartitionEntry),
 	.nindex = 11,
 	.GW_COLS(part_cols),
 	.row_next = part_rows,
 	.context = GW_FABRIC_CONTEXT,
 };
 
-int
-gw_mib_sm_part_init(void)
-{
-	return gw_mib_register(&part_table);
-}
-
-void
-gw_mib_sm_part_finalise(void)
+static void
+ib_sm_mib_part_finalise(void)
 {
 	free(part_m);
 	part_m = NULL;
 	part_n = part_cap = 0;
 	part_hash = part_changed = 0;
 }
+
+static const struct gw_table *const tables[] = {
+	&part_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ib_sm_mib_part = {
+	.name = "IB-SM-MIB partitions",
+	.tables = tables,
+	.finalise = ib_sm_mib_part_finalise,
+};

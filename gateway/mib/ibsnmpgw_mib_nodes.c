@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gateway/mib.h"
+#include "gateway/oids.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
@@ -169,24 +170,24 @@ nt_poll(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col node_cols[] = {
-	GW_GET(2, "ibsnmpgwNodeContext", nt_context),
-	GW_GET(3, "ibsnmpgwNodeGuid", nt_guid),
-	GW_GET(4, "ibsnmpgwNodeType", nt_type),
-	GW_GET(5, "ibsnmpgwNodeDescription", nt_desc),
-	GW_GET(6, "ibsnmpgwNodeLid", nt_lid),
-	GW_GET(7, "ibsnmpgwNodeState", nt_state),
-	GW_GETA(8, "ibsnmpgwNodeFirstSeen", nt_seen, 0),
-	GW_GETA(9, "ibsnmpgwNodeLastSeen", nt_seen, 1),
-	GW_GETA(10, "ibsnmpgwNodeMadSent", nt_mads, 0),
-	GW_GETA(11, "ibsnmpgwNodeMadTimeouts", nt_mads, 1),
-	GW_GETA(12, "ibsnmpgwNodeMadErrors", nt_mads, 2),
-	GW_GETA(13, "ibsnmpgwNodeLastPoll", nt_poll, 0),
-	GW_GETA(14, "ibsnmpgwNodePollDuration", nt_poll, 1),
+	GW_GET(ibsnmpgwNodeContext, nt_context),
+	GW_GET(ibsnmpgwNodeGuid, nt_guid),
+	GW_GET(ibsnmpgwNodeType, nt_type),
+	GW_GET(ibsnmpgwNodeDescription, nt_desc),
+	GW_GET(ibsnmpgwNodeLid, nt_lid),
+	GW_GET(ibsnmpgwNodeState, nt_state),
+	GW_GETA(ibsnmpgwNodeFirstSeen, nt_seen, 0),
+	GW_GETA(ibsnmpgwNodeLastSeen, nt_seen, 1),
+	GW_GETA(ibsnmpgwNodeMadSent, nt_mads, 0),
+	GW_GETA(ibsnmpgwNodeMadTimeouts, nt_mads, 1),
+	GW_GETA(ibsnmpgwNodeMadErrors, nt_mads, 2),
+	GW_GETA(ibsnmpgwNodeLastPoll, nt_poll, 0),
+	GW_GETA(ibsnmpgwNodePollDuration, nt_poll, 1),
 };
 
 static const struct gw_table node_table = {
 	.name = "ibsnmpgwNodeTable",
-	.GW_OID(5, 1, 1),		/* ibsnmpgwNodeEntry under the base */
+	.GW_OID(GW_OID_ibsnmpgwNodeEntry),
 	.under_sys_base = 1,
 	.nindex = 1,
 	.GW_COLS(node_cols),
@@ -194,8 +195,11 @@ static const struct gw_table node_table = {
 	.context = GW_FABRIC_CONTEXT,
 };
 
-int
-gw_mib_fabric_init(void)
-{
-	return gw_mib_register(&node_table);
-}
+static const struct gw_table *const tables[] = {
+	&node_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ibsnmpgw_mib_nodes = {
+	.name = "IBSNMPGW-MIB nodes",
+	.tables = tables,
+};

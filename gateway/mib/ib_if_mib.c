@@ -16,7 +16,8 @@
 #include "codec/perf.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
+#include "gateway/oids.h"
+#include "gateway/mib/node.h"
 #include "store/counters.h"
 #include "store/ipoib.h"
 
@@ -46,39 +47,39 @@ stat_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col stat_cols[] = {
-	GW_GETA(2, "ibIfPortSymbolErrs", stat_get,
+	GW_GETA(ibIfPortSymbolErrs, stat_get,
 	    CTR_SYMBOL_ERRORS),
-	GW_GETA(3, "ibIfPortLinkErrRecovery", stat_get,
+	GW_GETA(ibIfPortLinkErrRecovery, stat_get,
 	    CTR_LINK_RECOVERS),
-	GW_GETA(4, "ibIfPortLinkDowned", stat_get,
+	GW_GETA(ibIfPortLinkDowned, stat_get,
 	    CTR_LINK_DOWNED),
-	GW_GETA(5, "ibIfPortStatLocalPhyErrs", stat_get,
+	GW_GETA(ibIfPortStatLocalPhyErrs, stat_get,
 	    CTR_RCV_LOCAL_PHYS),
-	GW_GETA(6, "ibIfPortStatMalPktErrs", stat_get,
+	GW_GETA(ibIfPortStatMalPktErrs, stat_get,
 	    CTR_RCV_MALFORMED),
-	GW_GETA(7, "ibIfPortStatRcvRemPhyErrs", stat_get,
+	GW_GETA(ibIfPortStatRcvRemPhyErrs, stat_get,
 	    CTR_RCV_REMOTE_PHYS),
-	GW_GETA(8, "ibIfPortStatRcvConstrErrs", stat_get,
+	GW_GETA(ibIfPortStatRcvConstrErrs, stat_get,
 	    CTR_RCV_CONSTRAINT),
-	GW_GETA(9, "ibIfPortStatInactDiscards", stat_get,
+	GW_GETA(ibIfPortStatInactDiscards, stat_get,
 	    CTR_XMIT_INACTIVE),
-	GW_GETA(10, "ibIfPortStatNeighMTUDiscards", stat_get,
+	GW_GETA(ibIfPortStatNeighMTUDiscards, stat_get,
 	    CTR_XMIT_NEIGHBOR_MTU),
-	GW_GETA(11, "ibIfPortStatSwLifetimeDiscards", stat_get,
+	GW_GETA(ibIfPortStatSwLifetimeDiscards, stat_get,
 	    CTR_XMIT_SW_LIFETIME),
-	GW_GETA(12, "ibIfPortStatHOQLifetimeDiscards", stat_get,
+	GW_GETA(ibIfPortStatHOQLifetimeDiscards, stat_get,
 	    CTR_XMIT_SW_HOQ),
-	GW_GETA(13, "ibIfPortStatLinkIntergrityErrs", stat_get,
+	GW_GETA(ibIfPortStatLinkIntergrityErrs, stat_get,
 	    CTR_LOCAL_INTEGRITY),
-	GW_GETA(14, "ibIfPortStatExcBufOverrunErrs", stat_get,
+	GW_GETA(ibIfPortStatExcBufOverrunErrs, stat_get,
 	    CTR_EXCESS_OVERRUN),
-	GW_GETA(15, "ibIfPortStatVL15Dropped", stat_get,
+	GW_GETA(ibIfPortStatVL15Dropped, stat_get,
 	    CTR_VL15_DROPPED),
 };
 
 static const struct gw_table stat_table = {
 	.name = "ibIfPortStatTable",
-	.GW_OID(GW_IBIF_OBJECTS, 1, 1),		/* ibIfPortStatEntry */
+	.GW_OID(GW_OID_ibIfPortStatEntry),
 	.nindex = 1,
 	.GW_COLS(stat_cols),
 	.row_next = gw_data_ports,
@@ -199,13 +200,13 @@ vl_in_pkts(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col vl_cols[] = {
-	GW_GET(5, "ibIfVLInOctets", vl_in_octets),
-	GW_GET(6, "ibIfVLInPkts", vl_in_pkts),
+	GW_GET(ibIfVLInOctets, vl_in_octets),
+	GW_GET(ibIfVLInPkts, vl_in_pkts),
 };
 
 static const struct gw_table vl_table = {
 	.name = "ibIfVLTrafficTable",
-	.GW_OID(GW_IBIF_OBJECTS, 2, 1),		/* ibIfVLTrafficEntry */
+	.GW_OID(GW_OID_ibIfVLTrafficEntry),
 	.nindex = 2,
 	.GW_COLS(vl_cols),
 	.row_next = vl_rows,
@@ -255,23 +256,22 @@ addr_val(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col addr_cols[] = {
-	GW_GET(3, "ibIpoibLinkLayerAddr", addr_val),
+	GW_GET(ibIpoibLinkLayerAddr, addr_val),
 };
 
 static const struct gw_table addr_table = {
 	.name = "ibIpoibLinkLayerAddrTable",
-	.GW_OID(GW_IBIF_OBJECTS, 3, 1),		/* ibIpoibLinkLayerAddrEntry */
+	.GW_OID(GW_OID_ibIpoibLinkLayerAddrEntry),
 	.nindex = 2,
 	.GW_COLS(addr_cols),
 	.row_next = addr_rows,
 };
 
-int
-gw_mib_ibif_init(void)
-{
-	if (gw_mib_register(&stat_table) == -1 ||
-	    gw_mib_register(&vl_table) == -1 ||
-	    gw_mib_register(&addr_table) == -1)
-		return -1;
-	return 0;
-}
+static const struct gw_table *const tables[] = {
+	&stat_table, &vl_table, &addr_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ib_if_mib = {
+	.name = "IB-IF-MIB",
+	.tables = tables,
+};

@@ -9,7 +9,8 @@
 #include "codec/attr.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
-#include "gateway/mib_node.h"
+#include "gateway/oids.h"
+#include "gateway/mib/node.h"
 
 static int
 port_pi(struct gw_eval *e, const struct gw_row *row, struct smp_portinfo *pi)
@@ -79,11 +80,11 @@ gp_fec(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 }
 
 static const struct gw_col gp_cols[] = {
-	GW_GET(1, "ibsnmpgwPortSpeed", gp_speed),
-	GW_GET(2, "ibsnmpgwPortWidth", gp_width),
-	GW_GET(3, "ibsnmpgwPortDataRate", gp_rate),
-	GW_GET(4, "ibsnmpgwPortFecMode", gp_fec),
-	GW_FIELD(5, "ibsnmpgwPortCapabilityMask2", ATTR_PORT_INFO,
+	GW_GET(ibsnmpgwPortSpeed, gp_speed),
+	GW_GET(ibsnmpgwPortWidth, gp_width),
+	GW_GET(ibsnmpgwPortDataRate, gp_rate),
+	GW_GET(ibsnmpgwPortFecMode, gp_fec),
+	GW_FIELD(ibsnmpgwPortCapabilityMask2, ATTR_PORT_INFO,
 	    IB_PORT_CAPMASK2_F, GW_K_UINT, GW_RANGE(0, 65535)),
 };
 
@@ -91,7 +92,7 @@ static const struct gw_col gp_cols[] = {
  * ibsnmpgwPortTable(1).ibsnmpgwPortEntry(1). */
 static const struct gw_table gp_table = {
 	.name = "ibsnmpgwPortTable",
-	.GW_OID(4, 1, 1),
+	.GW_OID(GW_OID_ibsnmpgwPortEntry),
 	.under_sys_base = 1,
 	.nindex = 1,
 	.GW_COLS(gp_cols),
@@ -99,8 +100,11 @@ static const struct gw_table gp_table = {
 	.row_next = gw_data_ports,
 };
 
-int
-gw_mib_gwport_init(void)
-{
-	return gw_mib_register(&gp_table);
-}
+static const struct gw_table *const tables[] = {
+	&gp_table, NULL
+};
+
+const struct gw_mib_module gw_mod_ibsnmpgw_mib_ports = {
+	.name = "IBSNMPGW-MIB ports",
+	.tables = tables,
+};

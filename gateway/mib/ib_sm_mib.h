@@ -1,12 +1,10 @@
-/* gw_sm: helpers shared by the IB-SM-MIB table files (mib_sm*.c): the
+/* gw_sm: helpers shared by the IB-SM-MIB table files (ib_sm_mib*.c): the
  * subnet prefix and GUID-ordered rows of the fabric context. Their
  * indexes spell octet strings one subid per octet (RFC 2578 7.7). */
 #ifndef IBSNMPGW_GW_MIB_SM_H
 #define IBSNMPGW_GW_MIB_SM_H
 
 #include "gateway/mib.h"
-
-#define GW_SM_OBJECTS	1, 3, 6, 1, 3, 117, 7, 1	/* ibSmMIBObjects */
 
 uint64_t gw_sm_prefix(void);
 void	 gw_sm_put64(uint32_t *sub, uint64_t x);
@@ -26,13 +24,5 @@ int	 gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb,
 /* The node whose GUID the index holds at subid at. */
 const struct store_node *gw_sm_row_node(const struct gw_row *row, int at);
 
-int	 gw_mib_sm_ports_init(void);
-int	 gw_mib_sm_part_init(void);	/* mib_sm_part.c: partitions */
-void	 gw_mib_sm_part_finalise(void);
-int	 gw_mib_sm_vl_init(void);	/* mib_sm_vl.c: SL to VL, VL arb. */
-int	 gw_mib_sm_query_init(void);	/* mib_sm_query.c: path, trace */
-void	 gw_mib_sm_query_finalise(void);
-int	 gw_mib_sm_sa_init(void);	/* mib_sm_sa.c: the SA's tables */
-void	 gw_mib_sm_sa_finalise(void);
 
 #endif

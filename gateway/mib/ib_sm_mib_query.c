@@ -40,46 +40,48 @@
 /* PathRecord, IBA 15.2.5.16 Tables 209 and 210. Result column = request
  * column - 2. */
 static const struct q_field path_fields[] = {
-	{ 6, 16, 8, 0, 0, 0, 0, 0, 2 },		/* DGID */
-	{ 7, 16, 24, 0, 0, 0, 0, 0, 3 },	/* SGID */
-	{ 8, 0, 49, 1, 0, 7, 0, 127, 12 },	/* NumbPath */
-	{ 9, 0, 40, 2, 0, 16, 1, 65535, 4 },	/* DLID */
-	{ 10, 0, 42, 2, 0, 16, 1, 65535, 5 },	/* SLID */
-	{ 11, 0, 44, 4, 31, 1, 0, 1, 6 },	/* RawTraffic */
-	{ 12, 3, 44, 0, 0, 0, 0, 0, 8 },	/* FlowLabel (20 bits) */
-	{ 13, 0, 47, 1, 0, 8, 0, 255, 9 },	/* HopLimit */
-	{ 14, 0, 48, 1, 0, 8, 0, 255, 10 },	/* TClass */
-	{ 15, 2, 50, 0, 0, 0, 0, 0, 13 },	/* P_Key */
-	{ 16, 0, 52, 2, 0, 4, 0, 15, 15 },	/* SL */
-	{ 17, 0, 54, 1, 6, 2, 0, 2, 16 },	/* MTUSelector */
-	{ 18, 0, 54, 1, 0, 6, 0, 5, 17 },	/* MTU */
-	{ 19, 0, 55, 1, 6, 2, 0, 2, 18 },	/* RateSelector */
-	{ 20, 0, 55, 1, 0, 6, 0, 63, 19 },	/* Rate */
-	{ 21, 0, 56, 1, 6, 2, 0, 2, 20 },	/* PacketLifeTimeSelector */
-	{ 22, 0, 56, 1, 0, 6, 0, 63, 21 },	/* PacketLifeTime */
-	{ 23, 0, 57, 1, 0, 8, 0, 255, 22 },	/* Preference */
+	{ GW_ARC_ibSmPathReqDstGID, 16, 8, 0, 0, 0, 0, 0, 2 },
+	{ GW_ARC_ibSmPathReqSrcGID, 16, 24, 0, 0, 0, 0, 0, 3 },
+	{ GW_ARC_ibSmPathReqNumbPath, 0, 49, 1, 0, 7, 0, 127, 12 },
+	{ GW_ARC_ibSmPathReqDstLID, 0, 40, 2, 0, 16, 1, 65535, 4 },
+	{ GW_ARC_ibSmPathReqSrcLID, 0, 42, 2, 0, 16, 1, 65535, 5 },
+	{ GW_ARC_ibSmPathReqRawTraffic, 0, 44, 4, 31, 1, 0, 1, 6 },
+	/* FlowLabel (20 bits): */
+	{ GW_ARC_ibSmPathReqFlowLabel, 3, 44, 0, 0, 0, 0, 0, 8 },
+	{ GW_ARC_ibSmPathReqHopLimit, 0, 47, 1, 0, 8, 0, 255, 9 },
+	{ GW_ARC_ibSmPathReqTClass, 0, 48, 1, 0, 8, 0, 255, 10 },
+	{ GW_ARC_ibSmPathReqPKey, 2, 50, 0, 0, 0, 0, 0, 13 },
+	{ GW_ARC_ibSmPathReqSL, 0, 52, 2, 0, 4, 0, 15, 15 },
+	{ GW_ARC_ibSmPathReqMTUSel, 0, 54, 1, 6, 2, 0, 2, 16 },
+	{ GW_ARC_ibSmPathReqMTU, 0, 54, 1, 0, 6, 0, 5, 17 },
+	{ GW_ARC_ibSmPathReqRateSel, 0, 55, 1, 6, 2, 0, 2, 18 },
+	{ GW_ARC_ibSmPathReqRate, 0, 55, 1, 0, 6, 0, 63, 19 },
+	{ GW_ARC_ibSmPathReqPktLifeTimeSel, 0, 56, 1, 6, 2, 0, 2, 20 },
+	{ GW_ARC_ibSmPathReqPktLifeTime, 0, 56, 1, 0, 6, 0, 63, 21 },
+	{ GW_ARC_ibSmPathReqPreference, 0, 57, 1, 0, 8, 0, 255, 22 },
 };
 #define NPATH_FIELDS (sizeof(path_fields) / sizeof(path_fields[0]))
 
 /* MultiPathRecord, IBA 15.2.5.20 (component mask bits of its table).
  * Its answer is PathRecords: the result table is the path one. */
 static const struct q_field mpath_fields[] = {
-	{ 6, 0, 0, 4, 31, 1, 0, 1, 0 },		/* RawTraffic */
-	{ 7, 3, 0, 0, 0, 0, 0, 0, 2 },		/* FlowLabel (20 bits) */
-	{ 8, 0, 3, 1, 0, 8, 0, 255, 3 },	/* HopLimit */
-	{ 9, 0, 4, 1, 0, 8, 0, 255, 4 },	/* TClass */
-	{ 10, 0, 5, 1, 0, 7, 0, 127, 6 },	/* NumbPath */
-	{ 11, 2, 6, 0, 0, 0, 0, 0, 7 },		/* P_Key */
-	{ 12, 0, 8, 2, 0, 4, 0, 15, 9 },	/* SL */
-	{ 13, 0, 10, 1, 6, 2, 0, 2, 10 },	/* MTUSelector */
-	{ 14, 0, 10, 1, 0, 6, 0, 5, 11 },	/* MTU */
-	{ 15, 0, 11, 1, 6, 2, 0, 2, 12 },	/* RateSelector */
-	{ 16, 0, 11, 1, 0, 6, 0, 63, 13 },	/* Rate */
-	{ 17, 0, 12, 1, 6, 2, 0, 2, 14 },	/* PacketLifeTimeSelector */
-	{ 18, 0, 12, 1, 0, 6, 0, 63, 15 },	/* PacketLifeTime */
-	{ 19, 0, 14, 1, 6, 2, 0, 3, 17 },	/* IndependenceSelector */
-	{ 20, 0, 15, 1, 0, 8, 0, 255, 19 },	/* SGIDCount */
-	{ 21, 0, 16, 1, 0, 8, 0, 255, 20 },	/* DGIDCount */
+	{ GW_ARC_ibSmMultiPathReqRawTraffic, 0, 0, 4, 31, 1, 0, 1, 0 },
+	/* FlowLabel (20 bits): */
+	{ GW_ARC_ibSmMultiPathReqFlowLabel, 3, 0, 0, 0, 0, 0, 0, 2 },
+	{ GW_ARC_ibSmMultiPathReqHopLimit, 0, 3, 1, 0, 8, 0, 255, 3 },
+	{ GW_ARC_ibSmMultiPathReqTClass, 0, 4, 1, 0, 8, 0, 255, 4 },
+	{ GW_ARC_ibSmMultiPathReqNumbPath, 0, 5, 1, 0, 7, 0, 127, 6 },
+	{ GW_ARC_ibSmMultiPathReqPKey, 2, 6, 0, 0, 0, 0, 0, 7 },
+	{ GW_ARC_ibSmMultiPathReqSL, 0, 8, 2, 0, 4, 0, 15, 9 },
+	{ GW_ARC_ibSmMultiPathReqMTUSel, 0, 10, 1, 6, 2, 0, 2, 10 },
+	{ GW_ARC_ibSmMultiPathReqMTU, 0, 10, 1, 0, 6, 0, 5, 11 },
+	{ GW_ARC_ibSmMultiPathReqRateSel, 0, 11, 1, 6, 2, 0, 2, 12 },
+	{ GW_ARC_ibSmMultiPathReqRate, 0, 11, 1, 0, 6, 0, 63, 13 },
+	{ GW_ARC_ibSmMultiPathReqPktLifeTimeSel, 0, 12, 1, 6, 2, 0, 2, 14 },
+	{ GW_ARC_ibSmMultiPathReqPktLifeTime, 0, 12, 1, 0, 6, 0, 63, 15 },
+	{ GW_ARC_ibSmMultiPathReqIndepSel, 0, 14, 1, 6, 2, 0, 3, 17 },
+	{ GW_ARC_ibSmMultiPathReqSGIDCount, 0, 15, 1, 0, 8, 0, 255, 19 },
+	{ GW_ARC_ibSmMultiPathReqDGIDCount, 0, 16, 1, 0, 8, 0, 255, 20 },
 };
 #define NMPATH_FIELDS (sizeof(mpath_fields) / sizeof(mpath_fields[0]))
 #define MP_NBLOCKS	32
@@ -94,14 +96,14 @@ struct q_hop {
 };
 
 static const struct q_field trace_fields[] = {
-	{ 6, 0, 0, 2, 0, 16, 0, 65535, 0 },	/* IDGeneration */
-	{ 7, 0, 2, 1, 0, 8, 1, 3, 1 },		/* NodeType */
-	{ 8, 8, 3, 0, 0, 0, 0, 0, 2 },		/* NodeID */
-	{ 9, 8, 11, 0, 0, 0, 0, 0, 3 },		/* ChassisID */
-	{ 10, 8, 19, 0, 0, 0, 0, 0, 4 },	/* EntryPortID */
-	{ 11, 8, 27, 0, 0, 0, 0, 0, 5 },	/* ExitPortID */
-	{ 12, 0, 35, 1, 0, 8, 0, 255, 6 },	/* EntryPort */
-	{ 13, 0, 36, 1, 0, 8, 0, 255, 7 },	/* ExitPort */
+	{ GW_ARC_ibSmTraceReqIDGeneration, 0, 0, 2, 0, 16, 0, 65535, 0 },
+	{ GW_ARC_ibSmTraceReqNodeType, 0, 2, 1, 0, 8, 1, 3, 1 },
+	{ GW_ARC_ibSmTraceReqNodeID, 8, 3, 0, 0, 0, 0, 0, 2 },
+	{ GW_ARC_ibSmTraceReqChassisID, 8, 11, 0, 0, 0, 0, 0, 3 },
+	{ GW_ARC_ibSmTraceReqEntryPortID, 8, 19, 0, 0, 0, 0, 0, 4 },
+	{ GW_ARC_ibSmTraceReqExitPortID, 8, 27, 0, 0, 0, 0, 0, 5 },
+	{ GW_ARC_ibSmTraceReqEntryPort, 0, 35, 1, 0, 8, 0, 255, 6 },
+	{ GW_ARC_ibSmTraceReqExitPort, 0, 36, 1, 0, 8, 0, 255, 7 },
 };
 #define NTRACE_FIELDS (sizeof(trace_fields) / sizeof(trace_fields[0]))
 #define TRACE_REC_LEN	37
@@ -163,12 +165,14 @@ gw_smq_row_new(int kind, uint32_t session, const char *owner)
 	if (row_find(kind, session, &at) >= 0)
 		return NULL;
 	if ((r = calloc(1, sizeof(*r))) == NULL ||
-	    (a = realloc(gw_smq_rows, (gw_smq_nrows + 1) * sizeof(*a))) == NULL) {
+	    (a = realloc(gw_smq_rows, (gw_smq_nrows + 1) * sizeof(*a))) ==
+	    NULL) {
 		free(r);
 		return NULL;
 	}
 	gw_smq_rows = a;
-	memmove(gw_smq_rows + at + 1, gw_smq_rows + at, (gw_smq_nrows - at) * sizeof(*a));
+	memmove(gw_smq_rows + at + 1, gw_smq_rows + at,
+	    (gw_smq_nrows - at) * sizeof(*a));
 	gw_smq_rows[at] = r;
 	gw_smq_nrows++;
 	r->kind = kind;
@@ -187,8 +191,8 @@ gw_smq_row_free(struct q_row *r)
 	long i = row_find(r->kind, r->session, NULL);
 
 	if (i >= 0) {
-		memmove(gw_smq_rows + i, gw_smq_rows + i + 1, (gw_smq_nrows - (size_t)i - 1) *
-		    sizeof(*gw_smq_rows));
+		memmove(gw_smq_rows + i, gw_smq_rows + i + 1,
+		    (gw_smq_nrows - (size_t)i - 1) * sizeof(*gw_smq_rows));
 		gw_smq_nrows--;
 	}
 	free(r->res);
@@ -631,8 +635,8 @@ gw_smq_activate(struct q_row *r)
 	if ((r->kind == Q_PATH ? proxy_sa_query(PROXY_SA_GET_TABLE, 0x0035,
 	    gw_smq_row_mask(r), r->rec, PROXY_SA_PATH_LEN, PROXY_SA_PATH_LEN,
 	    path_done, (void *)(uintptr_t)r->id) :
-	    proxy_sa_query(PROXY_SA_GET_MULTI, 0x003A, gw_smq_row_mask(r), r->rec,
-	    MP_GIDS_OFF + r->gidlen, PROXY_SA_PATH_LEN, path_done,
+	    proxy_sa_query(PROXY_SA_GET_MULTI, 0x003A, gw_smq_row_mask(r),
+	    r->rec, MP_GIDS_OFF + r->gidlen, PROXY_SA_PATH_LEN, path_done,
 	    (void *)(uintptr_t)r->id)) == -1) {
 		r->pending = 0;
 		r->error = -EHOSTUNREACH;
@@ -650,7 +654,8 @@ age_cb(void *arg)
 	for (size_t i = 0; i < gw_smq_nrows; ) {
 		struct q_row *r = gw_smq_rows[i];
 
-		if (now - r->touched >= (uint64_t)gw_smq_age * 1000 && !r->pending)
+		if (now - r->touched >= (uint64_t)gw_smq_age * 1000 &&
+		    !r->pending)
 			gw_smq_row_free(r);
 		else
 			i++;

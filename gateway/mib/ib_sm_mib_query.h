@@ -33,7 +33,7 @@ struct q_field {
 /* The GID list (SDGIDBlock1..32, 16 GIDs each) starts at octet 24. One
  * MAD segment carries 11 GIDs: block 1 holds them, the others stay
  * empty (docs/mibs.md). */
-#define MP_BLOCK1	22
+#define MP_BLOCK1	GW_ARC_ibSmMultiPathReqSDGIDBlock1
 #define MP_GIDS_OFF	24
 #define MP_MAX_GIDS	((Q_REC_MAX - MP_GIDS_OFF) / 16)
 

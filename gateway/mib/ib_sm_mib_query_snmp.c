@@ -60,7 +60,8 @@ q_value(const struct q_table *t, const struct q_row *r, uint32_t i, int col,
 			v->l = r->created;
 			return 0;
 		case 5: {
-			uint64_t m = r->kind != Q_TRACE ? gw_smq_row_mask(r) : 0;
+			uint64_t m = r->kind != Q_TRACE ?
+			    gw_smq_row_mask(r) : 0;
 			uint8_t b[8];
 
 			if (r->kind == Q_TRACE || (r->set >> 5 & 1))
@@ -207,7 +208,8 @@ q_target(const netsnmp_variable_list *vb, struct q_set *s)
 		if (vb->name[n + 9] > 0x7fffffff)
 			return SNMP_ERR_NOCREATION;
 		s->session = (uint32_t)vb->name[n + 9];
-		if (s->col == 3 || s->col == 5 || gw_smq_field_of(t->kind, s->col) ||
+		if (s->col == 3 || s->col == 5 ||
+		    gw_smq_field_of(t->kind, s->col) ||
 		    gw_smq_is_block(t->kind, s->col))
 			return SNMP_ERR_NOERROR;
 		return SNMP_ERR_NOTWRITABLE;	/* CreationTime, indexes */

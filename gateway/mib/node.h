@@ -1,6 +1,7 @@
-/* gw_node: the node and port accessors every node-context table file
- * uses (mib_sma*.c, mib_if.c, mib_ibif.c, mib_gwport.c). The table
- * files import from here and from mib.h only, never from each other. */
+/* gw_node: the node and port accessors the node-context table files
+ * share (ib_sma_mib*.c, if_mib.c, ib_if_mib.c, ibsnmpgw_mib_ports.c).
+ * Table files import the engine's API and their folder's headers,
+ * never each other's code (tests/layers/check.sh). */
 #ifndef IBSNMPGW_GW_MIB_NODE_H
 #define IBSNMPGW_GW_MIB_NODE_H
 

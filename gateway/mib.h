@@ -198,9 +198,11 @@ struct gw_table {
 	const char		*context;
 };
 
-/* A table file: the MIB module, or the part of one, that it serves.
- * gateway/mib/modules.h lists every module in start order; each hook
- * is optional. Adding a table is its file and one line there. */
+/* A table file: the MIB module, or the part of one, that it serves,
+ * exported as gw_mod_<file name>. MIB_MODULES in Makefile.am lists the
+ * files in start order (make writes gateway/mib/modules.h from it);
+ * each hook is optional. Adding a table is its file and one line
+ * there. */
 struct gw_mib_module {
 	const char		 *name;		/* for log lines */
 	const struct gw_table	*const *tables;	/* NULL-terminated */
@@ -250,7 +252,7 @@ void	gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
  * source. prefer: 1 when r went to the node's agent (a `tunnel:
  * prefer` node whose agent may have the table's subtree; gw_mib_serve
  * answers if it has not), 0 when the table answers as usual. */
-extern const struct gw_mib_module gw_mod_tunnel;	/* its module */
+extern const struct gw_mib_module gw_mod_mib_tunnel;	/* its module */
 int	gw_mib_tunnel_prefer(netsnmp_mib_handler *h,
 	    netsnmp_handler_registration *reg, netsnmp_agent_request_info *ri,
 	    netsnmp_request_info *r, const struct store_node *n);

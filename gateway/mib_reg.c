@@ -1,8 +1,9 @@
 /* gw_mib: the MIB modules' life. Start each module of
- * gateway/mib/modules.h in order (init, then its tables, checked and
- * registered), apply the configuration to all of them at start and on
- * reload, and stop them in reverse order. Also the IBSNMPGW-MIB base
- * that tables under it are registered below. */
+ * gateway/mib/modules.h (made from MIB_MODULES in Makefile.am) in
+ * order: init, then its tables, checked and registered. Apply the
+ * configuration to all of them at start and on reload, and stop them
+ * in reverse order. Also the IBSNMPGW-MIB base that the tables under it
+ * are registered below. */
 #include "config.h"
 
 #include <stdlib.h>

@@ -739,7 +739,7 @@ tunnel_finalise(void)
 	tun_h = NULL;
 }
 
-const struct gw_mib_module gw_mod_tunnel = {
+const struct gw_mib_module gw_mod_mib_tunnel = {
 	.name = "IB SNMP Tunneling",
 	.init = tunnel_init,
 	.configure = tunnel_configure,

@@ -629,7 +629,7 @@ query_finalise(void)
 
 /* Its tables take SETs (RowStatus), so they have a handler of their
  * own, registered by init. */
-const struct gw_mib_module gw_mod_ib_sm_mib_query = {
+const struct gw_mib_module gw_mod_ib_sm_mib_query_snmp = {
 	.name = "IB-SM-MIB path and trace queries",
 	.init = query_init,
 	.configure = query_configure,

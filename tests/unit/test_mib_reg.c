@@ -1,6 +1,6 @@
 /* gw_mib registration: what it refuses (columns out of order, an index
  * without rows, overlapping subtrees), and that every table of every
- * module in gateway/mib/modules.h passes those checks. */
+ * module (MIB_MODULES in Makefile.am) passes those checks. */
 #include "config.h"
 
 #include <stdarg.h>

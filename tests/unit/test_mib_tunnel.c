@@ -103,7 +103,7 @@ reload(void)
 {
 	struct gw_conf c = { .tunnel_read_ahead = 20 };
 
-	gw_mod_tunnel.configure(&c);
+	gw_mod_mib_tunnel.configure(&c);
 }
 
 static int

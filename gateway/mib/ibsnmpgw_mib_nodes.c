@@ -9,6 +9,7 @@
 
 #include "gateway/mib.h"
 #include "gateway/oids.h"
+#include "gateway/mib/node.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
@@ -21,39 +22,10 @@ enum {
 };
 
 
-/* The node of a row (index = inventory index + 1). Rows come only
- * from node_rows, which has checked that the requester may see it. */
-static const struct store_node *
-row_node(struct gw_eval *e, const struct gw_row *row)
-{
-	return row->i[0] == 0 ? NULL : store_node_at(row->i[0] - 1);
-}
-
-static int
-node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
-    struct gw_row *out)
-{
-	uint64_t i = (uint64_t)lb->i[0] + (incl ? 0 : 1);
-	size_t count = store_node_count();
-
-	if (i == 0)
-		i = 1;
-	for (; i <= count; i++) {
-		const struct store_node *n = store_node_at((uint32_t)i - 1);
-
-		if (n != NULL && gw_visible(e, n)) {
-			memset(out, 0, sizeof(*out));
-			out->i[0] = (uint32_t)i;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 static int
 nt_context(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 	char buf[GW_CONTEXT_LEN];
 
 	if (n == NULL)
@@ -65,7 +37,7 @@ nt_context(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 static int
 nt_guid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 
 	return n ? gw_val_guid(v, n->guid) : GW_ABSENT;
 }
@@ -73,7 +45,7 @@ nt_guid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 static int
 nt_type(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 
 	if (n == NULL)
 		return GW_ABSENT;
@@ -83,7 +55,7 @@ nt_type(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 static int
 nt_desc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 
 	return n ? gw_val_octets(v, n->desc, strlen(n->desc)) : GW_ABSENT;
 }
@@ -91,7 +63,7 @@ nt_desc(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 static int
 nt_lid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 
 	return n ? gw_val_uint(v, n->lid) : GW_ABSENT;
 }
@@ -116,7 +88,7 @@ node_state(const struct store_node *n)
 static int
 nt_state(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 
 	return n ? gw_val_int(v, node_state(n)) : GW_ABSENT;
 }
@@ -132,7 +104,7 @@ val_time(struct gw_val *v, int64_t t)
 static int
 nt_seen(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 
 	if (n == NULL)
 		return GW_ABSENT;
@@ -142,7 +114,7 @@ nt_seen(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 static int
 nt_mads(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 	struct proxy_mad_node_stats st;
 
 	if (n == NULL)
@@ -158,7 +130,7 @@ nt_mads(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 static int
 nt_poll(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = row_node(e, row);
+	const struct store_node *n = gw_inventory_row_node(row);
 	int64_t when = 0;
 	uint64_t ms = 0;
 
@@ -191,7 +163,7 @@ static const struct gw_table node_table = {
 	.under_sys_base = 1,
 	.nindex = 1,
 	.GW_COLS(node_cols),
-	.row_next = node_rows,
+	.row_next = gw_inventory_rows,
 	.context = GW_FABRIC_CONTEXT,
 };
 

@@ -148,3 +148,32 @@ gw_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
 		return GW_NEED;
 	return 0;
 }
+
+/* Fabric-context rows, one per inventory node the requester may see
+ * (index = inventory index + 1, stable across restarts). */
+int
+gw_inventory_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
+    struct gw_row *out)
+{
+	uint64_t i = (uint64_t)lb->i[0] + (incl ? 0 : 1);
+	size_t count = store_node_count();
+
+	if (i == 0)
+		i = 1;
+	for (; i <= count; i++) {
+		const struct store_node *n = store_node_at((uint32_t)i - 1);
+
+		if (n != NULL && gw_visible(e, n)) {
+			memset(out, 0, sizeof(*out));
+			out->i[0] = (uint32_t)i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+const struct store_node *
+gw_inventory_row_node(const struct gw_row *row)
+{
+	return row->i[0] == 0 ? NULL : store_node_at(row->i[0] - 1);
+}

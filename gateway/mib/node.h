@@ -40,6 +40,13 @@ const uint8_t	*gw_perf_attr(struct gw_eval *e, enum attr_idx a,
 const uint8_t	*gw_perf_attr_opt(struct gw_eval *e, enum attr_idx a,
 		    uint32_t port, int *unsupported);
 
+/* Fabric-context rows: one per inventory node the requester may see,
+ * index = inventory index + 1 (ibsnmpgwNodeIndex); a row's node. Rows
+ * come only from gw_inventory_rows, which checked visibility. */
+int	 gw_inventory_rows(struct gw_eval *e, const struct gw_row *lb,
+	    int incl, struct gw_row *out);
+const struct store_node *gw_inventory_row_node(const struct gw_row *row);
+
 /* Draft 3.4's octet terms (docs/counters.md): packet overhead (start
  * and end delimiters, VCRC) and a link flow control packet. */
 #define GW_IF_POH	4

@@ -3,7 +3,8 @@
 IBSNMPGW-MIB node table against ibnetdiscover and the inventory, the
 context names it gives, tenant selectors hiding rows, node state
 following Unlink/ReLink, per-node MAD counts and polling times, and a
-renamed fabric context (snmp.fabric-context, reloaded with SIGHUP)."""
+renamed fabric context (snmp.fabric-context, reloaded with SIGHUP), and
+the per-node error sums of ibsnmpgwNodeErrorTable against perfquery."""
 
 import os
 import re
@@ -111,6 +112,70 @@ def check_counts(rows):
             len(polled), rows)
 
 
+ERR = STATS[:-2] + ".5.2.1"       # ibsnmpgwNodeErrorEntry
+# ibsnmpgwNodeErrorTable's sums (columns 2..13) and PortCounters' names.
+ERR_FIELDS = ["SymbolErrorCounter", "LinkErrorRecoveryCounter",
+              "LinkDownedCounter", "PortRcvErrors",
+              "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
+              "PortXmitDiscards", "PortXmitConstraintErrors",
+              "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
+              "ExcessiveBufferOverrunErrors", "VL15Dropped"]
+
+
+def error_row(idx):
+    """[ports, 12 sums..., worst port] of a node's error row."""
+    oids = ["%s.%d.%d" % (ERR, c, idx) for c in range(1, 15)]
+    got = parse_vars(fab.snmp("snmpget", fab.v2("fabric"), oids).stdout)
+    return [got.get(o, (None, None))[1] for o in oids]
+
+
+def perfquery_sum(addrs):
+    """PortCounters summed over (lid, port) pairs, as perfquery reads."""
+    total = dict.fromkeys(ERR_FIELDS, 0)
+    for lid, port in addrs:
+        pq = simlib.parse_diag(fab.diag(["perfquery", str(lid),
+                                         str(port)]).stdout)
+        for f in ERR_FIELDS:
+            total[f] += int(pq.get(f, 0))
+    return [total[f] for f in ERR_FIELDS]
+
+
+def check_node_errors(rows):
+    """ibsnmpgwNodeErrorTable: each node's errors summed over its ports,
+    from what the 2 s polling policy has read, equal to perfquery's."""
+    idx = {r["context"]: i for i, r in rows.items()}
+    for node, port, field, val in [("leaf01", 1, "SymbolErrorCounter", 7),
+                                   ("leaf01", 3, "SymbolErrorCounter", 6),
+                                   ("leaf01", 3, "LinkDownedCounter", 2),
+                                   ("node03", 1, "PortRcvErrors", 4),
+                                   ("node03", 2, "PortXmitDiscards", 9)]:
+        fab.cmd('PerformanceSet "%s"[%d] PortCounters.%s=%d' %
+                (node, port, field, val))
+    # A poll reads them within its 2 s interval.
+    simlib.wait(lambda: error_row(idx["leaf01"])[1] == 13 and
+                error_row(idx["node03"])[7] == 9, 15, 0.25)
+    leaf, ca = error_row(idx["leaf01"]), error_row(idx["node03"])
+    # leaf01's ports as ibnetdiscover -p lists them (down ones too: the
+    # policy polls them, and their PMAs count).
+    links = [ln for ln in fab.diag(["ibnetdiscover", "-p"]).stdout.
+             splitlines() if ln.startswith("SW") and
+             re.search(r"^SW\s+3\s+\d+\s", ln)]
+    lports = sorted({int(ln.split()[2]) for ln in links})
+    R.equal(leaf[1:13], perfquery_sum([(3, p) for p in lports]),
+            "leaf01's 12 error sums equal perfquery's over its %d ports" %
+            len(lports))
+    R.equal(ca[1:13], perfquery_sum([(105, 1), (106, 2)]),
+            "node03's equal perfquery's over both its ports")
+    R.equal([leaf[0], ca[0]], [len(lports), 2],
+            "ibsnmpgwNodeErrPorts counts the ports read")
+    R.equal([leaf[13], ca[13]], [3, 2],
+            "ibsnmpgwNodeErrWorstPort names the port with most errors "
+            "(leaf01 port 3: 8 against 7; node03 port 2: 9 against 4)")
+    rows_all = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [ERR + ".1"])
+    R.equal(len(parse_vars(rows_all.stdout)), 14,
+            "every node has an error row")
+
+
 def check_unlink():
     guid = "%016x" % simlib.read_name_map()["node05"]
     fab.cmd('Unlink "node05"')
@@ -180,6 +245,7 @@ def check_tenants():
 def main():
     rows = check_inventory()
     check_counts(rows)
+    check_node_errors(rows)
     check_unlink()
     check_tenants()
 

@@ -1,15 +1,28 @@
-/* conf's parts shared between its files (gateway/conf*.c), not for
- * other modules. conf.c calls conf_notify.c, which calls back for the
- * parsers of addresses, users and node selectors. Section callbacks
- * get the gw_conf being filled as their arg. */
+/* conf's internal header: what its files (gateway/conf*.c) share with
+ * each other, not with other modules (the model: libibnetdisc's
+ * internal.h). Calls run one way: conf.c calls conf_notify.c and
+ * conf_access.c, conf_notify.c calls conf_access.c, all three call
+ * util/yaml.c; nothing calls back.
+ *
+ * conf.c holds the sections and the load, conf_notify.c events: and
+ * notify:, conf_access.c who may reach the agent and how (listeners,
+ * communities, users, node selectors, CIDRs). Section callbacks get the
+ * gw_conf being filled as their arg. */
 #ifndef IBSNMPGW_CONF_INT_H
 #define IBSNMPGW_CONF_INT_H
 
 #include "gateway/conf.h"
 #include "util/yaml.h"
 
-/* In conf.c, for conf_notify.c: "udp:ADDR:PORT" or "udp6:[ADDR]:PORT":
- * 0 and the normalised form in norm, or -1 and why. */
+/* conf_access.c: snmp.listen, snmp.communities, snmp.users into c. */
+void	conf_parse_listen(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+void	conf_parse_communities(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+void	conf_parse_users(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+/* "udp:ADDR:PORT" or "udp6:[ADDR]:PORT": 0 and the normalised form in
+ * norm, or -1 and why. */
 int	conf_check_listener(const char *s, char *norm, size_t nlen,
 	    const char **why);
 /* A community or user name: printable, no spaces, no '@'. */
@@ -21,6 +34,8 @@ void	conf_user_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
 /* Clears the passphrases. */
 void	conf_user_free(struct gw_user *u);
+/* Listeners, communities and users of c. */
+void	conf_access_free(struct gw_conf *c);
 
 /* conf_notify.c: the sections events: and notify: (arg: the gw_conf). */
 void	conf_events_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,

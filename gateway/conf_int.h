@@ -1,59 +1,49 @@
-/* conf's parts shared between its files (gateway/conf*.c): the parse
- * context and the YAML helpers. Not for other modules. */
+/* conf's internal header: what its files (gateway/conf*.c) share with
+ * each other, not with other modules (the model: libibnetdisc's
+ * internal.h). Calls run one way: conf.c calls conf_notify.c and
+ * conf_access.c, conf_notify.c calls conf_access.c, all three call
+ * util/yaml.c; nothing calls back.
+ *
+ * conf.c holds the sections and the load, conf_notify.c events: and
+ * notify:, conf_access.c who may reach the agent and how (listeners,
+ * communities, users, node selectors, CIDRs). Section callbacks get the
+ * gw_conf being filled as their arg. */
 #ifndef IBSNMPGW_CONF_INT_H
 #define IBSNMPGW_CONF_INT_H
 
-#include <stdio.h>
-#include <yaml.h>
-
 #include "gateway/conf.h"
-#include "util/log.h"
+#include "util/yaml.h"
 
-struct cctx {
-	const char	*path;
-	FILE		*err;
-	int		 nerr;
-	yaml_document_t	*doc;
-	struct gw_conf	*c;
-};
-
-/* One key of a mapping (conf_each_pair). */
-typedef void (*map_fn)(struct cctx *, const char *key, yaml_node_t *kn,
-    yaml_node_t *vn, void *arg);
-
-/* "file:line: message" for node n; counts the error. */
-void	conf_err(struct cctx *x, const yaml_node_t *n, const char *fmt, ...)
-	    LOG_PRINTF(3, 4);
-const char *conf_scalar(const yaml_node_t *n);
-int	conf_want_type(struct cctx *x, const yaml_node_t *n,
-	    yaml_node_type_t t, const char *what);
-int	conf_str(struct cctx *x, const yaml_node_t *n, const char *key,
-	    char **out, size_t max);
-void	conf_bool(struct cctx *x, const yaml_node_t *n, const char *key,
-	    int *out);
-int	conf_int(struct cctx *x, const yaml_node_t *n, const char *key,
-	    int *out, long lo, long hi);
-void	conf_each_pair(struct cctx *x, yaml_node_t *map, const char *what,
-	    map_fn fn, void *arg);
-void	conf_unknown(struct cctx *x, const yaml_node_t *k, const char *key,
-	    const char *sect);
-int	conf_valid_name(const char *s);
+/* conf_access.c: snmp.listen, snmp.communities, snmp.users into c. */
+void	conf_parse_listen(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+void	conf_parse_communities(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+void	conf_parse_users(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+/* "udp:ADDR:PORT" or "udp6:[ADDR]:PORT": 0 and the normalised form in
+ * norm, or -1 and why. */
 int	conf_check_listener(const char *s, char *norm, size_t nlen,
 	    const char **why);
-/* A node selector's keys (store_select), a user's keys (gw_user). */
-void	conf_match_key(struct cctx *x, const char *key, yaml_node_t *k,
+/* A community or user name: printable, no spaces, no '@'. */
+int	conf_valid_name(const char *s);
+/* A node selector's keys (arg: a store_select), a user's (a gw_user). */
+void	conf_match_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
-void	conf_user_key(struct cctx *x, const char *key, yaml_node_t *k,
+void	conf_user_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
+/* Clears the passphrases. */
 void	conf_user_free(struct gw_user *u);
+/* Listeners, communities and users of c. */
+void	conf_access_free(struct gw_conf *c);
 
-/* Sections in conf_notify.c: events: and notify:. */
-void	conf_events_key(struct cctx *x, const char *key, yaml_node_t *k,
+/* conf_notify.c: the sections events: and notify: (arg: the gw_conf). */
+void	conf_events_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
-void	conf_notify_key(struct cctx *x, const char *key, yaml_node_t *k,
+void	conf_notify_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
 void	conf_targets_free(struct gw_conf *c);
-/* After the whole file: checks across sections. */
-void	conf_check_targets(struct cctx *x);
+/* After the whole file: targets against snmp.users and each other. */
+void	conf_check_targets(struct yaml_ctx *x, const struct gw_conf *c);
 
 #endif

@@ -1,4 +1,15 @@
-/* store_descname: names from NodeDescriptions (store/descname.c). */
+/* store_descname: names from NodeDescriptions (store/descname.c).
+ *
+ * Store-internal, like libibnetdisc's internal.h: only the files in store/
+ * include this header. Other modules resolve a name with
+ * store_node_resolve() and list a node's names with
+ * store_descname_names(), both in store/store.h.
+ *
+ * The calls run both ways, on purpose: store.c keeps the index (init,
+ * update, settle, finalise) and asks it (lookup); descname.c reads the
+ * inventory back through store.h, store_node_at() for a node and its
+ * reachability, store_node_by_alias() so as not to warn about a name an
+ * alias settles. One module, the store, in two files. */
 #ifndef IBSNMPGW_STORE_DESCNAME_H
 #define IBSNMPGW_STORE_DESCNAME_H
 

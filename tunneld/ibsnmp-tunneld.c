@@ -27,11 +27,11 @@
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
-#include <yaml.h>
 
 #include "codec/smp.h"
 #include "codec/tunnel.h"
 #include "util/log.h"
+#include "util/yaml.h"
 
 #define MAX_LIDS	64
 
@@ -92,16 +92,8 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* ---- Configuration (a small YAML mapping; errors as file:line) */
-
-static int
-conf_error(const char *path, const yaml_node_t *n, const char *what,
-    const char *key)
-{
-	fprintf(stderr, "%s:%zu: %s '%s'\n", path, n->start_mark.line + 1,
-	    what, key);
-	return -1;
-}
+/* ---- Configuration (a small YAML mapping; errors as file:line,
+ * util/yaml.h) */
 
 static int
 set_agent(const char *s)
@@ -122,104 +114,113 @@ set_agent(const char *s)
 	return 0;
 }
 
+/* A unicast LID, in any base. */
 static int
-conf_key(const char *path, yaml_document_t *doc, yaml_node_t *k,
-    yaml_node_t *v)
+add_lid(const char *s)
 {
-	const char *key = (const char *)k->data.scalar.value;
-	const char *val = v->type == YAML_SCALAR_NODE ?
-	    (const char *)v->data.scalar.value : NULL;
 	char *end;
-	long n;
+	long n = strtol(s, &end, 0);
 
-	if (strcmp(key, "allow-lids") == 0) {
-		yaml_node_item_t *it;
-
-		if (v->type != YAML_SEQUENCE_NODE)
-			return conf_error(path, v, "a list of LIDs is needed "
-			    "for", key);
-		for (it = v->data.sequence.items.start;
-		    it < v->data.sequence.items.top; it++) {
-			yaml_node_t *e = yaml_document_get_node(doc, *it);
-			const char *s = e->type == YAML_SCALAR_NODE ?
-			    (const char *)e->data.scalar.value : "";
-
-			n = strtol(s, &end, 0);
-			if (*s == '\0' || *end != '\0' || n < 1 ||
-			    n > 0xbfff || conf.nlids == MAX_LIDS)
-				return conf_error(path, e, "not a unicast LID "
-				    "(or more than 64):", s);
-			conf.lids[conf.nlids++] = (uint16_t)n;
-		}
-		return 0;
-	}
-	if (strcmp(key, "allow-guids") == 0) {
-		yaml_node_item_t *it;
-
-		if (v->type != YAML_SEQUENCE_NODE)
-			return conf_error(path, v, "a list of port GUIDs is "
-			    "needed for", key);
-		for (it = v->data.sequence.items.start;
-		    it < v->data.sequence.items.top; it++) {
-			yaml_node_t *e = yaml_document_get_node(doc, *it);
-			const char *s = e->type == YAML_SCALAR_NODE ?
-			    (const char *)e->data.scalar.value : "";
-			unsigned long long g;
-
-			errno = 0;
-			g = strtoull(s, &end, 16);
-			if (strncmp(s, "0x", 2) != 0 || *end != '\0' ||
-			    errno || g == 0 || conf.nguids == MAX_LIDS)
-				return conf_error(path, e, "not a port GUID "
-				    "0x... (or more than 64):", s);
-			conf.guids[conf.nguids++] = g;
-		}
-		return 0;
-	}
-	if (val == NULL)
-		return conf_error(path, v, "a single value is needed for", key);
-	if (strcmp(key, "agent") == 0) {
-		if (set_agent(val) == -1)
-			return conf_error(path, v, "agent must be "
-			    "udp:127.x.y.z:PORT, not", val);
-	} else if (strcmp(key, "community") == 0) {
-		if (strlen(val) == 0 || strlen(val) > 64)
-			return conf_error(path, v, "community must be 1 to 64 "
-			    "characters:", val);
-		snprintf(conf.community, sizeof(conf.community), "%s", val);
-	} else if (strcmp(key, "ca") == 0) {
-		snprintf(conf.ca, sizeof(conf.ca), "%s", val);
-	} else if (strcmp(key, "sim-issm") == 0) {
-		if (strcmp(val, "true") && strcmp(val, "false"))
-			return conf_error(path, v, "true or false for", key);
-		conf.sim_issm = val[0] == 't';
-	} else {
-		int *out = strcmp(key, "port") == 0 ? &conf.port :
-		    strcmp(key, "max-peers") == 0 ? &conf.max_peers :
-		    strcmp(key, "reassembly-timeout-ms") == 0 ? &conf.reasm_ms :
-		    strcmp(key, "agent-timeout-ms") == 0 ? &conf.agent_ms :
-		    strcmp(key, "segment-octets") == 0 ? &conf.segment : NULL;
-
-		if (out == NULL)
-			return conf_error(path, k, "unknown key", key);
-		n = strtol(val, &end, 10);
-		if (*val == '\0' || *end != '\0' || n < 0 || n > 600000 ||
-		    (out == &conf.max_peers && (n < 1 || n > 1024)) ||
-		    (out == &conf.segment && (n < 1 || n > TUN_SEG_DATA)))
-			return conf_error(path, v, "out of range:", val);
-		*out = (int)n;
-	}
+	if (*s == '\0' || *end != '\0' || n < 1 || n > 0xbfff ||
+	    conf.nlids == MAX_LIDS)
+		return -1;
+	conf.lids[conf.nlids++] = (uint16_t)n;
 	return 0;
+}
+
+/* A port GUID, 0x and hex. */
+static int
+add_guid(const char *s)
+{
+	unsigned long long g;
+	char *end;
+
+	errno = 0;
+	g = strtoull(s, &end, 16);
+	if (strncmp(s, "0x", 2) != 0 || *end != '\0' || errno || g == 0 ||
+	    conf.nguids == MAX_LIDS)
+		return -1;
+	conf.guids[conf.nguids++] = g;
+	return 0;
+}
+
+/* allow-lids, allow-guids: the first bad entry is reported. */
+static void
+conf_allow(struct yaml_ctx *x, const char *key, yaml_node_t *v, int guids)
+{
+	yaml_node_item_t *it;
+
+	if (yaml_want_type(x, v, YAML_SEQUENCE_NODE, key) == -1)
+		return;
+	for (it = v->data.sequence.items.start;
+	    it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_item(x, it);
+		const char *s = yaml_scalar(e) ? yaml_scalar(e) : "";
+
+		if ((guids ? add_guid(s) : add_lid(s)) == -1) {
+			yaml_err(x, e, "not a %s (or more than %d): '%s'",
+			    guids ? "port GUID 0x..." : "unicast LID",
+			    MAX_LIDS, s);
+			return;
+		}
+	}
+}
+
+/* A string key: agent, community, ca. */
+static void
+conf_string(struct yaml_ctx *x, const char *key, yaml_node_t *v)
+{
+	char *s = NULL;
+
+	if (strcmp(key, "agent") == 0) {
+		if (yaml_str(x, v, key, &s, 0) == 0 && set_agent(s) == -1)
+			yaml_err(x, v, "agent must be udp:127.x.y.z:PORT, not "
+			    "'%s'", s);
+	} else if (strcmp(key, "community") == 0) {
+		if (yaml_str(x, v, key, &s, 0) == -1)
+			return;
+		if (*s == '\0' || strlen(s) >= sizeof(conf.community))
+			yaml_err(x, v, "community must be 1 to %zu characters: "
+			    "'%s'", sizeof(conf.community) - 1, s);
+		else
+			memcpy(conf.community, s, strlen(s) + 1);
+	} else if (yaml_str(x, v, key, &s, sizeof(conf.ca) - 1) == 0)
+		memcpy(conf.ca, s, strlen(s) + 1);		/* ca */
+	free(s);
+}
+
+static void
+conf_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
+    yaml_node_t *v, void *arg)
+{
+	if (strcmp(key, "allow-lids") == 0)
+		conf_allow(x, key, v, 0);
+	else if (strcmp(key, "allow-guids") == 0)
+		conf_allow(x, key, v, 1);
+	else if (strcmp(key, "agent") == 0 || strcmp(key, "community") == 0 ||
+	    strcmp(key, "ca") == 0)
+		conf_string(x, key, v);
+	else if (strcmp(key, "sim-issm") == 0)
+		yaml_bool(x, v, key, &conf.sim_issm);
+	else if (strcmp(key, "port") == 0)
+		yaml_int(x, v, key, &conf.port, 0, 600000);
+	else if (strcmp(key, "max-peers") == 0)
+		yaml_int(x, v, key, &conf.max_peers, 1, 1024);
+	else if (strcmp(key, "reassembly-timeout-ms") == 0)
+		yaml_int(x, v, key, &conf.reasm_ms, 0, 600000);
+	else if (strcmp(key, "agent-timeout-ms") == 0)
+		yaml_int(x, v, key, &conf.agent_ms, 0, 600000);
+	else if (strcmp(key, "segment-octets") == 0)
+		yaml_int(x, v, key, &conf.segment, 1, TUN_SEG_DATA);
+	else
+		yaml_err(x, k, "unknown key '%s'", key);
 }
 
 static int
 conf_load(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	yaml_parser_t p;
-	yaml_document_t doc;
+	struct yaml_ctx x;
 	yaml_node_t *root;
-	int rc = 0;
 
 	memset(&conf, 0, sizeof(conf));
 	(void)set_agent("udp:127.0.0.1:161");
@@ -227,46 +228,16 @@ conf_load(const char *path)
 	conf.reasm_ms = 1000;
 	conf.agent_ms = 2000;
 	conf.segment = TUN_SEG_DATA;
-	if (f == NULL) {
-		fprintf(stderr, "%s:0: cannot open: %s\n", path,
-		    strerror(errno));
-		return -1;
+	if ((root = yaml_load(&x, path, stderr)) != NULL) {
+		yaml_each_pair(&x, root, "top level", conf_key, NULL);
+		if (x.nerr == 0 && (conf.community[0] == '\0' ||
+		    conf.nlids + conf.nguids == 0))
+			yaml_err(&x, root, "'community', and 'allow-lids' or "
+			    "'allow-guids', are required: nobody could use "
+			    "the tunnel");
 	}
-	yaml_parser_initialize(&p);
-	yaml_parser_set_input_file(&p, f);
-	if (!yaml_parser_load(&p, &doc)) {
-		fprintf(stderr, "%s:%zu: %s\n", path, p.problem_mark.line + 1,
-		    p.problem ? p.problem : "YAML error");
-		yaml_parser_delete(&p);
-		fclose(f);
-		return -1;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (root == NULL || root->type != YAML_MAPPING_NODE) {
-		fprintf(stderr, "%s:1: a mapping of settings is needed\n", path);
-		rc = -1;
-	} else
-		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-		    pr < root->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
-			yaml_node_t *v = yaml_document_get_node(&doc,
-			    pr->value);
-
-			if (k->type != YAML_SCALAR_NODE ||
-			    conf_key(path, &doc, k, v) == -1)
-				rc = -1;
-		}
-	if (rc == 0 && (conf.community[0] == '\0' ||
-	    conf.nlids + conf.nguids == 0)) {
-		fprintf(stderr, "%s:1: 'community', and 'allow-lids' or "
-		    "'allow-guids', are required: nobody could use the "
-		    "tunnel\n", path);
-		rc = -1;
-	}
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&p);
-	fclose(f);
-	return rc;
+	yaml_unload(&x);
+	return x.nerr ? -1 : 0;
 }
 
 /* ---- The fabric side */

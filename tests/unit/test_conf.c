@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <cmocka.h>
 
 #include "gateway/conf.h"
@@ -362,6 +366,84 @@ test_listeners(void **state)
 	assert_non_null(strstr(err, ":6: more than 8 listeners"));
 }
 
+/* Whether a community's sources take the address s. */
+static int
+source_ok(const struct gw_community *cm, const char *s)
+{
+	struct sockaddr_in in4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+
+	if (inet_pton(AF_INET, s, &in4.sin_addr) == 1)
+		return gw_cidr_match(cm->sources, cm->nsources,
+		    (struct sockaddr *)&in4);
+	assert_int_equal(inet_pton(AF_INET6, s, &in6.sin6_addr), 1);
+	return gw_cidr_match(cm->sources, cm->nsources,
+	    (struct sockaddr *)&in6);
+}
+
+static void
+test_sources(void **state)
+{
+	char err[4096] = "";
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities:\n"
+	    "    - name: a\n"
+	    "      sources: [\"192.0.2.0/23\", \"2001:db8::/33\", 10.1.2.3]\n"
+	    "    - name: b\n"
+	    "    - name: c\n"
+	    "      sources: [\"0.0.0.0/0\"]\n", err, sizeof(err));
+	static const struct {
+		int		 cm;	/* a, b or c above */
+		const char	*addr;
+		int		 ok;
+	} cases[] = {
+		/* A prefix that ends inside an octet. */
+		{ 0, "192.0.2.0", 1 }, { 0, "192.0.3.255", 1 },
+		{ 0, "192.0.4.0", 0 }, { 0, "192.0.1.255", 0 },
+		/* An address alone is a /32. */
+		{ 0, "10.1.2.3", 1 }, { 0, "10.1.2.4", 0 },
+		{ 0, "2001:db8:7fff::1", 1 }, { 0, "2001:db8:8000::1", 0 },
+		/* An IPv4 client on a dual-stack socket is an IPv4 one. */
+		{ 0, "::ffff:192.0.2.9", 1 }, { 0, "::ffff:10.1.2.4", 0 },
+		/* No sources: any. */
+		{ 1, "198.51.100.1", 1 }, { 1, "2001:db8::1", 1 },
+		/* /0 takes every address of its family only. */
+		{ 2, "198.51.100.1", 1 }, { 2, "2001:db8::1", 0 },
+	};
+	const struct gw_community *a;
+
+	assert_non_null(c);
+	assert_int_equal(c->communities[0].nsources, 3);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (source_ok(&c->communities[cases[i].cm], cases[i].addr) !=
+		    cases[i].ok)
+			fail_msg("community %d, %s: not %d", cases[i].cm,
+			    cases[i].addr, cases[i].ok);
+	a = &c->communities[0];
+	assert_false(gw_cidr_match(a->sources, a->nsources, NULL));
+	assert_false(gw_cidr_match(a->sources, a->nsources,
+	    (struct sockaddr *)&un));
+	/* No sources: even no address. */
+	assert_true(gw_cidr_match(c->communities[1].sources, 0, NULL));
+	gw_conf_free(c);
+
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities:\n"
+	    "    - name: a\n"
+	    "      sources: [\"192.0.2.0/33\", \"::/129\", 300.1.1.1,\n"
+	    "                \"10.0.0.0/\", x, [1], \"10.0.0.0/-1\"]\n",
+	    err, sizeof(err));
+	assert_null(c);
+	assert_int_equal(count_lines(err), 7);
+	assert_non_null(strstr(err, ":5: not an address or prefix: "
+	    "'192.0.2.0/33' (e.g. 192.0.2.0/24, 2001:db8::/32)"));
+	assert_non_null(strstr(err, ":6: not an address or prefix: ''"));
+}
+
 static void
 test_bad_values(void **state)
 {
@@ -673,6 +755,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_listeners),
+		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_fabric_context),
 		cmocka_unit_test(test_fabric_queries),
 		cmocka_unit_test(test_bad_values),

@@ -9,6 +9,8 @@
 #     of gateway/.
 #  3. The rest of gateway/ does not reach into gateway/mib/: only the
 #     registration (gateway/mib_reg.c) reads the module list.
+#  4. No file in gateway/ is longer than 1,000 lines, and no function
+#     in it longer than 100.
 top=${top_srcdir:-$(dirname "$0")/../..}
 cd "$top" || exit 99
 
@@ -48,6 +50,21 @@ for f in util/*.[ch] codec/*.[ch] store/*.[ch] proxy/*.[ch] gateway/*.[ch] \
 			    "reads gateway/mib/ (its module list)" ;;
 		esac
 	done
+done
+
+# Sizes. Functions are found in the project's style: the name at the
+# start of a line, the body from a "{" to a "}" in column 0.
+for f in gateway/*.[ch] gateway/mib/*.[ch]; do
+	[ -f "$f" ] || continue
+	n=$(wc -l < "$f")
+	[ "$n" -gt 1000 ] && complain "$f: $n lines (at most 1,000)"
+	long=$(awk '
+	/^[a-zA-Z_][a-zA-Z0-9_]*\(/ { name = $0; sub(/\(.*/, "", name) }
+	/^\{/ { start = FNR }
+	/^\}/ { if (start && FNR - start + 1 > 100)
+			printf "%s (%d lines) ", name, FNR - start + 1
+		start = 0 }' "$f")
+	[ -n "$long" ] && complain "$f: functions over 100 lines: $long"
 done
 
 # The check must have seen the tree, or it proves nothing.

@@ -8,10 +8,19 @@
 #include "store/counters.h"
 #include "store/store.h"
 #include "util/ev.h"
-#include "util/htab.h"
 #include "util/log.h"
+#include "util/pool.h"
 
-static struct htab	 ctr_ports;	/* (node, port) -> ctr_port */
+/* (node, port) -> ctr_port: a slot array per node, by inventory index
+ * (dense and stable) and port; a pointer a port, where a hash table
+ * entry took ~60 bytes. */
+struct ctr_node {
+	unsigned		 nslots;
+	struct ctr_port		*slot[];
+};
+static struct pool	 ctr_pool;	/* the ctr_ports */
+static struct ctr_node	**ctr_nodes;
+static size_t		 ctr_nnodes;
 static int64_t		 ctr_start_ms;
 static struct ev_timer	 ctr_timer;
 /* An accumulator's offset (total - last) changed: commit before any
@@ -30,16 +39,16 @@ static sqlite3_stmt	*ctr_stmt;	/* the accumulator UPSERT */
 unsigned
 ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width)
 {
-	uint64_t max = width >= 64 ? UINT64_MAX : (1ULL << width) - 1;
+	uint64_t max = width >= 64 ? CTR_NONE - 1 : (1ULL << width) - 1;
+	int was_saturated = ctr_saturated(a, width);
 	unsigned ev = 0;
 
 	if (raw > max)
 		raw = max;	/* a field wider than its counter: garbage */
-	if (!a->valid) {
+	if (!ctr_valid(a)) {
 		/* Counters start at zero with the port: a first reading
 		 * is the count so far. */
 		a->total += raw;
-		a->valid = 1;
 		ev |= CTR_EV_FIRST;
 	} else if (raw >= a->last) {
 		a->total += raw - a->last;
@@ -49,47 +58,81 @@ ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width)
 		a->total += raw;
 		ev |= CTR_EV_RESET;
 	}
-	if (width < 64 && raw == max) {
-		if (!a->saturated)
-			ev |= CTR_EV_SATURATED;
-		a->saturated = 1;
-	} else
-		a->saturated = 0;
 	a->last = raw;
+	if (ctr_saturated(a, width) && !was_saturated)
+		ev |= CTR_EV_SATURATED;
 	return ev;
+}
+
+void
+ctr_acc_init(struct ctr_acc *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		a[i].total = 0;
+		a[i].last = CTR_NONE;
+	}
 }
 
 void
 ctr_was_reset(struct ctr_acc *a)
 {
 	a->last = 0;
-	a->saturated = 0;
 }
 
-static uint64_t
-port_key(uint32_t node, uint8_t port)
+/* The slot of (node, port), the arrays grown to hold it; NULL when
+ * memory is short. */
+static struct ctr_port **
+slot_grow(uint32_t node, uint8_t port)
 {
-	return (uint64_t)node << 8 | port;
+	const struct store_node *sn = store_node_at(node);
+	unsigned want = port + 1u;
+	struct ctr_node *cn;
+
+	if (node >= ctr_nnodes) {
+		size_t n = ctr_nnodes ? ctr_nnodes : 1024;
+		struct ctr_node **a;
+
+		while (n <= node)
+			n *= 2;
+		if ((a = realloc(ctr_nodes, n * sizeof(*a))) == NULL)
+			return NULL;
+		memset(a + ctr_nnodes, 0, (n - ctr_nnodes) * sizeof(*a));
+		ctr_nodes = a;
+		ctr_nnodes = n;
+	}
+	cn = ctr_nodes[node];
+	if (cn == NULL || cn->nslots < want) {
+		unsigned have = cn ? cn->nslots : 0;
+
+		if (sn != NULL && sn->num_ports + 1u > want)
+			want = sn->num_ports + 1u;
+		if ((cn = realloc(cn, sizeof(*cn) + want * sizeof(cn->slot[0])))
+		    == NULL)
+			return NULL;
+		memset(cn->slot + have, 0, (want - have) * sizeof(cn->slot[0]));
+		cn->nslots = want;
+		ctr_nodes[node] = cn;
+	}
+	return &cn->slot[port];
 }
 
 static struct ctr_port *
 port_get(uint32_t node, uint8_t port, int create)
 {
-	uint64_t k = port_key(node, port);
-	struct ctr_port *p = htab_get_u64(&ctr_ports, k);
+	struct ctr_port **slot, *p;
 
-	if (p != NULL || !create)
-		return p;
-	if ((p = calloc(1, sizeof(*p))) == NULL)
+	if (node < ctr_nnodes && ctr_nodes[node] != NULL &&
+	    port < ctr_nodes[node]->nslots && ctr_nodes[node]->slot[port])
+		return ctr_nodes[node]->slot[port];
+	if (!create || (slot = slot_grow(node, port)) == NULL ||
+	    (p = pool_get(&ctr_pool)) == NULL)
 		return NULL;
+	ctr_acc_init(p->c, CTR_BASE);
 	p->node = node;
 	p->port = port;
 	p->disc_ms = ctr_start_ms;
 	p->change_ms = ctr_start_ms;
-	if (htab_put_u64(&ctr_ports, k, p) == -1) {
-		free(p);
-		return NULL;
-	}
+	*slot = p;
 	return p;
 }
 
@@ -118,7 +161,7 @@ mark_dirty(struct ctr_port *p, uint64_t bits)
 const struct ctr_acc *
 counters_acc(const struct ctr_port *p, int i)
 {
-	static const struct ctr_acc zero;
+	static const struct ctr_acc zero = CTR_ACC_INIT;
 
 	if (i < CTR_BASE)
 		return &p->c[i];
@@ -131,16 +174,19 @@ acc_mut(struct ctr_port *p, int i)
 {
 	if (i < CTR_BASE)
 		return &p->c[i];
-	if (p->vl == NULL &&
-	    (p->vl = calloc(CTR_MAX - CTR_BASE, sizeof(*p->vl))) == NULL)
-		return NULL;
+	if (p->vl == NULL) {
+		if ((p->vl = malloc((CTR_MAX - CTR_BASE) *
+		    sizeof(*p->vl))) == NULL)
+			return NULL;
+		ctr_acc_init(p->vl, CTR_MAX - CTR_BASE);
+	}
 	return &p->vl[i - CTR_BASE];
 }
 
 int
 counters_port_read(const struct ctr_port *p)
 {
-	return p != NULL && p->c[CTR_SYMBOL_ERRORS].valid;
+	return p != NULL && ctr_valid(&p->c[CTR_SYMBOL_ERRORS]);
 }
 
 const struct ctr_port *
@@ -263,7 +309,7 @@ counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr)
 		const struct ctr_acc *a = counters_acc(p, i);
 
 		max = (1ULL << perf_ctrs[i].width) - 1;
-		if (a->valid && a->last >= max - max / 4)
+		if (ctr_valid(a) && a->last >= max - max / 4)
 			mask |= 1u << b;
 	}
 	return mask;
@@ -326,10 +372,11 @@ load(void)
 		if (i == CTR_MAX || (p = port_get(sn->idx, port, 1)) == NULL ||
 		    (a = acc_mut(p, i)) == NULL)
 			continue;
+		/* saturated (column 5) is last == all ones: derived. */
 		a->total = (uint64_t)sqlite3_column_int64(st, 3);
 		a->last = (uint64_t)sqlite3_column_int64(st, 4);
-		a->saturated = sqlite3_column_int(st, 5) != 0;
-		a->valid = 1;
+		if (a->last == CTR_NONE)
+			a->last--;
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -354,14 +401,14 @@ flush_port(sqlite3_stmt *st, const struct ctr_port *p)
 		int rc;
 
 		/* Only what changed: a busy port moves a few counters. */
-		if (!a->valid || !(p->dirty & dirty_bit(i)))
+		if (!ctr_valid(a) || !(p->dirty & dirty_bit(i)))
 			continue;
 		sqlite3_bind_int64(st, 1, (int64_t)sn->guid);
 		sqlite3_bind_int(st, 2, p->port);
 		sqlite3_bind_text(st, 3, perf_ctrs[i].name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, (int64_t)a->total);
 		sqlite3_bind_int64(st, 5, (int64_t)a->last);
-		sqlite3_bind_int(st, 6, a->saturated);
+		sqlite3_bind_int(st, 6, ctr_saturated(a, perf_ctrs[i].width));
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
@@ -448,7 +495,7 @@ counters_stats(uint64_t *commits, uint64_t *rows)
 int
 counters_init(void)
 {
-	htab_init(&ctr_ports);
+	pool_init(&ctr_pool, sizeof(struct ctr_port));
 	/* A restart is a discontinuity: sysUpTime starts again. */
 	ctr_start_ms = (int64_t)ev_now();
 	static const struct ev_hook hook = { sync_prepare, sync_dispatch,
@@ -461,12 +508,6 @@ counters_init(void)
 	return load();
 }
 
-static void
-free_port(const void *k, size_t len, void *v, void *arg)
-{
-	free(((struct ctr_port *)v)->vl);
-	free(v);
-}
 
 void
 counters_finalise(void)
@@ -476,6 +517,18 @@ counters_finalise(void)
 	sqlite3_finalize(ctr_stmt);
 	ctr_stmt = NULL;
 	ctr_dirty = NULL;
-	htab_foreach(&ctr_ports, free_port, NULL);
-	htab_free(&ctr_ports);
+	for (size_t i = 0; i < ctr_nnodes; i++) {
+		struct ctr_node *cn = ctr_nodes[i];
+
+		for (unsigned j = 0; cn != NULL && j < cn->nslots; j++) {
+			if (cn->slot[j] != NULL)
+				free(cn->slot[j]->vl);
+			pool_put(&ctr_pool, cn->slot[j]);
+		}
+		free(cn);
+	}
+	free(ctr_nodes);
+	ctr_nodes = NULL;
+	ctr_nnodes = 0;
+	pool_free(&ctr_pool);
 }

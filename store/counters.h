@@ -16,12 +16,31 @@
 
 #include "codec/perf.h"
 
+/* 16 bytes, at 10,000 nodes most of the gateway's memory: whether a
+ * reading was ever taken is last != CTR_NONE, and whether it saturated
+ * is last == all ones of the counter's width, so neither takes a byte
+ * (and with padding, 8). */
 struct ctr_acc {
 	uint64_t	total;		/* accumulated count */
-	uint64_t	last;		/* last raw reading */
-	uint8_t		valid;		/* last is meaningful */
-	uint8_t		saturated;	/* last was all ones */
+	uint64_t	last;		/* last raw reading, or CTR_NONE */
 };
+/* No reading yet. A 64-bit counter reading all ones (which at NDR's
+ * rate takes decades) is held one below it. */
+#define CTR_NONE	UINT64_MAX
+
+static inline int
+ctr_valid(const struct ctr_acc *a)
+{
+	return a->last != CTR_NONE;
+}
+
+/* Whether the last reading was all ones of width bits: IB counters
+ * stop there, and counts are lost until a reset. */
+static inline int
+ctr_saturated(const struct ctr_acc *a, unsigned width)
+{
+	return width < 64 && ctr_valid(a) && a->last == (1ULL << width) - 1;
+}
 
 /* Events ctr_update() reports. */
 #define CTR_EV_FIRST		0x1	/* first reading ever */
@@ -49,7 +68,10 @@ struct ctr_port {
 };
 
 /* The state machine (pure; unit-tested). width in bits, 64 for the
- * extended counters. Returns CTR_EV_* flags. */
+ * extended counters. Returns CTR_EV_* flags. A new accumulator is
+ * CTR_ACC_INIT (ctr_acc_init for arrays). */
+#define CTR_ACC_INIT	{ 0, CTR_NONE }
+void	 ctr_acc_init(struct ctr_acc *a, size_t n);
 unsigned ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width);
 /* The gateway reset the counter itself: count on from zero. */
 void	 ctr_was_reset(struct ctr_acc *a);

@@ -52,9 +52,9 @@ if_counters(struct gw_eval *e, uint32_t port, struct if_counts *c)
 		return GW_NEED;
 	if (rc == GW_STALE) {
 		/* Only what was read before counts. */
-		ext = ext && p->c[CTR_EXT_XMIT_DATA].valid;
+		ext = ext && ctr_valid(&p->c[CTR_EXT_XMIT_DATA]);
 		ietf = ietf && ext;
-		flow = p->c[CTR_XMIT_FLOW_PKTS].valid;
+		flow = ctr_valid(&p->c[CTR_XMIT_FLOW_PKTS]);
 	} else {
 		flow = gw_perf_attr_opt(e, ATTR_FLOW_CTL_COUNTERS, port,
 		    &unsup) != NULL;

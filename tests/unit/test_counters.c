@@ -21,7 +21,7 @@
 static void
 test_first_and_growth(void **state)
 {
-	struct ctr_acc a = { 0 };
+	struct ctr_acc a = CTR_ACC_INIT;
 
 	/* A first reading is the count so far. */
 	assert_int_equal(ctr_update(&a, 100, 32), CTR_EV_FIRST);
@@ -35,23 +35,23 @@ test_first_and_growth(void **state)
 static void
 test_saturation(void **state)
 {
-	struct ctr_acc a = { 0 };
+	struct ctr_acc a = CTR_ACC_INIT;
 	uint64_t max = 0xffffffffULL;
 
 	ctr_update(&a, max - 10, 32);
 	/* Reaching all ones: counted, and flagged once. */
 	assert_int_equal(ctr_update(&a, max, 32), CTR_EV_SATURATED);
 	assert_true(a.total == max);
-	assert_true(a.saturated);
+	assert_true(ctr_saturated(&a, 32));
 	/* Stuck at all ones: nothing more can be counted. */
 	assert_int_equal(ctr_update(&a, max, 32), 0);
 	assert_true(a.total == max);
 	/* Someone resets it: count from the new base. */
 	assert_int_equal(ctr_update(&a, 7, 32), CTR_EV_RESET);
 	assert_true(a.total == max + 7);
-	assert_false(a.saturated);
+	assert_false(ctr_saturated(&a, 32));
 	/* Narrow counters saturate at their own width (4 bits). */
-	struct ctr_acc b = { 0 };
+	struct ctr_acc b = CTR_ACC_INIT;
 	ctr_update(&b, 14, 4);
 	assert_int_equal(ctr_update(&b, 15, 4), CTR_EV_SATURATED);
 	assert_int_equal(ctr_update(&b, 99, 4), 0);	/* garbage: clamped */
@@ -61,7 +61,7 @@ test_saturation(void **state)
 static void
 test_reset_and_reboot(void **state)
 {
-	struct ctr_acc a = { 0 };
+	struct ctr_acc a = CTR_ACC_INIT;
 
 	ctr_update(&a, 1000, 32);
 	/* External reset (perfquery -R) then 5 new counts. */
@@ -81,17 +81,23 @@ test_reset_and_reboot(void **state)
 static void
 test_64bit_no_saturation(void **state)
 {
-	struct ctr_acc a = { 0 };
+	struct ctr_acc a = CTR_ACC_INIT;
 
-	ctr_update(&a, UINT64_MAX - 1, 64);
+	assert_false(ctr_valid(&a));
+	ctr_update(&a, UINT64_MAX - 2, 64);
 	assert_int_equal(ctr_update(&a, UINT64_MAX, 64), 0);
-	assert_false(a.saturated);
+	assert_false(ctr_saturated(&a, 64));
+	/* All ones would read as "no reading": held one below, and the
+	 * accumulator stays valid. */
+	assert_true(ctr_valid(&a));
+	assert_true(a.last == UINT64_MAX - 1);
+	assert_true(a.total == UINT64_MAX - 1);
 }
 
 static void
 test_monotonic_random(void **state)
 {
-	struct ctr_acc a = { 0 };
+	struct ctr_acc a = CTR_ACC_INIT;
 	uint64_t prev = 0, raw = 0, seed = 42;
 
 	/* Whatever the readings do, the total never goes down. */

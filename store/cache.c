@@ -7,8 +7,9 @@
 
 #include "store/cache.h"
 #include "util/ev.h"
-#include "util/htab.h"
+#include "util/htab.h"	/* htab_hash */
 #include "util/log.h"
+#include "util/pool.h"
 
 struct cache_waiter {
 	struct cache_waiter	*next;
@@ -16,31 +17,39 @@ struct cache_waiter {
 	void			*arg;
 };
 
+/* Packed by size: at 10,000 nodes the cache holds ~90,000 of these. */
 struct cache_entry {
 	struct cache_key	 key;
-	enum cache_state	 state;
-	int			 error;		/* negative errno if FAILED */
-	enum attr_ttl	 cls;		/* TTL class of the fetch */
+	uint8_t			 state;		/* enum cache_state */
+	uint8_t			 cls;		/* enum attr_ttl of the fetch */
+	uint8_t			 good;		/* data: the last good answer */
+	uint8_t			 cap;		/* octets allocated (<= 224) */
+	int32_t			 error;		/* negative errno if FAILED */
+	uint16_t		 len;		/* <= CACHE_DATA_MAX */
 	uint64_t		 expires;	/* ms, monotonic */
 	uint64_t		 completed;	/* ms, last completion */
-	struct cache_waiter	*waiters, **wtail;
+	/* Newest first: completion reverses them, so they are answered
+	 * in the order they came. */
+	struct cache_waiter	*waiters;
+	struct cache_entry	*hnext;		/* chain of its table slot */
 	uint64_t		 rejected;	/* hash of rejected data, 0: none */
-	int			 good;		/* data is the last good answer */
-	size_t			 len, cap;
 	/* The answer, allocated to its length; PerfMgt counters keep
 	 * none (cache_nodata): the accumulators hold their values, and at
 	 * 10,000 nodes their copies would be most of the cache. */
 	uint8_t			*data;
 };
 
+_Static_assert(CACHE_DATA_MAX <= UINT8_MAX, "cache_entry.cap is 8 bits");
+
 static uint8_t		 cache_nodata[CACHE_DATA_MAX];
+static struct pool	 ct_pool;	/* the entries themselves */
 
 static void
 entry_free(struct cache_entry *e)
 {
 	if (e->data != cache_nodata)
 		free(e->data);
-	free(e);
+	pool_put(&ct_pool, e);
 }
 
 /* Keep len octets of an answer; 0, or -1 when memory is short. */
@@ -70,7 +79,81 @@ entry_store(struct cache_entry *e, const uint8_t *data, size_t len)
 	return 0;
 }
 
-static struct htab	 cache_tab;
+/* The entries by key, chained through the entries themselves: at
+ * 10,000 nodes the cache holds ~90,000, and a separate table node
+ * each (48 bytes) was a third of their memory. */
+static struct cache_entry **ct_b;	/* slots, a power of two */
+static size_t		 ct_nb, ct_n;
+
+static size_t
+ct_slot(const struct cache_key *k, size_t nb)
+{
+	return htab_hash(k, sizeof(*k)) & (nb - 1);
+}
+
+static struct cache_entry *
+ct_get(const struct cache_key *k)
+{
+	struct cache_entry *e;
+
+	if (ct_nb == 0)
+		return NULL;
+	for (e = ct_b[ct_slot(k, ct_nb)]; e != NULL; e = e->hnext)
+		if (memcmp(&e->key, k, sizeof(*k)) == 0)
+			return e;
+	return NULL;
+}
+
+/* Doubled when the load passes 1; -1 when memory is short. */
+static int
+ct_put(struct cache_entry *e)
+{
+	size_t i;
+
+	if (ct_n >= ct_nb) {
+		size_t nb = ct_nb ? ct_nb * 2 : 1024;
+		struct cache_entry **b = calloc(nb, sizeof(*b)), *x, *nx;
+
+		if (b == NULL)
+			return -1;
+		for (i = 0; i < ct_nb; i++)
+			for (x = ct_b[i]; x != NULL; x = nx) {
+				nx = x->hnext;
+				x->hnext = b[ct_slot(&x->key, nb)];
+				b[ct_slot(&x->key, nb)] = x;
+			}
+		free(ct_b);
+		ct_b = b;
+		ct_nb = nb;
+	}
+	i = ct_slot(&e->key, ct_nb);
+	e->hnext = ct_b[i];
+	ct_b[i] = e;
+	ct_n++;
+	return 0;
+}
+
+static void
+ct_del(struct cache_entry *e)
+{
+	struct cache_entry **pp = &ct_b[ct_slot(&e->key, ct_nb)];
+
+	for (; *pp != NULL; pp = &(*pp)->hnext)
+		if (*pp == e) {
+			*pp = e->hnext;
+			ct_n--;
+			return;
+		}
+}
+
+/* Every entry; fn may not add or remove entries. */
+static void
+ct_foreach(void (*fn)(struct cache_entry *, void *), void *arg)
+{
+	for (size_t i = 0; i < ct_nb; i++)
+		for (struct cache_entry *e = ct_b[i]; e != NULL; e = e->hnext)
+			fn(e, arg);
+}
 static cache_fetch_fn	 cache_fetch;
 static void		*cache_fetch_arg;
 /* Seconds, once set; the catalogue's defaults until then. */
@@ -89,7 +172,7 @@ cache_set_ttl_hook(int (*fn)(const struct cache_key *, enum attr_ttl))
 int
 cache_init(cache_fetch_fn fetch, void *fetch_arg)
 {
-	htab_init(&cache_tab);
+	pool_init(&ct_pool, sizeof(struct cache_entry));
 	cache_fetch = fetch;
 	cache_fetch_arg = fetch_arg;
 	memset(&cache_st, 0, sizeof(cache_st));
@@ -97,9 +180,8 @@ cache_init(cache_fetch_fn fetch, void *fetch_arg)
 }
 
 static void
-free_entry(const void *k, size_t len, void *val, void *arg)
+free_entry(struct cache_entry *e, void *arg)
 {
-	struct cache_entry *e = val;
 	struct cache_waiter *w, *nx;
 
 	for (w = e->waiters; w != NULL; w = nx) {
@@ -112,8 +194,18 @@ free_entry(const void *k, size_t len, void *val, void *arg)
 void
 cache_finalise(void)
 {
-	htab_foreach(&cache_tab, free_entry, NULL);
-	htab_free(&cache_tab);
+	struct cache_entry *e, *nx;
+
+	/* Not ct_foreach: the entries go as the walk passes them. */
+	for (size_t i = 0; i < ct_nb; i++)
+		for (e = ct_b[i]; e != NULL; e = nx) {
+			nx = e->hnext;
+			free_entry(e, NULL);
+		}
+	free(ct_b);
+	ct_b = NULL;
+	ct_nb = ct_n = 0;
+	pool_free(&ct_pool);
 }
 
 void
@@ -136,20 +228,19 @@ cache_get_ttl(enum attr_ttl c)
 static struct cache_entry *
 entry_get(const struct cache_key *key, int create)
 {
-	struct cache_entry *e = htab_get(&cache_tab, key, sizeof(*key));
+	struct cache_entry *e = ct_get(key);
 
 	if (e != NULL || !create)
 		return e;
-	if ((e = calloc(1, sizeof(*e))) == NULL) {
+	if ((e = pool_get(&ct_pool)) == NULL) {
 		log_warn("cache: entry");
 		return NULL;
 	}
 	e->key = *key;
 	e->state = CACHE_EMPTY;
-	e->wtail = &e->waiters;
-	if (htab_put(&cache_tab, &e->key, sizeof(e->key), e) == -1) {
+	if (ct_put(e) == -1) {
 		log_warn("cache: insert");
-		free(e);
+		pool_put(&ct_pool, e);
 		return NULL;
 	}
 	cache_st.entries++;
@@ -236,9 +327,8 @@ cache_lookup(const struct cache_key *key, enum attr_ttl cls,
 	}
 	w->cb = cb;
 	w->arg = arg;
-	w->next = NULL;
-	*e->wtail = w;
-	e->wtail = &w->next;
+	w->next = e->waiters;
+	e->waiters = w;
 	return 1;
 }
 
@@ -252,8 +342,7 @@ cache_cancel(const struct cache_key *key, cache_waiter_cb cb, void *arg)
 		return 0;
 	for (wp = &e->waiters; (w = *wp) != NULL; wp = &w->next)
 		if (w->cb == cb && w->arg == arg) {
-			if ((*wp = w->next) == NULL)
-				e->wtail = wp;
+			*wp = w->next;
 			free(w);
 			return 1;
 		}
@@ -314,6 +403,20 @@ cache_prefetch(const struct cache_key *key, enum attr_ttl cls)
 		(void)entry_start(e, cls);
 }
 
+/* The waiters, oldest first (they are kept newest first). */
+static struct cache_waiter *
+waiters_fifo(struct cache_waiter *w)
+{
+	struct cache_waiter *r = NULL, *nx;
+
+	for (; w != NULL; w = nx) {
+		nx = w->next;
+		w->next = r;
+		r = w;
+	}
+	return r;
+}
+
 void
 cache_complete(const struct cache_key *key, int status, const uint8_t *data,
     size_t len)
@@ -343,9 +446,8 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 		e->expires = ev_now() + (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000;
 	}
 	/* Detach the list first: a waiter may look the key up again. */
-	w = e->waiters;
+	w = waiters_fifo(e->waiters);
 	e->waiters = NULL;
-	e->wtail = &e->waiters;
 	for (; w != NULL; w = nx) {
 		nx = w->next;
 		w->cb(w->arg, status, status == 0 ? e->data : NULL,
@@ -393,10 +495,9 @@ struct flush_ctx {
 };
 
 static void
-collect(const void *k, size_t len, void *val, void *arg)
+collect(struct cache_entry *e, void *arg)
 {
 	struct flush_ctx *f = arg;
-	struct cache_entry *e = val;
 
 	if ((f->node == UINT32_MAX || e->key.node == f->node) &&
 	    e->state != CACHE_PENDING)
@@ -409,16 +510,16 @@ cache_flush(uint32_t node)
 {
 	struct flush_ctx f = { node, NULL, 0 };
 
-	if (cache_tab.n == 0)
+	if (ct_n == 0)
 		return 0;
-	if ((f.v = calloc(cache_tab.n, sizeof(*f.v))) == NULL) {
+	if ((f.v = calloc(ct_n, sizeof(*f.v))) == NULL) {
 		log_warn("cache: flush");
 		return -1;
 	}
 	/* Pending entries stay: their waiters must still be answered. */
-	htab_foreach(&cache_tab, collect, &f);
+	ct_foreach(collect, &f);
 	for (size_t i = 0; i < f.n; i++) {
-		htab_del(&cache_tab, &f.v[i]->key, sizeof(f.v[i]->key));
+		ct_del(f.v[i]);
 		entry_free(f.v[i]);
 		cache_st.entries--;
 	}
@@ -427,12 +528,10 @@ cache_flush(uint32_t node)
 }
 
 static void
-count_node(const void *k, size_t len, void *val, void *arg)
+count_node(struct cache_entry *e, void *arg)
 {
 	struct flush_ctx *f = arg;
-	const struct cache_entry *e = val;
 
-	(void)k; (void)len;
 	if (e->key.node == f->node)
 		f->n++;
 }
@@ -443,7 +542,7 @@ cache_node_entries(uint32_t node)
 {
 	struct flush_ctx f = { node, NULL, 0 };
 
-	htab_foreach(&cache_tab, count_node, &f);
+	ct_foreach(count_node, &f);
 	return f.n;
 }
 

@@ -36,7 +36,9 @@ fake_fetch(const struct cache_key *k, void *arg)
 struct waiter {
 	int	calls, status;
 	uint8_t	first;
+	int	order;		/* when it was called, from 1 */
 };
+static int calls_so_far;
 
 static void
 waiter_cb(void *arg, int status, const uint8_t *data, size_t len)
@@ -44,6 +46,7 @@ waiter_cb(void *arg, int status, const uint8_t *data, size_t len)
 	struct waiter *w = arg;
 
 	w->calls++;
+	w->order = ++calls_so_far;
 	w->status = status;
 	w->first = data && len ? data[0] : 0;
 }
@@ -233,6 +236,48 @@ test_start_failure(void **state)
 	    &w), 1);
 }
 
+/* Waiters are answered in the order they came, a cancelled one not at
+ * all; the table holds many entries (it grows) and flushes a node's. */
+static void
+test_order_and_many(void **state)
+{
+	struct waiter w[4] = { { 0 } };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 1 };
+
+	calls_so_far = 0;
+	for (int i = 0; i < 4; i++)
+		cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w[i]);
+	assert_int_equal(cache_cancel(&K, waiter_cb, &w[2]), 1);
+	assert_int_equal(cache_cancel(&K, waiter_cb, &w[2]), 0);
+	cache_complete(&K, 0, payload, sizeof(payload));
+	assert_int_equal(w[0].order, 1);
+	assert_int_equal(w[1].order, 2);
+	assert_int_equal(w[2].calls, 0);
+	assert_int_equal(w[3].order, 3);
+	for (uint32_t n = 100; n < 120; n++)
+		for (uint32_t m = 0; m < 500; m++) {
+			struct cache_key k = { n, 0x15, 0x81, 0, m };
+			struct waiter x = { 0 };
+
+			cache_lookup(&k, ATTR_TTL_PORTINFO, &d, &len, waiter_cb,
+			    &x);
+			cache_complete(&k, 0, payload, sizeof(payload));
+			assert_int_equal(x.calls, 1);
+		}
+	for (uint32_t m = 0; m < 500; m += 97) {
+		struct cache_key k = { 113, 0x15, 0x81, 0, m };
+
+		assert_int_equal(cache_peek(&k, &d, &len), 0);
+	}
+	assert_int_equal(cache_node_entries(113), 500);
+	assert_int_equal(cache_flush(113), 500);
+	assert_int_equal(cache_node_entries(113), 0);
+	assert_int_equal(cache_node_entries(114), 500);
+	assert_int_equal(cache_flush(UINT32_MAX), 19 * 500 + 1);
+}
+
 static void
 test_flush(void **state)
 {
@@ -309,6 +354,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_start_failure, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order_and_many, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_complete_inside_fetch,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_completion, setup,

@@ -640,14 +640,16 @@ target_close(struct nt_target *t)
 	t->busy = 0;
 }
 
+/* removed: by a reload (its queue is dropped), else at the stop (its
+ * queue waits in the database for the next start). */
 static void
-target_free(struct nt_target *t)
+target_free(struct nt_target *t, int removed)
 {
 	target_close(t);
 	ev_timer_del(&t->timer);
 	if (t->qn > 0)
-		log_info("notify: target %s removed with %zu informs "
-		    "waiting", t->name, t->qn);
+		log_info("notify: target %s %s with %zu informs waiting",
+		    t->name, removed ? "removed" : "stopped", t->qn);
 	free(t->q);
 	free(t->key);
 	free(t->name);
@@ -758,7 +760,7 @@ gw_notify_config(const struct gw_conf *c)
 	}
 	for (size_t j = 0; j < nt_n; j++)
 		if (nt_targets[j])
-			target_free(nt_targets[j]);
+			target_free(nt_targets[j], 1);
 	free(nt_targets);
 	nt_targets = nt;
 	nt_n = n;
@@ -779,7 +781,7 @@ gw_notify_finalise(void)
 {
 	store_event_listen(NULL, NULL);
 	for (size_t i = 0; i < nt_n; i++)
-		target_free(nt_targets[i]);
+		target_free(nt_targets[i], 0);
 	free(nt_targets);
 	nt_targets = NULL;
 	nt_n = 0;

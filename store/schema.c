@@ -79,9 +79,15 @@ static const char *migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE nodes ADD COLUMN tunnel_probed INTEGER NOT NULL "
 	"DEFAULT 0;",
 	/* 6 -> 7 (0.2.0): which releases opened the database and what a
-	 * migration left behind (meta: key, value), and the event history
-	 * and the inform queues (store/events.c), which a restart or an
-	 * upgrade used to lose. A queued inform names its event. */
+	 * migration left behind (meta: key, value); the event history and
+	 * the inform queues (store/events.c), which a restart or an upgrade
+	 * used to lose (a queued inform names its event); and each node's
+	 * index (ibsnmpgwNodeIndex), which a restart used to renumber in
+	 * (first_seen, guid) order: that order is where it starts. */
+	"ALTER TABLE nodes ADD COLUMN idx INTEGER;"
+	"UPDATE nodes SET idx = (SELECT count(*) FROM nodes AS o WHERE "
+	"  o.first_seen < nodes.first_seen OR (o.first_seen = "
+	"  nodes.first_seen AND o.guid < nodes.guid));"
 	"CREATE TABLE meta ("
 	"  key TEXT PRIMARY KEY,"
 	"  value NOT NULL);"

@@ -162,8 +162,7 @@ load_inventory(void)
 	    "num_ports, vendor_id, device_id, revision, system_guid, lid, "
 	    "route, first_seen, last_seen, reachable, unsupported, nodeinfo, "
 	    "switchinfo, tunnel, tunnel_probed FROM nodes "
-	    "ORDER BY "
-	    "first_seen, guid", -1, &st, NULL) != SQLITE_OK)
+	    "ORDER BY idx IS NULL, idx, first_seen, guid", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int np = sqlite3_column_int(st, 3);
@@ -834,8 +833,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
 	    "type, description, num_ports, vendor_id, device_id, revision, "
 	    "system_guid, lid, route, first_seen, last_seen, reachable, "
-	    "unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
+	    "unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed, idx) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
 	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
 	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
@@ -867,6 +866,7 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
 		sqlite3_bind_int(nst, 17, n->tunnel);
 		sqlite3_bind_int64(nst, 18, n->tunnel_probed);
+		sqlite3_bind_int64(nst, 19, n->idx);
 		if (sqlite3_step(nst) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(nst);

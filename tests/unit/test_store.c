@@ -305,11 +305,13 @@ make_schema6(void)
 	assert_int_equal(store_init(dbpath), 0);
 	store_finalise();
 	sql(dbpath, "DROP TABLE meta; DROP TABLE events; "
-	    "DROP TABLE notify_queue;"
+	    "DROP TABLE notify_queue; ALTER TABLE nodes DROP COLUMN idx;"
 	    "INSERT INTO nodes (guid, type, description, num_ports, "
 	    "vendor_id, device_id, revision, system_guid, lid, route, "
 	    "first_seen, last_seen, reachable) VALUES (4660, 1, 'old node', "
-	    "2, 713, 4099, 1, 4660, 7, '0,1', 100, 200, 1);"
+	    "2, 713, 4099, 1, 4660, 7, '0,1', 100, 200, 1), (4096, 1, 'older', "
+	    "2, 713, 4099, 1, 4096, 8, '0,2', 100, 200, 1), (8192, 1, 'first', "
+	    "2, 713, 4099, 1, 8192, 9, '0,3', 90, 200, 1);"
 	    "INSERT INTO counters VALUES (4660, 1, 'PortXmitData', 77, 77, 0);"
 	    "PRAGMA user_version = 6;");
 }
@@ -328,6 +330,11 @@ test_migration_6_to_7(void **state)
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(store_schema_version(), 7);
 	assert_non_null(store_node_by_guid(4660));
+	/* Indexes in the order a restart of 0.1.0 gave them: first_seen,
+	 * then GUID. */
+	assert_int_equal(store_node_by_guid(8192)->idx, 0);
+	assert_int_equal(store_node_by_guid(4096)->idx, 1);
+	assert_int_equal(store_node_by_guid(4660)->idx, 2);
 	store_info(&si);
 	assert_int_equal(si.schema, 7);
 	assert_string_equal(si.release, PACKAGE_VERSION);
@@ -462,9 +469,9 @@ test_bad_rows(void **state)
 	store_finalise();
 	/* Hostile contents: absurd port count, broken route. */
 	sql(dbpath, "INSERT INTO nodes VALUES (1, 1, 'x', 9999, 0, 0, 0, 0, 0, "
-	    "'0', 0, 0, 1, 0, NULL, NULL, 0, 0);"
+	    "'0', 0, 0, 1, 0, NULL, NULL, 0, 0, NULL);"
 	    "INSERT INTO nodes VALUES (2, 1, 'y', 1, 0, 0, 0, 0, 0, "
-	    "'0,zz,,', 0, 0, 1, 0, NULL, NULL, -7, 5);"
+	    "'0,zz,,', 0, 0, 1, 0, NULL, NULL, -7, 5, NULL);"
 	    "INSERT INTO ports VALUES (2, 77, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', "
 	    "NULL);");
 	assert_int_equal(store_init(dbpath), 0);
@@ -505,6 +512,34 @@ test_tunnel_state(void **state)
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(store_node_by_guid(0x1000)->tunnel, STORE_TUN_NONE);
 	(void)state;
+}
+
+/* A node keeps its index (ibsnmpgwNodeIndex) across restarts, also
+ * when nodes first seen in the same second came in GUID-descending
+ * order (the load used to renumber them by GUID). */
+static void
+test_index_stable(void **state)
+{
+	unsigned nodes, lost;
+
+	(void)state;
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep_one(0x3000, "c", 30);
+	sweep_one(0x1000, "a", 10);
+	sweep_one(0x2000, "b", 20);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	for (int restart = 0; restart < 2; restart++) {
+		store_finalise();
+		assert_int_equal(store_init(dbpath), 0);
+		assert_int_equal(store_node_by_guid(0x3000)->idx, 0);
+		assert_int_equal(store_node_by_guid(0x1000)->idx, 1);
+		assert_int_equal(store_node_by_guid(0x2000)->idx, 2);
+		store_sweep_begin();
+		sweep_one(0x4000, "d", 40);
+		assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+		assert_int_equal(store_node_by_guid(0x4000)->idx, 3);
+	}
 }
 
 static void
@@ -712,6 +747,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_stable, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_port_count_changes, setup,
 		    teardown),
 		cmocka_unit_test(test_path),

@@ -164,13 +164,10 @@ store_schema_check(sqlite3 *db, const char *path)
 		return -1;
 	}
 	if (v > STORE_SCHEMA_VERSION) {
-		char rel[64];
-
 		/* Never touch data written by a newer release. */
-		log_warnx("store: %s: schema version %d (ibsnmpgw %s) is "
+		log_warnx("store: %s: schema version %d (a later release) is "
 		    "newer than this release supports (%d); the database is "
 		    "left untouched (docs/upgrades.md)", path, v,
-		    store_schema_releases(v, rel, sizeof(rel)),
 		    STORE_SCHEMA_VERSION);
 		return -1;
 	}

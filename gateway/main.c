@@ -342,7 +342,14 @@ schema_cmd(const struct gw_conf *c, const char *rel)
 		    rel);
 		return 2;
 	}
-	if (reads == -1 || si.schema <= reads) {
+	if (reads == -1) {
+		printf("ibsnmpgw %s is newer than %s and reads schema %d or "
+		    "later: it can open %s (schema %d)\n", rel,
+		    PACKAGE_VERSION, STORE_SCHEMA_VERSION, c->store_path,
+		    si.schema);
+		return 0;
+	}
+	if (si.schema <= reads) {
 		printf("ibsnmpgw %s can open %s (schema %d)\n", rel,
 		    c->store_path, si.schema);
 		return 0;

@@ -38,6 +38,7 @@
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -184,6 +185,23 @@ cmd_stats_tunnel(FILE *f)
 	    (unsigned long long)g.errors);
 }
 
+/* The database's schema and the releases that opened it
+ * (docs/upgrades.md). */
+static void
+cmd_stats_store(FILE *f)
+{
+	struct store_info si;
+
+	store_info(&si);
+	fprintf(f, "store schema %d release %s previous-release %s", si.schema,
+	    si.release[0] ? si.release : "-", si.previous[0] ? si.previous :
+	    "-");
+	if (si.migrated_from > 0)
+		fprintf(f, " migrated-from %d backup %s", si.migrated_from,
+		    si.backup);
+	fputc('\n', f);
+}
+
 static void
 cmd_stats(FILE *f)
 {
@@ -215,6 +233,7 @@ cmd_stats(FILE *f)
 	fprintf(f, "port %s failures %llu reopens %llu\n", m.port_down ?
 	    "down" : "up", (unsigned long long)m.port_failures,
 	    (unsigned long long)m.reopens);
+	cmd_stats_store(f);
 	counters_stats(&commits, &rows);
 	fprintf(f, "counters commits %llu rows %llu\n",
 	    (unsigned long long)commits, (unsigned long long)rows);

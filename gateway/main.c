@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gateway/conf.h"
@@ -29,6 +30,7 @@
 #include "store/counters.h"
 #include "store/events.h"
 #include "store/ipoib.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -267,6 +269,7 @@ usage(void)
 	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
 	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
 	    "[NAME]|stats|events [COUNT]\n"
+	    "       ibsnmpgw [-c file] schema [RELEASE]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
 	    "  -f       stay in the foreground, log to stderr\n"
@@ -274,6 +277,92 @@ usage(void)
 	    "  -D tok   also net-snmp debug tokens (e.g. snmp_agent,usm)\n"
 	    "  -V       print the version\n", DEFAULT_CONF);
 	exit(2);
+}
+
+static const char *
+or_dash(const char *s)
+{
+	return s[0] != '\0' ? s : "-";
+}
+
+static const char *
+utc(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t == 0 || gmtime_r(&tt, &tm) == NULL)
+		snprintf(buf, len, "-");
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+/* What the database says about itself, one "key value" line each: a
+ * stable interface, which the packages' maintainer scripts read. */
+static void
+schema_print(const char *path, const struct store_info *si)
+{
+	char t1[32], t2[32];
+
+	printf("database %s\nschema %d\nrelease %s\nopened %s\n"
+	    "previous-release %s\n", path, si->schema, or_dash(si->release),
+	    utc(si->opened, t1, sizeof(t1)), or_dash(si->previous));
+	if (si->migrated_from > 0)
+		printf("migrated-from %d\nmigrated %s\n", si->migrated_from,
+		    utc(si->migrated, t2, sizeof(t2)));
+	else
+		printf("migrated-from -\nmigrated -\n");
+	printf("backup %s\nsupported %d\n", or_dash(si->backup),
+	    STORE_SCHEMA_VERSION);
+}
+
+/* ibsnmpgw schema [RELEASE]: the database read without changing it;
+ * with RELEASE, whether that release can open it. Exit 0: it can (or
+ * there is no database), 1: it would refuse it, 2: cannot tell. The
+ * packages ask this before a downgrade (docs/upgrades.md). */
+static int
+schema_cmd(const struct gw_conf *c, const char *rel)
+{
+	struct store_info si;
+	char by[64];
+	int reads;
+
+	if (store_schema_inspect(c->store_path, &si) == -1)
+		return 2;
+	if (rel == NULL) {
+		schema_print(c->store_path, &si);
+		return 0;
+	}
+	reads = store_schema_of_release(rel);
+	if (reads == 0) {
+		fprintf(stderr, "ibsnmpgw: %s is older than any release\n",
+		    rel);
+		return 2;
+	}
+	if (reads == -1) {
+		printf("ibsnmpgw %s is newer than %s and reads schema %d or "
+		    "later: it can open %s (schema %d)\n", rel,
+		    PACKAGE_VERSION, STORE_SCHEMA_VERSION, c->store_path,
+		    si.schema);
+		return 0;
+	}
+	if (si.schema <= reads) {
+		printf("ibsnmpgw %s can open %s (schema %d)\n", rel,
+		    c->store_path, si.schema);
+		return 0;
+	}
+	if (si.release[0] == '\0')
+		store_schema_releases(si.schema, by, sizeof(by));
+	fprintf(stderr, "ibsnmpgw: %s has schema %d (last opened by "
+	    "ibsnmpgw %s); ibsnmpgw %s reads schema %d at most and would "
+	    "refuse it\n", c->store_path, si.schema, si.release[0] ?
+	    si.release : by, rel, reads);
+	if (si.migrated_from > 0 && si.migrated_from <= reads &&
+	    si.backup[0] != '\0')
+		fprintf(stderr, "ibsnmpgw: the copy taken before the migration "
+		    "from schema %d is %s\n", si.migrated_from, si.backup);
+	return 1;
 }
 
 static void
@@ -361,6 +450,22 @@ ctl_main(const char *path, int argc, char **argv)
 	return rc;
 }
 
+/* `ibsnmpgw schema [RELEASE]`: the database's schema, read only. */
+static int
+schema_main(const char *path, int argc, char **argv)
+{
+	struct gw_conf *c;
+	int rc;
+
+	if (argc > 2)
+		usage();
+	if ((c = gw_conf_load(path, stderr)) == NULL)
+		return 2;
+	rc = schema_cmd(c, argv[1]);
+	gw_conf_free(c);
+	return rc;
+}
+
 /* -n: the key files must be readable too. */
 static int
 check_keys(const struct gw_conf *c)
@@ -420,6 +525,8 @@ main(int argc, char **argv)
 	}
 	if (optind < argc && strcmp(argv[optind], "ctl") == 0)
 		return ctl_main(path, argc - optind - 1, argv + optind + 1);
+	if (optind < argc && strcmp(argv[optind], "schema") == 0)
+		return schema_main(path, argc - optind, argv + optind);
 	if (optind != argc)
 		usage();
 

@@ -401,6 +401,7 @@ inform_cb(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu,
 	t->busy = 0;
 	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE) {
 		t->st.acked++;
+		store_event_queue_del(t->name, t->q[t->qhead].seq);
 		t->qhead = (t->qhead + 1) % t->qcap;
 		t->qn--;
 		t->backoff_ms = 0;
@@ -439,6 +440,7 @@ send_head(struct nt_target *t)
 	    ev_timer_pending(&t->timer))
 		return;
 	if ((pdu = build(t, &t->q[t->qhead], 1)) == NULL) {
+		store_event_queue_del(t->name, t->q[t->qhead].seq);
 		t->qhead = (t->qhead + 1) % t->qcap;
 		t->qn--;
 		send_head(t);
@@ -468,6 +470,7 @@ enqueue(struct nt_target *t, const struct store_event *ev)
 
 		if (t->busy && t->qn == 1)
 			return;
+		store_event_queue_del(t->name, t->q[drop].seq);
 		for (size_t i = drop; i != (t->qhead + t->qn - 1) % t->qcap;
 		    i = (i + 1) % t->qcap)
 			t->q[i] = t->q[(i + 1) % t->qcap];
@@ -478,6 +481,7 @@ enqueue(struct nt_target *t, const struct store_event *ev)
 	}
 	t->q[(t->qhead + t->qn) % t->qcap] = *ev;
 	t->qn++;
+	store_event_queue_add(t->name, ev->seq);
 	send_head(t);
 }
 
@@ -636,14 +640,16 @@ target_close(struct nt_target *t)
 	t->busy = 0;
 }
 
+/* removed: by a reload (its queue is dropped), else at the stop (its
+ * queue waits in the database for the next start). */
 static void
-target_free(struct nt_target *t)
+target_free(struct nt_target *t, int removed)
 {
 	target_close(t);
 	ev_timer_del(&t->timer);
 	if (t->qn > 0)
-		log_info("notify: target %s removed with %zu informs "
-		    "waiting", t->name, t->qn);
+		log_info("notify: target %s %s with %zu informs waiting",
+		    t->name, removed ? "removed" : "stopped", t->qn);
 	free(t->q);
 	free(t->key);
 	free(t->name);
@@ -662,6 +668,9 @@ resize_queue(struct nt_target *t, size_t qcap)
 	if ((q = calloc(qcap, sizeof(*q))) == NULL)
 		return -1;
 	skip = t->qn > qcap ? t->qn - qcap : 0;
+	for (size_t i = 0; i < skip; i++)
+		store_event_queue_del(t->name, t->q[(t->qhead + i) %
+		    t->qcap].seq);
 	for (size_t i = skip; i < t->qn; i++)
 		q[n++] = t->q[(t->qhead + i) % t->qcap];
 	t->st.dropped += skip;
@@ -672,6 +681,35 @@ resize_queue(struct nt_target *t, size_t qcap)
 	t->qn = n;
 	t->busy = 0;		/* the one out is sent again */
 	return 0;
+}
+
+/* A target new to this process takes up the informs its name left
+ * waiting in the database (a restart, an upgrade). */
+static void
+queue_restore(struct nt_target *t)
+{
+	if (t->qcap == 0 || (t->qn = store_event_queue_load(t->name, t->q,
+	    t->qcap)) == 0)
+		return;
+	t->qhead = 0;
+	log_info("notify: target %s: %zu informs waiting from before the "
+	    "restart", t->name, t->qn);
+}
+
+/* The queues of the inform targets stay in the database, no other. */
+static void
+queues_keep(struct nt_target **nt, size_t n)
+{
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	size_t k = 0;
+
+	if (names == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (nt[i]->c->inform)
+			names[k++] = nt[i]->name;
+	store_event_queue_keep(names, k);
+	free(names);
 }
 
 int
@@ -686,6 +724,7 @@ gw_notify_config(const struct gw_conf *c)
 		const struct gw_target *tc = &c->targets[i];
 		struct nt_target *t = NULL;
 		char *key = session_key(tc);
+		int fresh = 0;
 
 		for (size_t j = 0; j < nt_n; j++)
 			if (nt_targets[j] && strcmp(nt_targets[j]->name,
@@ -701,6 +740,7 @@ gw_notify_config(const struct gw_conf *c)
 				continue;
 			}
 			ev_timer_init(&t->timer, retry_cb, t);
+			fresh = 1;
 		}
 		t->c = tc;
 		if (key == NULL || t->key == NULL || strcmp(key, t->key) != 0) {
@@ -713,16 +753,19 @@ gw_notify_config(const struct gw_conf *c)
 			free(key);
 		if (resize_queue(t, tc->inform ? (size_t)tc->queue : 0) == -1)
 			log_warn("notify: target %s", t->name);
+		else if (fresh)
+			queue_restore(t);
 		nt[n++] = t;
 		send_head(t);
 	}
 	for (size_t j = 0; j < nt_n; j++)
 		if (nt_targets[j])
-			target_free(nt_targets[j]);
+			target_free(nt_targets[j], 1);
 	free(nt_targets);
 	nt_targets = nt;
 	nt_n = n;
 	nt_conf = c;
+	queues_keep(nt, n);
 	return 0;
 }
 
@@ -738,7 +781,7 @@ gw_notify_finalise(void)
 {
 	store_event_listen(NULL, NULL);
 	for (size_t i = 0; i < nt_n; i++)
-		target_free(nt_targets[i]);
+		target_free(nt_targets[i], 0);
 	free(nt_targets);
 	nt_targets = NULL;
 	nt_n = 0;

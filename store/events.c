@@ -2,10 +2,13 @@
  * (docs/events.md). */
 #include "config.h"
 
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/events.h"
+#include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
 #include "util/log.h"
@@ -115,6 +118,246 @@ event_hash(const struct store_event *ev)
 	return htab_hash(b, sizeof(b));
 }
 
+/* ---- The history in the database (schema 7)
+ *
+ * Every event kept is written as it is kept, so that the history, and
+ * the inform queues that name its events, survive a restart or an
+ * upgrade; rows beyond the history that no queue names go now and then.
+ * Without a database (unit tests) the history lives in memory only. A
+ * failed write costs that row and is logged once until one succeeds. */
+
+#define TRIM_EVERY	64
+#define EV_COLUMNS	"seq, at_ms, type, source, port, lid, trap, " \
+			"node_guid, suppressed, data, text"
+
+static int ev_db_failed;
+
+static sqlite3 *
+db(void)
+{
+	return store_db_handle();
+}
+
+static void
+db_failed(const char *what, const char *msg)
+{
+	if (!ev_db_failed)
+		log_warnx("event: %s: %s; until a write succeeds, events are "
+		    "kept in memory only", what, msg);
+	ev_db_failed = 1;
+}
+
+/* One statement with ?1 = text (if any) and ?2 = num. */
+static int
+db_run(const char *what, const char *sql, const char *text, int64_t num)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db() == NULL)
+		return 0;
+	if (sqlite3_prepare_v2(db(), sql, -1, &st, NULL) != SQLITE_OK) {
+		db_failed(what, sqlite3_errmsg(db()));
+		return -1;
+	}
+	if (text != NULL)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, num);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		db_failed(what, sqlite3_errmsg(db()));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The events beyond the history that no inform waits for. */
+static void
+trim(void)
+{
+	if (ev_seq > ev_cap)
+		db_run("trimming the history", "DELETE FROM events WHERE "
+		    "seq <= ?2 AND seq NOT IN (SELECT seq FROM notify_queue)",
+		    NULL, (int64_t)(ev_seq - ev_cap));
+}
+
+static void
+save(const struct store_event *ev)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db() == NULL)
+		return;
+	if (sqlite3_prepare_v2(db(), "INSERT OR REPLACE INTO events ("
+	    EV_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	    "?11)", -1, &st, NULL) != SQLITE_OK) {
+		db_failed("saving an event", sqlite3_errmsg(db()));
+		return;
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)ev->seq);
+	sqlite3_bind_int64(st, 2, ev->when);
+	sqlite3_bind_int(st, 3, ev->type);
+	sqlite3_bind_int(st, 4, ev->source);
+	sqlite3_bind_int(st, 5, ev->port);
+	sqlite3_bind_int(st, 6, ev->lid);
+	sqlite3_bind_int(st, 7, ev->trap);
+	sqlite3_bind_int64(st, 8, (int64_t)ev->node_guid);
+	sqlite3_bind_int64(st, 9, ev->suppressed);
+	sqlite3_bind_blob(st, 10, ev->data, sizeof(ev->data), SQLITE_STATIC);
+	sqlite3_bind_text(st, 11, ev->text, (int)strnlen(ev->text,
+	    sizeof(ev->text)), SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		db_failed("saving an event", sqlite3_errmsg(db()));
+	else
+		ev_db_failed = 0;
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && ev->seq % TRIM_EVERY == 0)
+		trim();
+}
+
+/* A row of EV_COLUMNS. */
+static void
+row_event(sqlite3_stmt *st, struct store_event *ev)
+{
+	const void *data = sqlite3_column_blob(st, 9);
+	size_t len = (size_t)sqlite3_column_bytes(st, 9);
+	const char *text = (const char *)sqlite3_column_text(st, 10);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = (uint64_t)sqlite3_column_int64(st, 0);
+	ev->when = sqlite3_column_int64(st, 1);
+	ev->type = (uint8_t)sqlite3_column_int(st, 2);
+	ev->source = (uint8_t)sqlite3_column_int(st, 3);
+	ev->port = (uint8_t)sqlite3_column_int(st, 4);
+	ev->lid = (uint16_t)sqlite3_column_int(st, 5);
+	ev->trap = (uint16_t)sqlite3_column_int(st, 6);
+	ev->node_guid = (uint64_t)sqlite3_column_int64(st, 7);
+	ev->suppressed = (uint32_t)sqlite3_column_int64(st, 8);
+	if (data != NULL)
+		memcpy(ev->data, data, len < sizeof(ev->data) ? len :
+		    sizeof(ev->data));
+	snprintf(ev->text, sizeof(ev->text), "%s", text ? text : "");
+}
+
+static int64_t
+max_seq(void)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(db(), "SELECT max(seq) FROM events", -1, &st,
+	    NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The newest events of the database into the (empty) ring, newest
+ * last; numbering goes on after the newest. */
+static void
+load_history(void)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	if (db() == NULL)
+		return;
+	ev_seq = (uint64_t)max_seq();
+	if (ev_cap > 0 && sqlite3_prepare_v2(db(), "SELECT " EV_COLUMNS
+	    " FROM events ORDER BY seq DESC LIMIT ?1", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, (int64_t)ev_cap);
+		while (n < ev_cap && sqlite3_step(st) == SQLITE_ROW)
+			row_event(st, &ev_ring[ev_cap - 1 - n++]);
+		sqlite3_finalize(st);
+	}
+	ev_first = n > 0 ? ev_cap - n : 0;
+	ev_n = n;
+	trim();
+	if (ev_seq > 0)
+		log_info("event: %zu events of the history from the "
+		    "database; the next is number %llu", n,
+		    (unsigned long long)ev_seq + 1);
+}
+
+/* ---- Inform queues (gateway/notify.c) */
+
+void
+store_event_queue_add(const char *target, uint64_t seq)
+{
+	db_run("queueing an inform", "INSERT OR IGNORE INTO notify_queue "
+	    "(target, seq) VALUES (?1, ?2)", target, (int64_t)seq);
+}
+
+void
+store_event_queue_del(const char *target, uint64_t seq)
+{
+	db_run("dequeueing an inform", "DELETE FROM notify_queue WHERE "
+	    "target = ?1 AND seq = ?2", target, (int64_t)seq);
+}
+
+size_t
+store_event_queue_load(const char *target, struct store_event *out,
+    size_t max)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	if (db() == NULL || max == 0 || sqlite3_prepare_v2(db(), "SELECT e."
+	    "seq, at_ms, type, source, port, lid, trap, node_guid, "
+	    "suppressed, data, text FROM notify_queue q JOIN events e "
+	    "ON e.seq = q.seq WHERE q.target = ?1 ORDER BY q.seq DESC "
+	    "LIMIT ?2", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, target, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)max);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		row_event(st, &out[max - 1 - n++]);
+	sqlite3_finalize(st);
+	memmove(out, out + max - n, n * sizeof(*out));
+	/* Those that no longer fit (a smaller queue since). */
+	if (n == max)
+		db_run("dequeueing informs", "DELETE FROM notify_queue WHERE "
+		    "target = ?1 AND seq < ?2", target, (int64_t)out[0].seq);
+	return n;
+}
+
+void
+store_event_queue_keep(const char *const *targets, size_t n)
+{
+	sqlite3_stmt *st;
+	char **gone = NULL;
+	size_t ngone = 0;
+
+	if (db() == NULL || sqlite3_prepare_v2(db(), "SELECT target, count(*) "
+	    "FROM notify_queue GROUP BY target", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		size_t i = 0;
+		char **g;
+
+		while (i < n && t != NULL && strcmp(t, targets[i]) != 0)
+			i++;
+		if (t == NULL || i < n || (g = realloc(gone, (ngone + 1) *
+		    sizeof(*g))) == NULL || (g[ngone] = strdup(t)) == NULL)
+			continue;
+		gone = g;
+		ngone++;
+		log_info("notify: %d informs queued for target %s, which is "
+		    "no longer configured, dropped", sqlite3_column_int(st, 1),
+		    t);
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < ngone; i++) {
+		db_run("dropping a queue", "DELETE FROM notify_queue WHERE "
+		    "target = ?1", gone[i], 0);
+		free(gone[i]);
+	}
+	free(gone);
+}
+
 /* ---- History */
 
 static void
@@ -122,6 +365,7 @@ keep(struct store_event *ev)
 {
 	ev->seq = ++ev_seq;
 	ev_st.kept++;
+	save(ev);
 	if (ev_cap > 0) {
 		if (ev_n == ev_cap) {
 			ev_first = (ev_first + 1) % ev_cap;
@@ -146,14 +390,25 @@ store_event_at(size_t i)
 	return i < ev_n ? &ev_ring[(ev_first + i) % ev_cap] : NULL;
 }
 
+/* A binary search: the history read from the database may have a gap
+ * where a write had failed. */
 const struct store_event *
 store_event_by_seq(uint64_t seq)
 {
-	const struct store_event *first = store_event_at(0);
+	size_t lo = 0, hi = ev_n;
 
-	if (first == NULL || seq < first->seq || seq >= first->seq + ev_n)
-		return NULL;
-	return store_event_at((size_t)(seq - first->seq));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct store_event *e = store_event_at(mid);
+
+		if (e->seq == seq)
+			return e;
+		if (e->seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* ---- Damping a flapping port's link events */
@@ -348,7 +603,11 @@ store_event_init(const struct store_event_conf *c)
 	htab_init(&ev_states);
 	memset(&ev_st, 0, sizeof(ev_st));
 	ev_seq = 0;
-	return store_event_config(c);
+	ev_db_failed = 0;
+	if (store_event_config(c) == -1)
+		return -1;
+	load_history();
+	return 0;
 }
 
 void

@@ -66,6 +66,9 @@ struct store_event_stats {
 
 typedef void (*store_event_fn)(const struct store_event *ev, void *arg);
 
+/* With a database open (store_init), the history is read from it and
+ * every event kept is written to it: events and their numbers outlive
+ * a restart. */
 int	store_event_init(const struct store_event_conf *c);
 /* New limits; the history is kept (its newest events if it shrinks). */
 int	store_event_config(const struct store_event_conf *c);
@@ -93,6 +96,17 @@ int	store_event_link_state(uint64_t guid, uint8_t port);
  * ev_now() time): what a sweep that started then read of the port may
  * be older than that event. */
 int	store_event_link_since(uint64_t guid, uint8_t port, uint64_t since);
+/* Inform queues kept in the database (gateway/notify.c), so that what
+ * waited goes out after a restart: a target's queued events by their
+ * seq, which the history keeps until they are dequeued. */
+void	store_event_queue_add(const char *target, uint64_t seq);
+void	store_event_queue_del(const char *target, uint64_t seq);
+/* The events queued for target, oldest first: at most max (the newest;
+ * older ones are dropped), into out. Returns how many. */
+size_t	store_event_queue_load(const char *target, struct store_event *out,
+	    size_t max);
+/* Drop the queues of every target but these n (logged). */
+void	store_event_queue_keep(const char *const *targets, size_t n);
 const char *store_event_type_name(int type);
 const char *store_event_source_name(int source);
 

@@ -9,74 +9,11 @@
 
 #include "codec/attr.h"
 #include "store/descname.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
 #include "util/log.h"
-
-/* Migrations: entry i takes the schema from version i to i + 1.
- * Never edit a released entry; append a new one. */
-static const char *store_migrations[STORE_SCHEMA_VERSION] = {
-	/* 0 -> 1: the inventory. GUIDs are stored as signed 64-bit. */
-	"CREATE TABLE nodes ("
-	"  guid INTEGER PRIMARY KEY,"
-	"  type INTEGER NOT NULL,"
-	"  description TEXT NOT NULL,"
-	"  num_ports INTEGER NOT NULL,"
-	"  vendor_id INTEGER NOT NULL,"
-	"  device_id INTEGER NOT NULL,"
-	"  revision INTEGER NOT NULL,"
-	"  system_guid INTEGER NOT NULL,"
-	"  lid INTEGER NOT NULL,"
-	"  route TEXT NOT NULL,"
-	"  first_seen INTEGER NOT NULL,"
-	"  last_seen INTEGER NOT NULL,"
-	"  reachable INTEGER NOT NULL);"
-	"CREATE TABLE ports ("
-	"  node_guid INTEGER NOT NULL REFERENCES nodes(guid),"
-	"  port_num INTEGER NOT NULL,"
-	"  guid INTEGER NOT NULL,"
-	"  lid INTEGER NOT NULL,"
-	"  lmc INTEGER NOT NULL,"
-	"  state INTEGER NOT NULL,"
-	"  phys_state INTEGER NOT NULL,"
-	"  width INTEGER NOT NULL,"
-	"  speed INTEGER NOT NULL,"
-	"  remote_guid INTEGER NOT NULL,"
-	"  remote_port INTEGER NOT NULL,"
-	"  route TEXT NOT NULL,"
-	"  PRIMARY KEY (node_guid, port_num));"
-	"CREATE INDEX ports_lid ON ports(lid);"
-	"CREATE TABLE aliases ("
-	"  name TEXT PRIMARY KEY,"
-	"  node_guid INTEGER NOT NULL);",
-	/* 1 -> 2: sweep history. */
-	"CREATE TABLE sweeps ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  finished INTEGER NOT NULL,"
-	"  nodes INTEGER NOT NULL,"
-	"  lost INTEGER NOT NULL);",
-	/* 2 -> 3: optional attributes a node does not support. */
-	"ALTER TABLE nodes ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;",
-	/* 3 -> 4: counter accumulators (64-bit, stored as signed). */
-	"CREATE TABLE counters ("
-	"  node_guid INTEGER NOT NULL,"
-	"  port INTEGER NOT NULL,"
-	"  counter TEXT NOT NULL,"
-	"  total INTEGER NOT NULL,"
-	"  last INTEGER NOT NULL,"
-	"  saturated INTEGER NOT NULL,"
-	"  PRIMARY KEY (node_guid, port, counter));",
-	/* 4 -> 5: the sweep's raw attributes, for the fabric context. */
-	"ALTER TABLE nodes ADD COLUMN nodeinfo BLOB;"
-	"ALTER TABLE nodes ADD COLUMN switchinfo BLOB;"
-	"ALTER TABLE ports ADD COLUMN portinfo BLOB;",
-	/* 5 -> 6: IB SNMP Tunneling: whether the node's agent answered the
-	 * last probe (enum store_tun), and when that was. */
-	"ALTER TABLE nodes ADD COLUMN tunnel INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE nodes ADD COLUMN tunnel_probed INTEGER NOT NULL "
-	"DEFAULT 0;",
-};
 
 static sqlite3		 *store_db;
 static struct store_node **store_nodes;
@@ -103,55 +40,6 @@ db_exec(const char *sql)
 	return 0;
 }
 
-static int
-get_version(void)
-{
-	sqlite3_stmt *st;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(store_db, "PRAGMA user_version", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int
-migrate(const char *path)
-{
-	int v = get_version();
-	char sql[64];
-
-	if (v < 0) {
-		log_warnx("store: %s: not a readable SQLite database: %s",
-		    path, sqlite3_errmsg(store_db));
-		return -1;
-	}
-	if (v > STORE_SCHEMA_VERSION) {
-		/* Never touch data written by a newer release. */
-		log_warnx("store: %s: schema version %d is newer than this "
-		    "release supports (%d)", path, v, STORE_SCHEMA_VERSION);
-		return -1;
-	}
-	for (; v < STORE_SCHEMA_VERSION; v++) {
-		if (db_exec("BEGIN IMMEDIATE") == -1)
-			return -1;
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
-		if (db_exec(store_migrations[v]) == -1 || db_exec(sql) == -1) {
-			db_exec("ROLLBACK");
-			log_warnx("store: %s: migration to version %d failed",
-			    path, v + 1);
-			return -1;
-		}
-		if (db_exec("COMMIT") == -1)
-			return -1;
-		log_info("store: %s: schema now at version %d", path, v + 1);
-	}
-	return 0;
-}
-
 void *
 store_db_handle(void)
 {
@@ -161,7 +49,13 @@ store_db_handle(void)
 int
 store_schema_version(void)
 {
-	return store_db ? get_version() : -1;
+	return store_db ? store_schema_get(store_db) : -1;
+}
+
+void
+store_info(struct store_info *info)
+{
+	store_schema_meta(store_db, info);
 }
 
 /* In-memory mirror. */
@@ -268,8 +162,7 @@ load_inventory(void)
 	    "num_ports, vendor_id, device_id, revision, system_guid, lid, "
 	    "route, first_seen, last_seen, reachable, unsupported, nodeinfo, "
 	    "switchinfo, tunnel, tunnel_probed FROM nodes "
-	    "ORDER BY "
-	    "first_seen, guid", -1, &st, NULL) != SQLITE_OK)
+	    "ORDER BY idx IS NULL, idx, first_seen, guid", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int np = sqlite3_column_int(st, 3);
@@ -358,6 +251,8 @@ fail:
 int
 store_init(const char *path)
 {
+	int v;
+
 	htab_init(&store_by_guid);
 	htab_init(&store_by_alias);
 	htab_init(&store_alias_of);
@@ -370,10 +265,14 @@ store_init(const char *path)
 		goto fail;
 	}
 	sqlite3_busy_timeout(store_db, 2000);
-	if (db_exec("PRAGMA journal_mode = WAL") == -1 ||
+	/* The version first: a newer database is left as it is, even its
+	 * journal mode. */
+	if ((v = store_schema_check(store_db, path)) == -1 ||
+	    db_exec("PRAGMA journal_mode = WAL") == -1 ||
 	    db_exec("PRAGMA synchronous = NORMAL") == -1 ||
 	    db_exec("PRAGMA foreign_keys = ON") == -1 ||
-	    migrate(path) == -1 || load_inventory() == -1)
+	    store_schema_migrate(store_db, path, v) == -1 ||
+	    load_inventory() == -1)
 		goto fail;
 	return 0;
 fail:
@@ -934,8 +833,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
 	    "type, description, num_ports, vendor_id, device_id, revision, "
 	    "system_guid, lid, route, first_seen, last_seen, reachable, "
-	    "unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
+	    "unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed, idx) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
 	    NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
 	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
@@ -967,6 +866,7 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
 		sqlite3_bind_int(nst, 17, n->tunnel);
 		sqlite3_bind_int64(nst, 18, n->tunnel_probed);
+		sqlite3_bind_int64(nst, 19, n->idx);
 		if (sqlite3_step(nst) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(nst);

@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define STORE_SCHEMA_VERSION	6
+/* The schema this release writes (store/schema.c: its migrations and
+ * the table of releases, to be extended together). */
+#define STORE_SCHEMA_VERSION	7
 #define STORE_DESC_LEN		64	/* NodeDescription, IBA 14.2.5.2 */
 #define STORE_PATH_MAX		64	/* IB_SUBNET_PATH_HOPS_MAX */
 #define STORE_SMP_LEN		64	/* an SMP's data, IBA 14.2.1.1 */
@@ -91,6 +93,10 @@ void	*store_db_handle(void);
 
 /* Schema version of an open database handle (tests, -n checks). */
 int	 store_schema_version(void);
+/* What the open database records about the releases that opened it
+ * (ctl stats); zeros if none is open. */
+struct store_info;
+void	 store_info(struct store_info *info);
 
 /* Load a node-name-map (infiniband-diags format: GUID "name"). Bad
  * lines are reported as file:line and skipped. Returns the number of

@@ -20,58 +20,18 @@ set -o pipefail
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd -P)}
 top_srcdir=$(cd "$top_srcdir" && pwd -P)
-PKG=ibsnmpgw
-GW=/usr/sbin/ibsnmpgw
-CONF=/etc/ibsnmpgw/ibsnmpgw.yaml
-STATE=/var/lib/ibsnmpgw
+# shellcheck source=tests/packaging/lib.sh
+. "$top_srcdir/tests/packaging/lib.sh"
 MIBDIR=/usr/share/snmp/mibs
 MIBS="IB-TC-MIB IB-SMA-MIB IB-IF-MIB IB-SM-MIB IBSNMPGW-MIB"
 
-skip() { echo "SKIP: $*"; exit 77; }
-
-[ "$(id -u)" = 0 ] || skip "not root"
-command -v dpkg-buildpackage >/dev/null || skip "no dpkg-buildpackage (apt-get install dpkg-dev debhelper)"
-command -v dpkg >/dev/null || skip "no dpkg"
-out=$(dpkg-checkbuilddeps "$top_srcdir/packaging/debian/control" 2>&1) ||
-	skip "build dependencies missing: ${out#*: }"
-
-# One run at a time on this machine (the package and user are global).
-lock=/tmp/ibsnmpgw-install-test.lock
-exec 8>>"$lock" || skip "cannot open $lock"
-flock -w 900 8 || skip "another install test holds $lock"
-
-for p in "$PKG" ibsnmp-tunneld; do
-	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -v "not-installed" >/dev/null; then
-		skip "package $p is already installed or not purged; not touching it"
-	fi
-done
-for p in /etc/ibsnmpgw "$STATE"; do
-	[ -e "$p" ] && skip "$p exists already; purging the test package would remove it"
-done
-getent passwd ibsnmpgw >/dev/null && skip "user ibsnmpgw exists already"
-for g in ibsnmpgw ibsnmpgw-umad; do
-	getent group "$g" >/dev/null && skip "group $g exists already"
-done
-dpkg-statoverride --list "$CONF" >/dev/null 2>&1 && skip "a statoverride for $CONF exists already"
+pkg_preflight
 
 tmp=$(mktemp -d /tmp/ibsnmpgw-install-test.XXXXXX) || exit 99
 sim=$tmp/sim
 installed=0
 t_installed=0
 sim_started=0
-
-n=0 pass=0 fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1)); echo "ok $n - $2"
-	else
-		fail=$((fail + 1)); echo "not ok $n - $2"
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
-	fi
-	return 0
-}
-skipped() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # shellcheck disable=SC2317  # (called from the EXIT trap)
 cleanup() {
@@ -80,38 +40,14 @@ cleanup() {
 		IBSNMPGW=$GW "$top_srcdir/tests/sim/ibsnmpgw-sim" stop "$sim" >/dev/null 2>&1
 	fi
 	# Only a package this run installed, and only if still there.
-	if [ "$installed" = 1 ] && dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null |
-		grep -v "not-installed" >/dev/null; then
-		echo "# cleanup: purging $PKG"
-		DEBIAN_FRONTEND=noninteractive dpkg --purge "$PKG" >/dev/null 2>&1 ||
-			echo "# cleanup: dpkg --purge $PKG failed"
-	fi
-	if [ "$t_installed" = 1 ]; then
-		echo "# cleanup: purging ibsnmp-tunneld"
-		DEBIAN_FRONTEND=noninteractive dpkg --purge ibsnmp-tunneld >/dev/null 2>&1 ||
-			echo "# cleanup: dpkg --purge ibsnmp-tunneld failed"
-	fi
+	[ "$installed" = 1 ] && pkg_purge_quietly "$PKG"
+	[ "$t_installed" = 1 ] && pkg_purge_quietly ibsnmp-tunneld
 	rm -rf -- "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-finish() {
-	echo "$pass passed, $fail failed"
-	[ $fail = 0 ]
-	exit
-}
-
-# Paths named *ibsnmpgw* in the system directories, to find leftovers.
-sweep() {
-	local d dirs=(/etc /var/lib /var/log /var/cache /usr /run)
-	[ -L /lib ] || dirs+=(/lib)
-	for d in "${dirs[@]}"; do
-		[ -d "$d" ] || continue
-		find "$d" -xdev -name '*ibsnmpgw*' -print 2>/dev/null
-	done | sort
-}
-sweep > "$tmp/sweep.before"
+pkg_sweep > "$tmp/sweep.before"
 
 # 1. build ---------------------------------------------------------------
 deb=$("$top_srcdir/packaging/build-deb.sh" "$tmp/out" 2> "$tmp/build.log" | tail -n 1)
@@ -171,23 +107,7 @@ else
 	skipped "RPM build" "rpmbuild not installed"
 fi
 
-# What the package contains, and which of those paths exist before it is
-# installed (shared directories such as /usr/share/snmp/mibs).
-dpkg-deb --fsys-tarfile "$deb" | tar -tf - | sed 's#^\./#/#; s#/$##' |
-	grep -v '^$' | grep -v '^/\.\?$' | sort -u > "$tmp/contents"
-: > "$tmp/preexisting"
-while IFS= read -r p; do
-	if [ -e "$p" ] || [ -L "$p" ]; then echo "$p" >> "$tmp/preexisting"; fi
-done < "$tmp/contents"
-grep -vxF -f "$tmp/preexisting" "$tmp/contents" | grep -v '/$' > "$tmp/new" || true
-# A non-directory that exists already would be overwritten: not ours.
-clash=""
-while IFS= read -r p; do
-	[ -d "$p" ] || clash="$clash $p"
-done < "$tmp/preexisting"
-[ -z "$clash" ]
-ok $? "no file of the package exists before installation" "$clash"
-[ -z "$clash" ] || finish
+pkg_contents "$tmp" "$deb" || finish
 
 # 2. install -------------------------------------------------------------
 installed=1
@@ -261,18 +181,9 @@ else
 fi
 
 # 4. the installed daemon on the simulated fabric -------------------------
-need=""
-for p in ibsim opensm snmpget python3; do
-	command -v $p >/dev/null || need="$need $p"
-done
-umad2sim=${UMAD2SIM:-}
-for f in /usr/lib/*/umad2sim/libumad2sim.so /usr/lib/umad2sim/libumad2sim.so \
-	/usr/lib64/umad2sim/libumad2sim.so; do
-	[ -z "$umad2sim" ] && [ -r "$f" ] && umad2sim=$f
-done
-[ -n "$umad2sim" ] || need="$need libumad2sim(ibsim-utils)"
-if [ -n "$need" ]; then
-	skipped "installed $GW answers public@leaf01 on the simulated fabric" "missing:$need"
+pkg_sim_check
+if [ -n "$sim_need" ]; then
+	skipped "installed $GW answers public@leaf01 on the simulated fabric" "missing:$sim_need"
 else
 	sim_started=1
 	# 8>&-: the simulation's daemons must not hold the test's lock.
@@ -347,31 +258,7 @@ st=$(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null)
 ok $? "dpkg --purge removes the package (${st:-no record})" "$out"
 [ $rc = 0 ] && installed=0
 
-left="" gone=""
-while IFS= read -r p; do
-	[ "$p" = /. ] && continue
-	if grep -qxF -- "$p" "$tmp/preexisting"; then
-		# shared directories that were there before stay
-		[ -d "$p" ] || gone="$gone $p"
-	elif [ -e "$p" ] || [ -L "$p" ]; then
-		left="$left $p"
-	fi
-done < "$tmp/dpkg-L"
-[ -z "$left" ]
-ok $? "no file or directory of the package is left ($(wc -l < "$tmp/new") new paths checked)" "left:$left"
-[ -z "$gone" ]
-ok $? "directories that existed before the installation are still there" "gone:$gone"
-
-[ ! -e /etc/ibsnmpgw ]
-ok $? "/etc/ibsnmpgw is gone" "$(ls -la /etc/ibsnmpgw 2>&1)"
-[ ! -e "$STATE" ]
-ok $? "$STATE is gone" "$(ls -la "$STATE" 2>&1)"
-! getent passwd ibsnmpgw >/dev/null
-ok $? "user ibsnmpgw is gone" "$(getent passwd ibsnmpgw)"
-! getent group ibsnmpgw >/dev/null && ! getent group ibsnmpgw-umad >/dev/null
-ok $? "groups ibsnmpgw and ibsnmpgw-umad are gone" "$(getent group ibsnmpgw ibsnmpgw-umad)"
-! dpkg-statoverride --list "$CONF" >/dev/null 2>&1
-ok $? "the statoverride of $CONF is gone"
+pkg_check_purged "$tmp/dpkg-L" "$tmp"
 
 # 7. ibsnmp-tunneld, the hosts' package -----------------------------------
 tdeb=$(ls "${deb%/*}"/ibsnmp-tunneld_*.deb 2>/dev/null | head -n 1)
@@ -424,7 +311,7 @@ if [ -n "$tdeb" ]; then
 	ok $? "dpkg --purge removes ibsnmp-tunneld and leaves none of its files" "$out left:$left"
 fi
 
-sweep > "$tmp/sweep.after"
+pkg_sweep > "$tmp/sweep.after"
 extra=$(comm -13 "$tmp/sweep.before" "$tmp/sweep.after")
 [ -z "$extra" ]
 ok $? "no path named *ibsnmpgw* appeared in /etc, /var, /usr, /run" "$extra"

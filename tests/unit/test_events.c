@@ -1,6 +1,8 @@
 /* store_event: the same event from two sources is handed on once, a
  * flapping port is damped and then reports where it settled, the
- * history keeps the newest events, memory stays bounded under a flood. */
+ * history keeps the newest events, memory stays bounded under a flood;
+ * with a database, the history and the inform queues survive a
+ * restart. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -9,9 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
 #include <cmocka.h>
 
 #include "store/events.h"
+#include "store/store.h"
 #include "util/ev.h"
 
 static uint64_t now_ms = 1000;
@@ -227,6 +232,105 @@ test_flood(void **state)
 	assert_int_equal(store_event_count(), 8);
 }
 
+static char dbpath[64];
+
+static int
+db_setup(void **state)
+{
+	snprintf(dbpath, sizeof(dbpath), "/tmp/ibsnmpgw-events-%d.db",
+	    getpid());
+	unlink(dbpath);
+	assert_int_equal(store_init(dbpath), 0);
+	return setup(state);
+}
+
+static int
+db_teardown(void **state)
+{
+	char p[80];
+
+	teardown(state);
+	store_finalise();
+	unlink(dbpath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	unlink(p);
+	return 0;
+}
+
+/* The process stops and starts again on the same database. */
+static void
+restart(void)
+{
+	struct store_event_conf c = { 8, 30000, 4, 60000, 30000 };
+
+	store_event_finalise();
+	store_finalise();
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_event_init(&c), 0);
+}
+
+static int
+rows(void)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db_handle(),
+	    "SELECT count(*) FROM events", -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The history comes back after a restart with its numbers, and
+ * numbering goes on; an event a queue waits for outlives the history;
+ * a queue comes back oldest first, without what was dequeued, cut to
+ * the newest that fit; a target no longer configured loses its queue. */
+static void
+test_persisted(void **state)
+{
+	struct store_event q[4];
+	const char *keep[] = { "nms" };
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		post(STORE_EV_THRESHOLD, STORE_SRC_POLLER, 0x100 + i, 1);
+	store_event_queue_add("nms", 1);
+	store_event_queue_add("nms", 2);
+	store_event_queue_add("nms", 3);
+	store_event_queue_del("nms", 1);
+	store_event_queue_add("old", 3);
+	restart();
+	assert_int_equal(store_event_count(), 3);
+	assert_int_equal(store_event_at(0)->seq, 1);
+	assert_int_equal(store_event_at(2)->node_guid, 0x102);
+	assert_string_equal(store_event_by_seq(2)->text,
+	    "node 0x0000000000000101");
+	assert_int_equal(post(STORE_EV_THRESHOLD, STORE_SRC_POLLER, 9, 1), 1);
+	assert_int_equal(store_event_at(3)->seq, 4);
+	assert_int_equal(store_event_queue_load("nms", q, 4), 2);
+	assert_int_equal(q[0].seq, 2);
+	assert_int_equal(q[1].seq, 3);
+	assert_int_equal(q[1].node_guid, 0x102);
+	/* Past the history (8), at a trim (every 64th) and a restart:
+	 * the history's rows and the one a queue waits for stay. */
+	for (int i = 0; i < 70; i++)
+		post(STORE_EV_THRESHOLD, STORE_SRC_POLLER, 0x200 + i, 1);
+	restart();
+	assert_int_equal(store_event_count(), 8);
+	assert_int_equal(store_event_at(0)->seq, 67);
+	assert_int_equal(rows(), 8 + 2);
+	assert_int_equal(store_event_queue_load("nms", q, 1), 1);
+	assert_int_equal(q[0].seq, 3);
+	assert_int_equal(store_event_queue_load("nms", q, 4), 1);
+	store_event_queue_keep(keep, 1);
+	assert_int_equal(store_event_queue_load("old", q, 4), 0);
+	assert_int_equal(store_event_queue_load("nms", q, 4), 1);
+}
+
 int
 main(void)
 {
@@ -237,6 +341,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_flap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_persisted, db_setup,
+		    db_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,9 @@
-/* store: schema creation, migration, refusal of newer or foreign files,
- * persistence across restarts and unreachable marking. */
+/* store: schema creation, migration (with its copy and meta record),
+ * refusal of newer or foreign files without a byte changed, reading a
+ * database without touching it, the table of releases, persistence
+ * across restarts and unreachable marking. */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <cmocka.h>
 
 #include "codec/attr.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -26,18 +32,72 @@ setup(void **state)
 	return 0;
 }
 
+static void
+unlink_db(const char *path)
+{
+	char p[128];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
+
 static int
 teardown(void **state)
 {
-	char p[80];
+	char p[96];
 
 	store_finalise();
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unlink_db(dbpath);
+	for (int v = 1; v < STORE_SCHEMA_VERSION; v++) {
+		snprintf(p, sizeof(p), "%s.schema%d.bak", dbpath, v);
+		unlink_db(p);
+		rmdir(p);
+	}
 	return 0;
+}
+
+static int
+exists(const char *path, const char *suffix)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return access(p, F_OK) == 0;
+}
+
+/* The file's bytes; *len its length. */
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+assert_same_bytes(const unsigned char *a, size_t alen, const char *path)
+{
+	size_t blen;
+	unsigned char *b = slurp(path, &blen);
+
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(b);
 }
 
 static void
@@ -207,13 +267,187 @@ test_unsupported_names(void **state)
 	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 
+/* A newer release's database, in either journal mode: refused, and not
+ * a byte of it changed, no copy taken, no file left next to it. */
 static void
 test_newer_schema_refused(void **state)
 {
-	sql(dbpath, "CREATE TABLE x (a); PRAGMA user_version = 99;");
+	static const char *const make[] = {
+		"CREATE TABLE x (a); PRAGMA user_version = 99;",
+		"PRAGMA journal_mode = WAL; CREATE TABLE x (a); "
+		"PRAGMA user_version = 8;",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		unsigned char *before;
+		size_t len;
+
+		unlink_db(dbpath);
+		sql(dbpath, make[i]);
+		before = slurp(dbpath, &len);
+		assert_int_equal(store_init(dbpath), -1);
+		assert_int_equal(store_schema_version(), -1);
+		assert_same_bytes(before, len, dbpath);
+		assert_false(exists(dbpath, "-wal"));
+		assert_false(exists(dbpath, "-shm"));
+		assert_false(exists(dbpath, "-journal"));
+		assert_false(exists(dbpath, i ? ".schema8.bak" :
+		    ".schema99.bak"));
+		free(before);
+	}
+}
+
+/* A schema-6 database as 0.1.0 left it: the schema-7 tables of a new
+ * one dropped again, a node and an accumulator in it. */
+static void
+make_schema6(void)
+{
+	assert_int_equal(store_init(dbpath), 0);
+	store_finalise();
+	sql(dbpath, "DROP TABLE meta; DROP TABLE events; "
+	    "DROP TABLE notify_queue; ALTER TABLE nodes DROP COLUMN idx;"
+	    "INSERT INTO nodes (guid, type, description, num_ports, "
+	    "vendor_id, device_id, revision, system_guid, lid, route, "
+	    "first_seen, last_seen, reachable) VALUES (4660, 1, 'old node', "
+	    "2, 713, 4099, 1, 4660, 7, '0,1', 100, 200, 1), (4096, 1, 'older', "
+	    "2, 713, 4099, 1, 4096, 8, '0,2', 100, 200, 1), (8192, 1, 'first', "
+	    "2, 713, 4099, 1, 8192, 9, '0,3', 90, 200, 1);"
+	    "INSERT INTO counters VALUES (4660, 1, 'PortXmitData', 77, 77, 0);"
+	    "PRAGMA user_version = 6;");
+}
+
+/* 6 -> 7: a copy of the schema-6 database first, then the migration;
+ * the data stay, and meta says who migrated what from where. */
+static void
+test_migration_6_to_7(void **state)
+{
+	struct store_info si;
+	char bak[96];
+
+	(void)state;
+	make_schema6();
+	snprintf(bak, sizeof(bak), "%s.schema6.bak", dbpath);
+	assert_int_equal(store_init(dbpath), 0);
+	assert_int_equal(store_schema_version(), 7);
+	assert_non_null(store_node_by_guid(4660));
+	/* Indexes in the order a restart of 0.1.0 gave them: first_seen,
+	 * then GUID. */
+	assert_int_equal(store_node_by_guid(8192)->idx, 0);
+	assert_int_equal(store_node_by_guid(4096)->idx, 1);
+	assert_int_equal(store_node_by_guid(4660)->idx, 2);
+	store_info(&si);
+	assert_int_equal(si.schema, 7);
+	assert_string_equal(si.release, PACKAGE_VERSION);
+	assert_true(si.opened > 0);
+	assert_string_equal(si.previous, "0.1.0");
+	assert_int_equal(si.migrated_from, 6);
+	assert_true(si.migrated > 0);
+	assert_string_equal(si.backup, bak);
+	store_finalise();
+	/* The version is in the file itself, not only in its WAL. */
+	{
+		size_t len;
+		unsigned char *b = slurp(dbpath, &len);
+
+		assert_true(len > 64);
+		assert_int_equal(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63],
+		    7);
+		free(b);
+	}
+	assert_int_equal(sql_int(dbpath, "SELECT total FROM counters"), 77);
+	assert_int_equal(sql_int(bak, "PRAGMA user_version"), 6);
+	assert_int_equal(sql_int(bak, "SELECT total FROM counters"), 77);
+	assert_int_equal(sql_int(bak, "SELECT count(*) FROM sqlite_master "
+	    "WHERE name = 'meta'"), 0);
+	assert_false(exists(bak, ".tmp"));
+	/* Opened again: no second migration, the record stays. */
+	assert_int_equal(store_init(dbpath), 0);
+	store_info(&si);
+	assert_string_equal(si.previous, "0.1.0");
+	assert_int_equal(si.migrated_from, 6);
+	assert_string_equal(si.backup, bak);
+}
+
+/* No copy, no migration: a schema-6 database stays one. */
+static void
+test_migration_needs_copy(void **state)
+{
+	char bak[96];
+
+	(void)state;
+	make_schema6();
+	snprintf(bak, sizeof(bak), "%s.schema6.bak", dbpath);
+	assert_int_equal(mkdir(bak, 0700), 0);	/* rename() onto it fails */
 	assert_int_equal(store_init(dbpath), -1);
-	/* And left untouched. */
-	assert_int_equal(sql_int(dbpath, "PRAGMA user_version"), 99);
+	assert_int_equal(sql_int(dbpath, "PRAGMA user_version"), 6);
+	assert_false(exists(bak, ".tmp"));
+}
+
+/* Looking at a database changes nothing and creates nothing. */
+static void
+test_inspect(void **state)
+{
+	struct store_info si;
+	unsigned char *before;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(store_schema_inspect(dbpath, &si), 0);
+	assert_int_equal(si.schema, 0);
+	assert_false(exists(dbpath, ""));
+	assert_int_equal(store_init(dbpath), 0);
+	/* Open in the daemon: read through its WAL. */
+	assert_int_equal(store_schema_inspect(dbpath, &si), 0);
+	assert_int_equal(si.schema, STORE_SCHEMA_VERSION);
+	assert_string_equal(si.release, PACKAGE_VERSION);
+	store_finalise();
+	assert_false(exists(dbpath, "-wal"));
+	before = slurp(dbpath, &len);
+	assert_int_equal(store_schema_inspect(dbpath, &si), 0);
+	assert_int_equal(si.schema, STORE_SCHEMA_VERSION);
+	assert_string_equal(si.release, PACKAGE_VERSION);
+	assert_true(si.opened > 0);
+	assert_string_equal(si.previous, "");
+	assert_int_equal(si.migrated_from, 0);
+	assert_same_bytes(before, len, dbpath);
+	assert_false(exists(dbpath, "-wal"));
+	assert_false(exists(dbpath, "-shm"));
+	free(before);
+	f = fopen(dbpath, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 512; i++)
+		fputs("this is not a database ", f);
+	fclose(f);
+	assert_int_equal(store_schema_inspect(dbpath, &si), -1);
+}
+
+/* Which release reads which schema; this release is the table's last. */
+static void
+test_releases(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(store_schema_of_release(PACKAGE_VERSION),
+	    STORE_SCHEMA_VERSION);
+	assert_int_equal(store_schema_of_release("0.1.0"), 6);
+	assert_int_equal(store_schema_of_release("0.2.0"), 7);
+	/* An epoch, a Debian revision; a release between two rows. */
+	assert_int_equal(store_schema_of_release("1:0.1.0-3"), 6);
+	assert_int_equal(store_schema_of_release("0.1.9"), 6);
+	/* A pre-release counts as the one before. */
+	assert_int_equal(store_schema_of_release("0.2.0~rc1"), 6);
+	assert_int_equal(store_schema_of_release("0.0.9"), 0);
+	assert_int_equal(store_schema_of_release("99.0"), -1);
+	assert_true(store_release_cmp("0.10.0", "0.9.1") > 0);
+	assert_true(store_release_cmp("0.2", "0.2.0") == 0);
+	assert_true(store_release_cmp("0.2.0~rc1", "0.2.0") < 0);
+	assert_true(store_release_cmp("0.2.0", "0.2.0-1") == 0);
+	assert_string_equal(store_schema_releases(6, buf, sizeof(buf)),
+	    "0.1.0");
+	assert_string_equal(store_schema_releases(5, buf, sizeof(buf)),
+	    "unknown");
 }
 
 static void
@@ -235,9 +469,9 @@ test_bad_rows(void **state)
 	store_finalise();
 	/* Hostile contents: absurd port count, broken route. */
 	sql(dbpath, "INSERT INTO nodes VALUES (1, 1, 'x', 9999, 0, 0, 0, 0, 0, "
-	    "'0', 0, 0, 1, 0, NULL, NULL, 0, 0);"
+	    "'0', 0, 0, 1, 0, NULL, NULL, 0, 0, NULL);"
 	    "INSERT INTO nodes VALUES (2, 1, 'y', 1, 0, 0, 0, 0, 0, "
-	    "'0,zz,,', 0, 0, 1, 0, NULL, NULL, -7, 5);"
+	    "'0,zz,,', 0, 0, 1, 0, NULL, NULL, -7, 5, NULL);"
 	    "INSERT INTO ports VALUES (2, 77, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', "
 	    "NULL);");
 	assert_int_equal(store_init(dbpath), 0);
@@ -278,6 +512,34 @@ test_tunnel_state(void **state)
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(store_node_by_guid(0x1000)->tunnel, STORE_TUN_NONE);
 	(void)state;
+}
+
+/* A node keeps its index (ibsnmpgwNodeIndex) across restarts, also
+ * when nodes first seen in the same second came in GUID-descending
+ * order (the load used to renumber them by GUID). */
+static void
+test_index_stable(void **state)
+{
+	unsigned nodes, lost;
+
+	(void)state;
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep_one(0x3000, "c", 30);
+	sweep_one(0x1000, "a", 10);
+	sweep_one(0x2000, "b", 20);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	for (int restart = 0; restart < 2; restart++) {
+		store_finalise();
+		assert_int_equal(store_init(dbpath), 0);
+		assert_int_equal(store_node_by_guid(0x3000)->idx, 0);
+		assert_int_equal(store_node_by_guid(0x1000)->idx, 1);
+		assert_int_equal(store_node_by_guid(0x2000)->idx, 2);
+		store_sweep_begin();
+		sweep_one(0x4000, "d", 40);
+		assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+		assert_int_equal(store_node_by_guid(0x4000)->idx, 3);
+	}
 }
 
 static void
@@ -470,6 +732,12 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_6_to_7,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_needs_copy,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inspect, setup, teardown),
+		cmocka_unit_test(test_releases),
 		cmocka_unit_test_setup_teardown(test_garbage_file_refused,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
@@ -479,6 +747,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_persist_and_unreachable,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_stable, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_port_count_changes, setup,
 		    teardown),
 		cmocka_unit_test(test_path),

@@ -1,0 +1,55 @@
+/* store_schema: the database's schema version and its migrations, the
+ * copy taken before a migration, what the database records about the
+ * releases that opened it, and which release reads which schema
+ * (docs/upgrades.md). */
+#ifndef IBSNMPGW_STORE_SCHEMA_H
+#define IBSNMPGW_STORE_SCHEMA_H
+
+#include <limits.h>
+#include <stdint.h>
+
+struct sqlite3;
+
+#define STORE_RELEASE_LEN	32
+
+/* What a database says about itself. Empty strings and zeros: not
+ * recorded (a database of schema 6 or older has no meta table). */
+struct store_info {
+	int	schema;		/* PRAGMA user_version; 0: no database */
+	char	release[STORE_RELEASE_LEN];	/* last opened by */
+	int64_t	opened;		/* then; unix seconds */
+	char	previous[STORE_RELEASE_LEN];	/* the release before */
+	int	migrated_from;	/* schema before the last migration */
+	int64_t	migrated;	/* when; unix seconds */
+	char	backup[PATH_MAX];	/* the copy taken before it */
+};
+
+/* The schema version of an open database; -1 if it is not one. */
+int	 store_schema_get(struct sqlite3 *db);
+/* Before anything is written: the version of the database at path,
+ * or -1 (logged) if it is unreadable or newer than this release
+ * supports, in which case it is left exactly as it was. */
+int	 store_schema_check(struct sqlite3 *db, const char *path);
+/* Take the database from schema version from to this release's: a
+ * copy first (path.schemaN.bak), then one transaction per step; then
+ * record this release in meta. Returns -1 (logged) on failure, the
+ * database unchanged by the failed step. */
+int	 store_schema_migrate(struct sqlite3 *db, const char *path, int from);
+/* The meta records of an open database of this release's schema. */
+void	 store_schema_meta(struct sqlite3 *db, struct store_info *info);
+/* Read the database at path without changing anything there, nor
+ * creating a file next to it: schema 0 if there is none. -1 (logged)
+ * if it cannot be read. */
+int	 store_schema_inspect(const char *path, struct store_info *info);
+
+/* The schema version release rel reads and writes (an epoch and a
+ * Debian revision ignored): 0 if it is older than the first release,
+ * -1 if it is newer than this one. */
+int	 store_schema_of_release(const char *rel);
+/* The releases that write schema, "0.1.0" or "0.1.0 to 0.1.2";
+ * "unknown" if none. */
+const char *store_schema_releases(int schema, char *buf, size_t len);
+/* <0, 0, >0 as release a is older than, the same as or newer than b. */
+int	 store_release_cmp(const char *a, const char *b);
+
+#endif

@@ -250,10 +250,11 @@ cmd_stats(FILE *f)
 	    (unsigned long long)s.duration_ms, s.abandoned);
 	/* How sweeps are driven now (docs/design.md, "Sweeps"). */
 	fprintf(f, "sweep-driver %s period %d s event-sweeps %u checks %u "
-	    "next-in-ms %lld\n", s.safety ? "sm-events" : "interval",
-	    proxy_discover_period(), s.event_sweeps, s.checks,
+	    "next-in-ms %lld light-sweeps %u last-descriptions %u\n",
+	    s.safety ? "sm-events" :
+	    "interval", proxy_discover_period(), s.event_sweeps, s.checks,
 	    s.next_ms == 0 ? -1LL : s.next_ms > ev_now() ?
-	    (long long)(s.next_ms - ev_now()) : 0LL);
+	    (long long)(s.next_ms - ev_now()) : 0LL, s.light_sweeps, s.descs);
 	proxy_sa_get_stats(&sa);
 	fprintf(f, "sa sm-lid %u queries %llu answers %llu failures %llu "
 	    "truncated %llu mcmember-records %zu services %zu\n",

@@ -55,6 +55,13 @@ static int			 disc_on;	/* between init and finalise */
 static int			 disc_sm_up;	/* SM events flow */
 static int			 disc_want;	/* a sweep is asked for */
 static int			 disc_again;	/* asked for during a sweep */
+/* NodeDescription changes only with trap 144 (14.2.5.1, its
+ * NodeDescription-changed flag): an event sweep reads none unless one
+ * came, or Reports may have been missed; every other sweep reads all. */
+static int			 disc_desc_due = 1;
+static int			 disc_light;	/* this sweep reads none */
+static int			 disc_sm_seen;	/* SM events flowed once */
+static unsigned			 disc_descs;	/* NodeDescriptions asked */
 static const char		*disc_why;	/* of the sweep asked for */
 static const char		*disc_cause;	/* of the running sweep */
 static uint64_t			 disc_due;	/* ev_now() the timer fires */
@@ -252,7 +259,11 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 		return 0;
 	memset(&proto, 0, sizeof(proto));
 	proto.dn = dn;
-	send_smp(SMP_ATTR_NODE_DESC, 0, &r->path, dn->n.guid, &proto);
+	/* Kept from the inventory when not read (finish_sweep). */
+	if (!disc_light || store_node_by_guid(dn->n.guid) == NULL) {
+		disc_descs++;
+		send_smp(SMP_ATTR_NODE_DESC, 0, &r->path, dn->n.guid, &proto);
+	}
 	if (dn->n.type == STORE_NODE_SWITCH) {
 		dn->ports[0].guid = ni.port_guid;
 		dn->ports[0].route = r->path;
@@ -467,11 +478,22 @@ proxy_discover_event(const char *why)
 }
 
 void
+proxy_discover_desc_changed(void)
+{
+	disc_desc_due = 1;
+}
+
+void
 proxy_discover_sm_events(int up)
 {
 	if (up == disc_sm_up)
 		return;
 	disc_sm_up = up;
+	/* Events back after a gap: a Report may have been missed (the
+	 * first subscription follows the start sweep, which read all). */
+	if (up && disc_sm_seen)
+		disc_desc_due = 1;
+	disc_sm_seen |= up;
 	log_info("discover: SM events %s: full sweeps every %d s", up ?
 	    "flow" : "stopped", proxy_discover_period());
 	if (!disc_want)
@@ -726,6 +748,10 @@ finish_sweep(void)
 	disc_st.smps = disc_smps;
 	disc_st.duration_ms = ev_now() - disc_started;
 	disc_st.finished = ev_wall();
+	if (!disc_light)
+		disc_desc_due = 0;
+	disc_st.light_sweeps += disc_light;
+	disc_st.descs = disc_descs;
 	log_info("sweep %u done: %u nodes, %u links, %u unreachable, "
 	    "%llu SMPs, %u errors in %llu ms (%s)", disc_st.sweeps, nodes,
 	    disc_links, lost, (unsigned long long)disc_smps, disc_errors,
@@ -806,6 +832,7 @@ start(const char *cause)
 	disc_want = 0;
 	disc_links = disc_errors = 0;
 	disc_smps = 0;
+	disc_descs = 0;
 	disc_started = ev_now();
 	log_debug("discover: sweep %u starting", disc_st.sweeps + 1);
 	probe(&local, 0, 0);
@@ -825,6 +852,7 @@ start(const char *cause)
 int
 proxy_discover_start(void)
 {
+	disc_light = 0;
 	return start("asked");
 }
 
@@ -848,6 +876,7 @@ timer_cb(void *arg)
 		return;
 	} else
 		cause = disc_sm_up ? "safety" : "interval";
+	disc_light = event && !disc_desc_due;
 	if (start(cause) == 0)
 		disc_st.event_sweeps += event;
 	else if (!disc_running && proxy_mad_port_up())
@@ -935,7 +964,8 @@ proxy_discover_finalise(void)
 	store_event_on_settle(NULL, NULL);
 	ev_timer_del(&disc_timer);
 	disc_on = 0;
-	disc_want = disc_again = disc_sm_up = 0;
+	disc_want = disc_again = disc_sm_up = disc_sm_seen = 0;
+	disc_desc_due = 1;
 	pool_region_free(&disc_mem);
 	free(disc_list);
 	disc_list = NULL;

@@ -12,6 +12,8 @@
 struct proxy_sweep_stats {
 	unsigned	 sweeps;
 	unsigned	 event_sweeps;	/* started by an SM event or a loss */
+	unsigned	 light_sweeps;	/* of those, no NodeDescription read */
+	unsigned	 descs;		/* NodeDescriptions the last one read */
 	unsigned	 checks;	/* light checks instead of a sweep */
 	uint64_t	 next_ms;	/* ev_now() of the next sweep or check */
 	int		 safety;	/* SM events flow: safety period */
@@ -44,6 +46,10 @@ void	proxy_discover_sm_events(int up);
 /* Something may have changed that only a sweep sees (an SM Report, a
  * lost subscription, another master): a sweep within event_ms. */
 void	proxy_discover_event(const char *why);
+/* Trap 144 with NodeDescription changed, or anything after which one
+ * may have been missed: the next sweep reads every NodeDescription
+ * (event sweeps read none otherwise). */
+void	proxy_discover_desc_changed(void);
 /* Seconds a node may go unseen before it is stale: twice the period
  * full sweeps run at now. */
 int	proxy_discover_period(void);

@@ -432,6 +432,9 @@ notice_post(const uint8_t *nt, uint16_t trap, const struct store_node *n,
 		proxy_discover_event("trap 128, link state");
 		break;
 	case 144:
+		/* Capabilities or NodeDescription changed (14.2.5.1):
+		 * the sweep it asks for reads every description. */
+		proxy_discover_desc_changed();
 		proxy_discover_event("trap 144, capabilities or description");
 		break;
 	case 145:
@@ -582,6 +585,7 @@ round_done(void)
 		post_sub(STORE_EV_SUB_RESTORED, "SM event subscription in "
 		    "place again");
 		/* What happened while no Report came. */
+		proxy_discover_desc_changed();
 		proxy_discover_event("SM subscription restored");
 	}
 }

@@ -118,6 +118,17 @@ def check_event_sweep():
                 "%.1f s (%s)" % (cmd, want, took,
                                  ", ".join(c for _, c in new)),
                 fab.ctl("node", sw).stdout + str(new))
+    # An event sweep reads no NodeDescription (only trap 144 changes
+    # one), a full sweep reads all 14.
+    descs = lambda: int(re.search(r"last-descriptions (\d+)",
+                                  fab.ctl("stats").stdout).group(1))
+    light = descs()
+    fab.sweep()
+    R.equal([light, descs()], [0, 14], "the event sweep read no "
+            "NodeDescription, a full sweep asked for then all 14")
+    m = re.search(r"light-sweeps (\d+)", fab.ctl("stats").stdout)
+    R.check(m and int(m.group(1)) >= 1, "ctl stats counts the light "
+            "sweeps (%s)" % (m.group(1) if m else None))
 
 
 def check_light():

@@ -287,14 +287,20 @@ to_agent(struct td_peer *p)
 		    SOCK_CLOEXEC, 0);
 		if (q->sock < 0 || connect(q->sock, (struct sockaddr *)
 		    &td_conf.agent, sizeof(td_conf.agent)) == -1) {
-			log_warn("tunneld: agent socket");
+			st.dropped++;
+			td_drop_log("a message with no socket to the agent "
+			    "(out of fds?)", p->lid);
 			req_close(p, q);
 			return;
 		}
 		td_rx_poke();		/* a new fd for the poll set */
 	}
 	if (send(q->sock, p->r.buf, p->r.len, 0) != (ssize_t)p->r.len) {
-		log_warn("tunneld: to the agent");
+		/* ECONNREFUSED: the agent's port was closed at the last
+		 * message. The requester tries again. */
+		st.dropped++;
+		td_drop_log("a message the agent's socket refused (agent "
+		    "down?)", p->lid);
 		req_close(p, q);
 		return;
 	}

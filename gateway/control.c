@@ -132,7 +132,9 @@ cmd_node(FILE *f, const char *name)
 		    states[ts <= STORE_TUN_NONE ? ts : 0]);
 		if (n->tunnel_probed)
 			fprintf(f, " (probed %lld)", (long long)n->tunnel_probed);
-		fprintf(f, ", last RAddress %u\n", proxy_tun_last_raddr(n->idx));
+		fprintf(f, ", last RAddress %u, messages at once %d\n",
+		    proxy_tun_last_raddr(n->idx),
+		    proxy_tun_node_inflight(n->idx));
 	}
 	dg = gw_degraded_get(n->idx);
 	fprintf(f, "cache entries: %zu\n", cache_node_entries(n->idx));

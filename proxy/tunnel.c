@@ -5,7 +5,12 @@
  * tries; its segments go through proxy_mad_submit as Sends, so they
  * share the MAD engine's per-node caps and its rate limit with every
  * other MAD to the node. A reply is matched by the node its source LID
- * names and the RAddress it echoes (docs/tunneling.md). */
+ * names and the RAddress it echoes (docs/tunneling.md), so several
+ * messages may be out to one node: tunnel.max-in-flight-per-node, to an
+ * agent whose ClassPortInfo says it takes them (TUN_CAP_CONCURRENT),
+ * else one. The segments of one message are submitted together and the
+ * engine keeps a node's MADs in order, so two messages' segments never
+ * interleave on the wire. */
 #include "config.h"
 
 #include <errno.h>
@@ -50,12 +55,15 @@ struct tun_peer {
 	uint32_t		 idx;
 	uint32_t		 raddr;		/* last one used */
 	int			 probing;
+	/* What this run's probe said: several messages at once or one
+	 * (an agent of 0.1.0 takes one); unknown until probed. */
+	int			 cap_known, concurrent;
 	int			 nwait, nout;
 	struct tun_reqs		 wait, out;
 	struct ev_timer		 kick;		/* pump outside callers */
 };
 
-static struct proxy_tun_conf	tun_conf = { 192, 300, 1000, 1, 1, 64 };
+static struct proxy_tun_conf	tun_conf = { 192, 300, 1000, 1, 16, 64 };
 static struct proxy_tun_stats	tun_st;
 static struct htab		tun_peers;	/* node idx -> tun_peer */
 static int			tun_on;
@@ -152,6 +160,10 @@ probe_cb(void *arg, int status, const uint8_t *mad)
 	p->probing = 0;
 	if (!tun_on)
 		return;
+	if (ok) {
+		p->cap_known = 1;
+		p->concurrent = (tun_cpi_cap(mad) & TUN_CAP_CONCURRENT) != 0;
+	}
 	/* Silence, an error status (an answer: mad is set) or garbage is
 	 * a verdict; a probe that never reached the node (our port down or
 	 * a local send error, the node unreachable, shutdown) is none, and
@@ -310,7 +322,7 @@ pump(struct tun_peer *p)
 
 	if (!tun_on || p->probing)
 		return;
-	while (p->nout < tun_conf.max_inflight_node &&
+	while (p->nout < (p->concurrent ? tun_conf.max_inflight_node : 1) &&
 	    (r = TAILQ_FIRST(&p->wait)) != NULL) {
 		TAILQ_REMOVE(&p->wait, r, link);
 		p->nwait--;
@@ -323,6 +335,31 @@ pump(struct tun_peer *p)
 }
 
 /* Receiving: the agent's replies are Sends to us (IBA 13.4.5). */
+
+/* A dropped segment's log line: one per kind every 10 s at most, with
+ * how many went since (they are counted in ctl stats either way; a
+ * fabric can send them as fast as it likes). what: a string literal. */
+static void
+drop_log(const char *what, uint16_t lid)
+{
+	static struct {
+		const char	*what;
+		uint64_t	 at;
+		uint64_t	 n;
+	} k[4];
+	int i;
+
+	for (i = 0; i < 3 && k[i].what != NULL && k[i].what != what; i++)
+		;
+	k[i].what = what;
+	k[i].n++;
+	if (k[i].at != 0 && ev_now() - k[i].at < 10000)
+		return;
+	log_info("tunnel: dropped: %s, from LID %u (%llu such since the last "
+	    "line)", what, lid, (unsigned long long)k[i].n);
+	k[i].at = ev_now();
+	k[i].n = 0;
+}
 
 static struct proxy_tun_req *
 find_out(struct tun_peer *p, uint32_t raddr)
@@ -349,21 +386,21 @@ on_send(void *arg, const void *req, const uint8_t *mad, size_t len)
 		return -1;	/* a probe of us, say: not ours */
 	if (tun_decode(mad, len, &s) == -1) {
 		tun_st.malformed++;
-		log_debug("tunnel: malformed segment from LID %u dropped",
-		    slid);
+		drop_log("a malformed segment", slid);
 		return 0;
 	}
 	tun_st.segments_in++;
 	if (s.slid != slid) {
 		tun_st.spoofed++;
-		log_debug("tunnel: segment from LID %u names LID %u; dropped",
-		    slid, s.slid);
+		drop_log("a segment naming another SourceLID", slid);
 		return 0;
 	}
 	if ((n = store_node_by_lid(slid)) == NULL ||
 	    (p = htab_get_u64(&tun_peers, n->idx)) == NULL ||
 	    (r = find_out(p, s.raddr)) == NULL) {
+		/* A late answer (its request timed out) is one. */
 		tun_st.unmatched++;
+		drop_log("a segment no request waits for", slid);
 		return 0;
 	}
 	if (r->ra == NULL) {
@@ -382,6 +419,7 @@ on_send(void *arg, const void *req, const uint8_t *mad, size_t len)
 		/* Out of order: the reply is lost; the next try asks
 		 * again. */
 		tun_st.broken++;
+		drop_log("a reply segment out of order", slid);
 		tun_reasm_reset(r->ra);
 		break;
 	}
@@ -439,7 +477,10 @@ proxy_tun_request(const struct store_node *n, const uint8_t *pdu,
 		errno = ENOBUFS;
 		return NULL;
 	}
-	if (st == STORE_TUN_UNKNOWN && probe(p, n) == -1)
+	/* A node whose agent the inventory knows is probed once a run
+	 * too, at its first request, for the agent's CapabilityMask. */
+	if ((st == STORE_TUN_UNKNOWN || (!p->cap_known &&
+	    n->tunnel == STORE_TUN_OK)) && probe(p, n) == -1)
 		return NULL;	/* ENETDOWN or EIO */
 	if ((r = calloc(1, sizeof(*r) + len)) == NULL)
 		return NULL;
@@ -484,6 +525,16 @@ proxy_tun_last_raddr(uint32_t idx)
 	const struct tun_peer *p = htab_get_u64(&tun_peers, idx);
 
 	return p != NULL ? p->raddr : 0;
+}
+
+int
+proxy_tun_node_inflight(uint32_t idx)
+{
+	const struct tun_peer *p = htab_get_u64(&tun_peers, idx);
+
+	if (p == NULL || !p->cap_known)
+		return 0;
+	return p->concurrent ? tun_conf.max_inflight_node : 1;
 }
 
 static void

@@ -173,8 +173,8 @@ cmd_stats_tunnel(FILE *f)
 	fprintf(f, "tunnel probes %llu agents %llu none %llu requests %llu "
 	    "answers %llu timeouts %llu retries %llu refused %llu "
 	    "segments-out %llu segments-in %llu malformed %llu spoofed %llu "
-	    "unmatched %llu broken %llu pending %zu cached %llu deadlines "
-	    "%llu errors %llu\n", (unsigned long long)t.probes,
+	    "unmatched %llu broken %llu pending %zu out-peak %llu cached "
+	    "%llu deadlines %llu errors %llu\n", (unsigned long long)t.probes,
 	    (unsigned long long)t.probe_ok, (unsigned long long)t.probe_none,
 	    (unsigned long long)t.requests, (unsigned long long)t.answers,
 	    (unsigned long long)t.timeouts, (unsigned long long)t.retries,
@@ -182,7 +182,7 @@ cmd_stats_tunnel(FILE *f)
 	    (unsigned long long)t.segments_in, (unsigned long long)t.malformed,
 	    (unsigned long long)t.spoofed, (unsigned long long)t.unmatched,
 	    (unsigned long long)t.broken, proxy_tun_pending(),
-	    (unsigned long long)g.cached, (unsigned long long)g.deadlines,
+	    (unsigned long long)t.out_peak, (unsigned long long)g.cached, (unsigned long long)g.deadlines,
 	    (unsigned long long)g.errors);
 }
 

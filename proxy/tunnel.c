@@ -327,7 +327,8 @@ pump(struct tun_peer *p)
 		TAILQ_REMOVE(&p->wait, r, link);
 		p->nwait--;
 		TAILQ_INSERT_TAIL(&p->out, r, link);
-		p->nout++;
+		if (++p->nout > (int)tun_st.out_peak)
+			tun_st.out_peak = (uint64_t)p->nout;
 		r->on = ON_OUT;
 		if ((rc = send_try(r)) != 0)
 			req_finish(r, rc, NULL, 0);

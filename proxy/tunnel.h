@@ -34,6 +34,7 @@ struct proxy_tun_stats {
 	uint64_t spoofed;	/* SourceLID not the MAD's source */
 	uint64_t unmatched;	/* no request waits for it */
 	uint64_t broken;	/* out of order: the reply was dropped */
+	uint64_t out_peak;	/* most messages out to one node at once */
 };
 
 /* status: 0 (pdu, len: the agent's whole reply, valid during the call),

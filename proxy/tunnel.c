@@ -39,6 +39,7 @@ struct proxy_tun_req {
 	uint32_t		 raddr;
 	int			 on;		/* ON_* list */
 	int			 tries;		/* sends left */
+	int			 err;		/* a first send's failure */
 	int			 segs_pending;	/* Sends the engine holds */
 	int			 dead;		/* finished or cancelled */
 	struct ev_timer		 timer;
@@ -120,7 +121,7 @@ req_unlink(struct proxy_tun_req *r)
 	} else if (r->on == ON_OUT) {
 		TAILQ_REMOVE(&p->out, r, link);
 		p->nout--;
-		if (tun_on)
+		if (tun_on && p->nwait > 0)
 			ev_timer_add(&p->kick, 0);	/* room for the next */
 	}
 	r->on = ON_NONE;
@@ -295,6 +296,10 @@ try_timeout(void *arg)
 	struct store_node *n;
 	int rc;
 
+	if (r->err != 0) {
+		req_finish(r, r->err, NULL, 0);		/* from pump */
+		return;
+	}
 	if (r->tries > 0) {
 		tun_st.retries++;
 		if ((rc = send_try(r)) == 0)
@@ -330,8 +335,12 @@ pump(struct tun_peer *p)
 		if (++p->nout > (int)tun_st.out_peak)
 			tun_st.out_peak = (uint64_t)p->nout;
 		r->on = ON_OUT;
-		if ((rc = send_try(r)) != 0)
-			req_finish(r, rc, NULL, 0);
+		if ((rc = send_try(r)) != 0) {
+			/* Its callback from the loop: pump runs inside
+			 * proxy_tun_request too, which never calls back. */
+			r->err = rc;
+			ev_timer_add(&r->timer, 0);
+		}
 	}
 }
 
@@ -402,6 +411,13 @@ on_send(void *arg, const void *req, const uint8_t *mad, size_t len)
 		/* A late answer (its request timed out) is one. */
 		tun_st.unmatched++;
 		drop_log("a segment no request waits for", slid);
+		return 0;
+	}
+	if (s.num == 1 && s.last) {
+		/* A one-segment reply, most of them: no reassembly. A
+		 * segment 1 starts a new message anyway (docs/tunneling.md). */
+		tun_st.answers++;
+		req_finish(r, 0, s.data, s.len);
 		return 0;
 	}
 	if (r->ra == NULL) {
@@ -499,8 +515,10 @@ proxy_tun_request(const struct store_node *n, const uint8_t *pdu,
 	p->nwait++;
 	r->on = ON_WAIT;
 	tun_st.requests++;
-	if (!p->probing)
-		ev_timer_add(&p->kick, 0);
+	/* Sent now, not from the next loop turn: a turn of the loop (a
+	 * poll() and net-snmp's hooks) was a tenth of the gateway's time
+	 * per uncached GET. */
+	pump(p);
 	return r;
 }
 

@@ -2,8 +2,8 @@
  * main loop.
  *
  * Why a thread: the main loop is one poll() over every real fd (the
- * agent sockets, this module's wake-up pipe) with its timeout taken
- * from the next timer, so nothing waits for a fixed tick. The umad fd
+ * agent sockets, a timerfd for the timers, this module's wake-up pipe)
+ * with no timeout, so nothing waits for a fixed tick. The umad fd
  * cannot be in that poll() under ibsim: umad2sim's poll() waits only
  * for the first fake fd of the array and ignores every real fd next to
  * it (tests/sim/README.md). On hardware it could, but one design for
@@ -12,10 +12,10 @@
  * The thread blocks in poll() on the umad fd with no timeout and
  * handles each MAD itself, under td_lock: a message goes on to the
  * agent from here, with no hand-over to the main loop and the thread
- * switch that would cost (a third of a tunneled GET's time under
- * ibsim went in switches). The main loop reads the agents' answers and
- * runs the timers; this thread wakes it through the pipe only when its
- * poll set or its timeout must change (td_rx_poke). */
+ * switch it would cost (10-30 us on the 2-core development VM when it
+ * lands on the idle core). The main loop reads the agents' answers and
+ * runs the timers; this thread arms the timerfd for its deadlines, and
+ * writes the pipe only when the poll set must change (td_rx_poke). */
 #define _GNU_SOURCE		/* pthread_timedjoin_np */
 #include "config.h"
 

@@ -7,8 +7,8 @@
  * Event-driven, two threads, no fixed tick: the umad reader (rx.c,
  * which says why the umad fd has a thread of its own) handles each MAD
  * as it comes and sends the message on to the agent; the main loop is
- * one poll() over the agent sockets and the reader's wake-up pipe,
- * with the timeout of the next timer, and sends the answers back.
+ * one poll() over the agent sockets, a timerfd armed at the next timer
+ * and the reader's wake-up pipe, and sends the answers back.
  * Both work under td_lock. Idle, both sleep.
  *
  * A requester may have several messages at the agent at once

@@ -71,7 +71,7 @@ int	td_rx_start(void (*handle)(uint8_t *umad, int len));
 /* The pipe the main loop polls: readable after td_rx_poke. */
 int	td_rx_wake_fd(void);
 /* Async-signal-safe: wake the main loop (a signal came, or its poll
- * set or timeout must change). */
+ * set must change). */
 void	td_rx_poke(void);
 /* When the pipe is readable: read it empty. */
 void	td_rx_drain(void);

@@ -154,7 +154,8 @@ tun_encode_cpi_get(uint8_t *mad, uint64_t tid)
 /* ClassPortInfo (IBA 13.4.8.1 Table 104): BaseVersion, ClassVersion,
  * CapabilityMask (2), CapabilityMask2/RespTimeValue (4) at the data. */
 int
-tun_encode_cpi_resp(uint8_t *mad, const uint8_t *req, uint8_t resp_time)
+tun_encode_cpi_resp(uint8_t *mad, const uint8_t *req, uint16_t cap,
+    uint8_t resp_time)
 {
 	memset(mad, 0, TUN_MAD_SIZE);
 	memcpy(mad, req, 24);
@@ -162,6 +163,14 @@ tun_encode_cpi_resp(uint8_t *mad, const uint8_t *req, uint8_t resp_time)
 	mad[4] = mad[5] = 0;			/* status */
 	mad[TUN_DATA_OFFS] = 1;
 	mad[TUN_DATA_OFFS + 1] = TUN_CLASS_VERSION;
+	mad[TUN_DATA_OFFS + 2] = (uint8_t)(cap >> 8);
+	mad[TUN_DATA_OFFS + 3] = (uint8_t)cap;
 	mad[TUN_DATA_OFFS + 7] = resp_time & 0x1f;
 	return 0;
+}
+
+uint16_t
+tun_cpi_cap(const uint8_t *mad)
+{
+	return (uint16_t)(mad[TUN_DATA_OFFS + 2] << 8 | mad[TUN_DATA_OFFS + 3]);
 }

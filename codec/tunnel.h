@@ -79,11 +79,20 @@ void	tun_reasm_reset(struct tun_reasm *r);
 int	tun_reasm_add(struct tun_reasm *r, const struct tun_seg *s);
 int	tun_reasm_busy(const struct tun_reasm *r);
 
+/* ClassPortInfo CapabilityMask bits 8-15 are the class's own (IBA
+ * 13.4.8.1); IBA 16.4 defines none for this class, so this one is ours
+ * (docs/tunneling.md): the agent takes several messages from one
+ * requester at once, told apart by RAddress. An agent without it takes
+ * one at a time. */
+#define TUN_CAP_CONCURRENT	0x0100
+
 /* ClassPortInfo (IBA 13.4.8.1) of a tunnel agent: GetResp to req (its
- * TID and attribute), class version 1, CapabilityMask 0, RespTimeValue
+ * TID and attribute), class version 1, CapabilityMask cap, RespTimeValue
  * resp_time. Returns 0. */
-int	tun_encode_cpi_resp(uint8_t *mad, const uint8_t *req,
+int	tun_encode_cpi_resp(uint8_t *mad, const uint8_t *req, uint16_t cap,
 	    uint8_t resp_time);
+/* The CapabilityMask of a ClassPortInfo GetResp. */
+uint16_t tun_cpi_cap(const uint8_t *mad);
 /* A ClassPortInfo Get with TID tid. */
 void	tun_encode_cpi_get(uint8_t *mad, uint64_t tid);
 

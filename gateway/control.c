@@ -133,7 +133,9 @@ cmd_node(FILE *f, const char *name)
 		    states[ts <= STORE_TUN_NONE ? ts : 0]);
 		if (n->tunnel_probed)
 			fprintf(f, " (probed %lld)", (long long)n->tunnel_probed);
-		fprintf(f, ", last RAddress %u\n", proxy_tun_last_raddr(n->idx));
+		fprintf(f, ", last RAddress %u, messages at once %d\n",
+		    proxy_tun_last_raddr(n->idx),
+		    proxy_tun_node_inflight(n->idx));
 	}
 	dg = gw_degraded_get(n->idx);
 	fprintf(f, "cache entries: %zu\n", cache_node_entries(n->idx));
@@ -172,8 +174,8 @@ cmd_stats_tunnel(FILE *f)
 	fprintf(f, "tunnel probes %llu agents %llu none %llu requests %llu "
 	    "answers %llu timeouts %llu retries %llu refused %llu "
 	    "segments-out %llu segments-in %llu malformed %llu spoofed %llu "
-	    "unmatched %llu broken %llu pending %zu cached %llu deadlines "
-	    "%llu errors %llu\n", (unsigned long long)t.probes,
+	    "unmatched %llu broken %llu pending %zu out-peak %llu cached "
+	    "%llu deadlines %llu errors %llu\n", (unsigned long long)t.probes,
 	    (unsigned long long)t.probe_ok, (unsigned long long)t.probe_none,
 	    (unsigned long long)t.requests, (unsigned long long)t.answers,
 	    (unsigned long long)t.timeouts, (unsigned long long)t.retries,
@@ -181,7 +183,7 @@ cmd_stats_tunnel(FILE *f)
 	    (unsigned long long)t.segments_in, (unsigned long long)t.malformed,
 	    (unsigned long long)t.spoofed, (unsigned long long)t.unmatched,
 	    (unsigned long long)t.broken, proxy_tun_pending(),
-	    (unsigned long long)g.cached, (unsigned long long)g.deadlines,
+	    (unsigned long long)t.out_peak, (unsigned long long)g.cached, (unsigned long long)g.deadlines,
 	    (unsigned long long)g.errors);
 }
 

@@ -630,7 +630,10 @@ mad_wake_cb(int fd, short revents, void *arg)
 	char buf[256];
 	struct mad_rx *rx, *nx;
 
-	while (read(fd, buf, sizeof(buf)) > 0)
+	/* One read empties the pipe unless it was full: the reader
+	 * writes a byte per batch, and a byte written after this read
+	 * wakes the loop again (an empty batch then). */
+	while (read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf))
 		;
 	pthread_mutex_lock(&mad_rx_lock);
 	rx = mad_rx_head;

@@ -5,7 +5,12 @@
  * tries; its segments go through proxy_mad_submit as Sends, so they
  * share the MAD engine's per-node caps and its rate limit with every
  * other MAD to the node. A reply is matched by the node its source LID
- * names and the RAddress it echoes (docs/tunneling.md). */
+ * names and the RAddress it echoes (docs/tunneling.md), so several
+ * messages may be out to one node: tunnel.max-in-flight-per-node, to an
+ * agent whose ClassPortInfo says it takes them (TUN_CAP_CONCURRENT),
+ * else one. The segments of one message are submitted together and the
+ * engine keeps a node's MADs in order, so two messages' segments never
+ * interleave on the wire. */
 #include "config.h"
 
 #include <errno.h>
@@ -34,6 +39,7 @@ struct proxy_tun_req {
 	uint32_t		 raddr;
 	int			 on;		/* ON_* list */
 	int			 tries;		/* sends left */
+	int			 err;		/* a first send's failure */
 	int			 segs_pending;	/* Sends the engine holds */
 	int			 dead;		/* finished or cancelled */
 	struct ev_timer		 timer;
@@ -50,12 +56,15 @@ struct tun_peer {
 	uint32_t		 idx;
 	uint32_t		 raddr;		/* last one used */
 	int			 probing;
+	/* What this run's probe said: several messages at once or one
+	 * (an agent of 0.1.0 takes one); unknown until probed. */
+	int			 cap_known, concurrent;
 	int			 nwait, nout;
 	struct tun_reqs		 wait, out;
 	struct ev_timer		 kick;		/* pump outside callers */
 };
 
-static struct proxy_tun_conf	tun_conf = { 192, 300, 1000, 1, 1, 64 };
+static struct proxy_tun_conf	tun_conf = { 192, 300, 1000, 1, 16, 64 };
 static struct proxy_tun_stats	tun_st;
 static struct htab		tun_peers;	/* node idx -> tun_peer */
 static int			tun_on;
@@ -112,7 +121,7 @@ req_unlink(struct proxy_tun_req *r)
 	} else if (r->on == ON_OUT) {
 		TAILQ_REMOVE(&p->out, r, link);
 		p->nout--;
-		if (tun_on)
+		if (tun_on && p->nwait > 0)
 			ev_timer_add(&p->kick, 0);	/* room for the next */
 	}
 	r->on = ON_NONE;
@@ -152,6 +161,10 @@ probe_cb(void *arg, int status, const uint8_t *mad)
 	p->probing = 0;
 	if (!tun_on)
 		return;
+	if (ok) {
+		p->cap_known = 1;
+		p->concurrent = (tun_cpi_cap(mad) & TUN_CAP_CONCURRENT) != 0;
+	}
 	/* Silence, an error status (an answer: mad is set) or garbage is
 	 * a verdict; a probe that never reached the node (our port down or
 	 * a local send error, the node unreachable, shutdown) is none, and
@@ -283,6 +296,10 @@ try_timeout(void *arg)
 	struct store_node *n;
 	int rc;
 
+	if (r->err != 0) {
+		req_finish(r, r->err, NULL, 0);		/* from pump */
+		return;
+	}
 	if (r->tries > 0) {
 		tun_st.retries++;
 		if ((rc = send_try(r)) == 0)
@@ -310,19 +327,49 @@ pump(struct tun_peer *p)
 
 	if (!tun_on || p->probing)
 		return;
-	while (p->nout < tun_conf.max_inflight_node &&
+	while (p->nout < (p->concurrent ? tun_conf.max_inflight_node : 1) &&
 	    (r = TAILQ_FIRST(&p->wait)) != NULL) {
 		TAILQ_REMOVE(&p->wait, r, link);
 		p->nwait--;
 		TAILQ_INSERT_TAIL(&p->out, r, link);
-		p->nout++;
+		if (++p->nout > (int)tun_st.out_peak)
+			tun_st.out_peak = (uint64_t)p->nout;
 		r->on = ON_OUT;
-		if ((rc = send_try(r)) != 0)
-			req_finish(r, rc, NULL, 0);
+		if ((rc = send_try(r)) != 0) {
+			/* Its callback from the loop: pump runs inside
+			 * proxy_tun_request too, which never calls back. */
+			r->err = rc;
+			ev_timer_add(&r->timer, 0);
+		}
 	}
 }
 
 /* Receiving: the agent's replies are Sends to us (IBA 13.4.5). */
+
+/* A dropped segment's log line: one per kind every 10 s at most, with
+ * how many went since (they are counted in ctl stats either way; a
+ * fabric can send them as fast as it likes). what: a string literal. */
+static void
+drop_log(const char *what, uint16_t lid)
+{
+	static struct {
+		const char	*what;
+		uint64_t	 at;
+		uint64_t	 n;
+	} k[4];
+	int i;
+
+	for (i = 0; i < 3 && k[i].what != NULL && k[i].what != what; i++)
+		;
+	k[i].what = what;
+	k[i].n++;
+	if (k[i].at != 0 && ev_now() - k[i].at < 10000)
+		return;
+	log_info("tunnel: dropped: %s, from LID %u (%llu such since the last "
+	    "line)", what, lid, (unsigned long long)k[i].n);
+	k[i].at = ev_now();
+	k[i].n = 0;
+}
 
 static struct proxy_tun_req *
 find_out(struct tun_peer *p, uint32_t raddr)
@@ -349,21 +396,28 @@ on_send(void *arg, const void *req, const uint8_t *mad, size_t len)
 		return -1;	/* a probe of us, say: not ours */
 	if (tun_decode(mad, len, &s) == -1) {
 		tun_st.malformed++;
-		log_debug("tunnel: malformed segment from LID %u dropped",
-		    slid);
+		drop_log("a malformed segment", slid);
 		return 0;
 	}
 	tun_st.segments_in++;
 	if (s.slid != slid) {
 		tun_st.spoofed++;
-		log_debug("tunnel: segment from LID %u names LID %u; dropped",
-		    slid, s.slid);
+		drop_log("a segment naming another SourceLID", slid);
 		return 0;
 	}
 	if ((n = store_node_by_lid(slid)) == NULL ||
 	    (p = htab_get_u64(&tun_peers, n->idx)) == NULL ||
 	    (r = find_out(p, s.raddr)) == NULL) {
+		/* A late answer (its request timed out) is one. */
 		tun_st.unmatched++;
+		drop_log("a segment no request waits for", slid);
+		return 0;
+	}
+	if (s.num == 1 && s.last) {
+		/* A one-segment reply, most of them: no reassembly. A
+		 * segment 1 starts a new message anyway (docs/tunneling.md). */
+		tun_st.answers++;
+		req_finish(r, 0, s.data, s.len);
 		return 0;
 	}
 	if (r->ra == NULL) {
@@ -382,6 +436,7 @@ on_send(void *arg, const void *req, const uint8_t *mad, size_t len)
 		/* Out of order: the reply is lost; the next try asks
 		 * again. */
 		tun_st.broken++;
+		drop_log("a reply segment out of order", slid);
 		tun_reasm_reset(r->ra);
 		break;
 	}
@@ -439,7 +494,10 @@ proxy_tun_request(const struct store_node *n, const uint8_t *pdu,
 		errno = ENOBUFS;
 		return NULL;
 	}
-	if (st == STORE_TUN_UNKNOWN && probe(p, n) == -1)
+	/* A node whose agent the inventory knows is probed once a run
+	 * too, at its first request, for the agent's CapabilityMask. */
+	if ((st == STORE_TUN_UNKNOWN || (!p->cap_known &&
+	    n->tunnel == STORE_TUN_OK)) && probe(p, n) == -1)
 		return NULL;	/* ENETDOWN or EIO */
 	if ((r = calloc(1, sizeof(*r) + len)) == NULL)
 		return NULL;
@@ -457,8 +515,10 @@ proxy_tun_request(const struct store_node *n, const uint8_t *pdu,
 	p->nwait++;
 	r->on = ON_WAIT;
 	tun_st.requests++;
-	if (!p->probing)
-		ev_timer_add(&p->kick, 0);
+	/* Sent now, not from the next loop turn: a turn of the loop (a
+	 * poll() and net-snmp's hooks) was a tenth of the gateway's time
+	 * per uncached GET. */
+	pump(p);
 	return r;
 }
 
@@ -484,6 +544,16 @@ proxy_tun_last_raddr(uint32_t idx)
 	const struct tun_peer *p = htab_get_u64(&tun_peers, idx);
 
 	return p != NULL ? p->raddr : 0;
+}
+
+int
+proxy_tun_node_inflight(uint32_t idx)
+{
+	const struct tun_peer *p = htab_get_u64(&tun_peers, idx);
+
+	if (p == NULL || !p->cap_known)
+		return 0;
+	return p->concurrent ? tun_conf.max_inflight_node : 1;
 }
 
 static void

@@ -19,8 +19,9 @@ struct proxy_tun_conf {
 	int	probe_interval;		/* seconds between probes of a node */
 	int	timeout_ms;		/* per try, the agent's answer */
 	int	retries;		/* tries after the first */
-	/* Messages out to one node at once: 1, as an agent takes one
-	 * message per requester at a time (docs/tunneling.md). */
+	/* Messages out to one node at once, to an agent whose
+	 * ClassPortInfo says it takes several (TUN_CAP_CONCURRENT); one
+	 * to any other (docs/tunneling.md). */
 	int	max_inflight_node;
 	int	max_queue_node;		/* waiting behind them */
 };
@@ -33,6 +34,7 @@ struct proxy_tun_stats {
 	uint64_t spoofed;	/* SourceLID not the MAD's source */
 	uint64_t unmatched;	/* no request waits for it */
 	uint64_t broken;	/* out of order: the reply was dropped */
+	uint64_t out_peak;	/* most messages out to one node at once */
 };
 
 /* status: 0 (pdu, len: the agent's whole reply, valid during the call),
@@ -66,6 +68,9 @@ void	proxy_tun_get_stats(struct proxy_tun_stats *st);
 /* The RAddress of the last message to node idx (0: none yet); the next
  * one is one more (docs/tunneling.md). */
 uint32_t proxy_tun_last_raddr(uint32_t idx);
+/* Messages node idx may have out at once now: 0 until its agent was
+ * probed in this run, then 1 or tunnel.max-in-flight-per-node. */
+int	proxy_tun_node_inflight(uint32_t idx);
 /* Requests held now (waiting, out, or finishing): tests, `ctl`. */
 size_t	proxy_tun_pending(void);
 

@@ -15,7 +15,7 @@ top = os.environ.get("top_srcdir") or os.path.join(
 # covered), man page, sample file
 SETS = [
     (["gateway/conf*.c"], "man/ibsnmpgw.yaml.5", "etc/ibsnmpgw.yaml"),
-    (["tunneld/ibsnmp-tunneld.c"], "man/ibsnmp-tunneld.8",
+    (["tunneld/*.c"], "man/ibsnmp-tunneld.8",
      "etc/ibsnmp-tunneld.yaml"),
 ]
 KEY = re.compile(r'strcmp\(\s*key,\s*"([a-z0-9-]+)"\s*\)')

@@ -13,7 +13,9 @@ no answer (and counted), a whole walk of HOST-RESOURCES-MIB through the
 tunnel, and malformed segments (a fault injection through tun-send -r:
 bad lengths and numbers, gaps, spoofed SourceLIDs, 127 segments without
 an end, random octets) counted and dropped while the agent keeps
-answering. The gateway's tunnel client is tested in tunnelgw.py."""
+answering, and no fixed tick: the agent does not wake up while idle,
+nor while a message waits at its stopped snmpd. The gateway's tunnel
+client is tested in tunnelgw.py."""
 
 import os
 import re
@@ -117,6 +119,69 @@ def stats(host):
     return {}
 
 
+def tunneld_pid(host):
+    with open(os.path.join(fab.dir, "pids")) as f:
+        pids = [int(l.split()[1]) for l in f if l.startswith(
+            "ibsnmp-tunneld ")]
+    return pids[list(HOSTS).index(host)]
+
+
+def wakeups(pid):
+    """Context switches of all the process's threads, and its user+sys
+    CPU in clock ticks."""
+    n = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/status" % (pid, t)) as f:
+            n += sum(int(l.split()[1]) for l in f
+                     if l.startswith(("voluntary_ctxt_switches",
+                                      "nonvoluntary_ctxt_switches")))
+    with open("/proc/%d/stat" % pid) as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    return n, int(st[11]) + int(st[12])
+
+
+def over(pid, seconds):
+    a = wakeups(pid)
+    time.sleep(seconds)
+    b = wakeups(pid)
+    return b[0] - a[0], b[1] - a[1]
+
+
+def check_event_driven():
+    """No fixed tick: idle, and with a message at a stopped agent, the
+    agent sleeps (it polled every 20 ms idle and every 1 ms with a
+    request out: 150 and 1,000 wake-ups in these windows). A wake-up or
+    two may come from the SM's SMInfo polls of the IsSM port."""
+    pid = tunneld_pid("node05")
+    sw, cpu = over(pid, 3)
+    R.check(sw <= 15 and cpu <= 2, "node05's agent idle for 3 s: %d "
+            "wake-ups, %d CPU ticks" % (sw, cpu))
+    get = bytes.fromhex(
+        "302902010104067075626c6963a01c020401020305020100020100300e300c"
+        "06082b060102010105000500")             # sysName.0
+    snmpd = SNMPDS[list(HOSTS).index("node05")]
+    snmpd.send_signal(signal.SIGSTOP)
+    msg = os.path.join(TMP, "get-sysname")
+    with open(msg, "wb") as f:
+        f.write(get)
+    try:
+        with open(msg, "rb") as f:
+            req = subprocess.Popen([TUN_SEND, str(LID["node05"])], stdin=f,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE,
+                                   env=tun_env("node04"), cwd=fab.dir)
+        time.sleep(0.3)
+        sw, cpu = over(pid, 1)
+    finally:
+        snmpd.send_signal(signal.SIGCONT)
+    out, err = req.communicate(timeout=20)
+    R.check(sw <= 15 and cpu <= 2, "... and for 1 s with a message at its "
+            "stopped snmpd: %d wake-ups, %d CPU ticks" % (sw, cpu))
+    R.check(req.returncode == 0 and b"node05" in out,
+            "... whose answer goes back once snmpd runs again",
+            err.decode(errors="replace"))
+
+
 def main():
     out = tun_send(LID["node03"], b"", probe=True)
     R.check(out.returncode == 0 and "ClassVersion 1" in out.stdout.decode(),
@@ -174,6 +239,7 @@ def main():
             and "port GUID %s is LID %d" % (GUID06, LID["node06"]) in log,
             "node06, allowed by port GUID (its LID %d from the SA), gets "
             "the answer" % LID["node06"], "%s\n%s" % (out.stderr, log))
+    check_event_driven()
     faults()
 
 

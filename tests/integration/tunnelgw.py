@@ -10,6 +10,8 @@ policy and no agent. Through the gateway's SNMP port:
 - a GETBULK of 60 varbinds arrives whole, in many segments;
 - a walk of .1 is one strictly increasing walk holding the gateway's
   subtrees and snmpd's, each as its own source gives them;
+- 16 GETs of distinct objects out to node03's agent at once (its snmpd
+  stopped meanwhile), each answered with its own object's value;
 - node06 answers only the gateway's subtrees, and costs one probe;
 - a v3 user whose node selector hides node03 cannot reach its agent;
 - a tunnel agent frozen and killed while a request is out, with the
@@ -134,6 +136,53 @@ def check_prefer_bulk():
             "prefer (node05): a cold GETBULK of an IB table the agent "
             "lacks comes from the gateway, as for a node without agent",
             a.stdout + a.stderr)
+
+
+def check_concurrent():
+    """Several messages out to one node at once, told apart by RAddress:
+    node03's snmpd is stopped while 16 GETs of distinct objects arrive
+    (uncached), so they all wait at the agent together; once it runs
+    again each request gets its own object's value."""
+    cols = [HR + ".2.3.1.3", HR + ".3.2.1.3"]    # hrStorage/DeviceDescr
+    want = {}
+    for c in cols:
+        want.update(parse_vars(direct("snmpbulkwalk", "node03", [c]).stdout))
+    oids = sorted(want, key=key)[:16]
+    out = fab.ctl("node", "node03").stdout
+    snmpd = SNMPDS[list(PORTS).index("node03")]
+    before = tstats()
+    snmpd.send_signal(signal.SIGSTOP)
+    try:
+        procs = [subprocess.Popen(
+            ["snmpget"] + fab.v2("node03") + ["-On", "-t", "8", "-r", "0",
+                                               fab.endpoint, o],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for o in oids]
+        simlib.wait(lambda: tstats().get("pending", 0) >= len(oids), 0.8,
+                    step=0.05)
+        mid = tstats()
+    finally:
+        snmpd.send_signal(signal.SIGCONT)
+    got = {}
+    for p in procs:
+        o, e = p.communicate(timeout=30)
+        got.update(parse_vars(o))
+    after = tstats()
+    bad = [(o, got.get(o), want[o]) for o in oids if got.get(o) != want[o]]
+    R.check(len(oids) >= 12 and not bad and
+            len(set(want[o] for o in oids)) >= 8,
+            "%d concurrent GETs to node03, %d distinct values: each "
+            "answered with its own object's value" %
+            (len(oids), len(set(want[o] for o in oids))), str(bad[:4]))
+    R.check(after.get("out-peak", 0) >= 8 and mid.get("pending", 0) >= 8 and
+            after.get("requests", 0) - before.get("requests", 0) ==
+            len(oids),
+            "... %d of them out to the agent at once (pending %d while it "
+            "was stopped)" % (after.get("out-peak", 0), mid.get("pending", 0)),
+            "%s %s %s" % (before, mid, after))
+    R.check("messages at once 16" in fab.ctl("node", "node03").stdout,
+            "ctl node: node03's agent takes 16 at once (CapabilityMask "
+            "bit 8)", out)
 
 
 def check_bulk():
@@ -352,6 +401,7 @@ def check_faults():
 
 def main():
     check_prefer_bulk()
+    check_concurrent()
     check_values()
     check_bulk()
     check_walk()

@@ -589,6 +589,7 @@ test_tunnel(void **state)
 	    "  segment-octets: 160\n"
 	    "  probe-interval: 600\n"
 	    "  read-ahead: 30\n"
+	    "  max-in-flight-per-node: 8\n"
 	    "polling:\n"
 	    "  - name: hosts\n"
 	    "    match: {type: ca}\n"
@@ -602,7 +603,7 @@ test_tunnel(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(c->tunnel.segment_octets, 160);
 	assert_int_equal(c->tunnel.probe_interval, 600);
-	assert_int_equal(c->tunnel.max_inflight_node, 1);
+	assert_int_equal(c->tunnel.max_inflight_node, 8);
 	assert_int_equal(c->tunnel_read_ahead, 30);
 	assert_int_equal(c->policies[0].tunnel, PROXY_TUNNEL_PREFER);
 	assert_string_equal(c->policies[0].tunnel_community, "host secret");

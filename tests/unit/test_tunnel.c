@@ -217,12 +217,19 @@ test_class_port_info(void **state)
 	assert_int_equal(get[1], 0x08);
 	assert_int_equal(get[3], 0x01);
 	assert_int_equal(get[16] << 8 | get[17], 0x0001);
-	assert_int_equal(tun_encode_cpi_resp(resp, get, 19), 0);
+	assert_int_equal(tun_encode_cpi_resp(resp, get, 0, 19), 0);
 	assert_int_equal(resp[3], 0x81);
 	assert_memory_equal(resp + 8, get + 8, 8);	/* TID */
 	assert_int_equal(resp[64], 1);
 	assert_int_equal(resp[65], 1);
 	assert_int_equal(resp[71], 19);
+	assert_int_equal(tun_cpi_cap(resp), 0);
+	/* CapabilityMask at data octets 2-3, big-endian: bit 8 is the
+	 * class-specific "several messages at once". */
+	tun_encode_cpi_resp(resp, get, TUN_CAP_CONCURRENT, 19);
+	assert_int_equal(resp[66], 0x01);
+	assert_int_equal(resp[67], 0x00);
+	assert_int_equal(tun_cpi_cap(resp), TUN_CAP_CONCURRENT);
 }
 
 int

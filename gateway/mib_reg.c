@@ -124,6 +124,32 @@ col_oid(const struct gw_table *t, size_t i, oid *o)
 	return n;
 }
 
+/* Whether o[0..n) starts with the whole of p[0..pn). */
+static int
+oid_under(const oid *o, size_t n, const oid *p, size_t pn)
+{
+	return n >= pn && memcmp(o, p, pn * sizeof(oid)) == 0;
+}
+
+/* Whether a column of t serves OIDs under u's registration, which is
+ * deeper than t's: net-snmp hands a request to the longest registered
+ * prefix, so u would get t's requests. */
+static int
+steals(const struct gw_table *t, const struct gw_table *u)
+{
+	oid x[MAX_OID_LEN + 2];
+
+	if (u->base_len <= t->base_len)
+		return 0;
+	for (size_t i = 0; i < t->ncols; i++) {
+		size_t xl = col_oid(t, i, x);
+
+		if (oid_under(x, xl, u->base, u->base_len))
+			return 1;
+	}
+	return 0;
+}
+
 int
 gw_mib_tables_overlap(const struct gw_table *a, const struct gw_table *b)
 {
@@ -144,7 +170,7 @@ gw_mib_tables_overlap(const struct gw_table *a, const struct gw_table *b)
 				return 1;
 		}
 	}
-	return 0;
+	return steals(a, b) || steals(b, a);
 }
 
 /* A table under the IBSNMPGW-MIB base: a copy with the base in front,
@@ -183,9 +209,15 @@ mib_register(const struct gw_table *t)
 		log_warnx("mib: too many tables for %s", t->name);
 		return -1;
 	}
-	if (t->under_sys_base && (t = rebase(t)) == NULL) {
-		log_warnx("mib: no room to place %s under the base", t->name);
-		return -1;
+	if (t->under_sys_base) {
+		const struct gw_table *r = rebase(t);
+
+		if (r == NULL) {
+			log_warnx("mib: no room to place %s under the base",
+			    t->name);
+			return -1;
+		}
+		t = r;
 	}
 	for (int i = 0; i < mib_ntabs; i++)
 		if (gw_mib_tables_overlap(t, mib_tabs[i])) {

@@ -812,7 +812,7 @@ dreq_cb(void *arg, int status, const uint8_t *mad)
 }
 
 static int
-start(const char *cause)
+start(const char *cause, int light)
 {
 	struct store_path local = { 0 };
 
@@ -829,6 +829,9 @@ start(const char *cause)
 	htab_init(&disc_nodes);
 	disc_running = 1;
 	disc_cause = cause;
+	/* Set here, past the running check: a sweep asked for while one
+	 * runs must not change how that one ends (finish_sweep). */
+	disc_light = light;
 	disc_want = 0;
 	disc_links = disc_errors = 0;
 	disc_smps = 0;
@@ -852,8 +855,7 @@ start(const char *cause)
 int
 proxy_discover_start(void)
 {
-	disc_light = 0;
-	return start("asked");
+	return start("asked", 0);
 }
 
 static void
@@ -876,8 +878,7 @@ timer_cb(void *arg)
 		return;
 	} else
 		cause = disc_sm_up ? "safety" : "interval";
-	disc_light = event && !disc_desc_due;
-	if (start(cause) == 0)
+	if (start(cause, event && !disc_desc_due) == 0)
 		disc_st.event_sweeps += event;
 	else if (!disc_running && proxy_mad_port_up())
 		schedule_next();

@@ -341,9 +341,11 @@ store_event_queue_keep(const char *const *targets, size_t n)
 		while (i < n && t != NULL && strcmp(t, targets[i]) != 0)
 			i++;
 		if (t == NULL || i < n || (g = realloc(gone, (ngone + 1) *
-		    sizeof(*g))) == NULL || (g[ngone] = strdup(t)) == NULL)
+		    sizeof(*g))) == NULL)
 			continue;
-		gone = g;
+		gone = g;	/* before strdup: realloc may have moved it */
+		if ((g[ngone] = strdup(t)) == NULL)
+			continue;
 		ngone++;
 		log_info("notify: %d informs queued for target %s, which is "
 		    "no longer configured, dropped", sqlite3_column_int(st, 1),

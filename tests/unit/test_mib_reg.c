@@ -10,7 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gateway/conf.h"
 #include "gateway/mib.h"
+#include "util/ev.h"
 
 static int
 get0(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
@@ -99,6 +101,11 @@ test_overlap(void **state)
 	in.base[8] = 3;
 	in.base[9] = 0;
 	assert_true(gw_mib_tables_overlap(&s, &in));
+	/* ... nor registered at a scalar's arc: net-snmp would hand that
+	 * scalar's requests to the deeper registration. */
+	in.base_len = 9;
+	assert_true(gw_mib_tables_overlap(&s, &in));
+	assert_true(gw_mib_tables_overlap(&in, &s));
 	/* The same subtree in another context is another table. */
 	b.context = GW_FABRIC_CONTEXT;
 	assert_false(gw_mib_tables_overlap(&a, &b));
@@ -137,6 +144,34 @@ test_modules(void **state)
 				    all[j]->name);
 }
 
+/* For real, in net-snmp: every shipped table registers, under the
+ * default IBSNMPGW-MIB base; a base that would put ibsnmpgwStats under
+ * the system group's sysObjectID is refused. */
+static void
+test_register(void **state)
+{
+	struct gw_conf c;
+
+	memset(&c, 0, sizeof(c));
+	setenv("MIBS", "", 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+	    NETSNMP_DS_LIB_DONT_LOAD_HOST_FILES, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+	    NETSNMP_DS_AGENT_ROLE, 0);
+	ev_init();
+	assert_int_equal(init_agent("test_mib_reg"), 0);
+	assert_int_equal(gw_mib_init(&c), 0);
+	gw_mib_finalise();
+	shutdown_agent();
+
+	assert_int_equal(init_agent("test_mib_reg"), 0);
+	c.sys_object_id_base = "1.3.6.1.2.1.1";
+	assert_int_equal(gw_mib_init(&c), -1);
+	gw_mib_finalise();
+	shutdown_agent();
+	ev_finalise();
+}
+
 int
 main(void)
 {
@@ -144,6 +179,7 @@ main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_register),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,7 +98,7 @@ def cable(a, pa, b, pb):
     ports = [(a, pa), (b, pb)]
     return {"name": "%s[%d]-%s[%d]" % (a, pa, b, pb),
             "console": '"%s"[%d]' % (a, pa), "ports": ports,
-            "nodes": [a, b],
+            "nodes": [a, b], "cables": [frozenset(ports)],
             "down": [(LINK_DOWN, n, p) for n, p in ports],
             "up": [(LINK_UP, n, p) for n, p in ports]}
 
@@ -111,6 +111,8 @@ def host(name, links):
         [(sw, sp) for _, sw, sp in links]
     return {"name": "%s (all links)" % name, "console": '"%s"' % name,
             "ports": ports, "nodes": sorted({n for n, _ in ports}),
+            "cables": [frozenset([(name, p), (sw, sp)])
+                       for p, sw, sp in links],
             "down": [(LINK_DOWN, n, p) for n, p in ports] +
             [(NODE_UNREACH, name, 0)],
             "up": [(LINK_UP, n, p) for n, p in ports] +
@@ -133,6 +135,25 @@ CABLES = [cable("leaf04", 3, "node05", 2), cable("leaf03", 5, "spine01", 5),
 # the SM alone (docs/events.md "Sources"), and in that gap the SM
 # reports nothing to the gateway.
 GAP_CABLE = cable("leaf02", 6, "spine01", 4)
+
+
+def read_links(path=simlib.TOPO):
+    """{(node, port): (node, port)} of every cable of the topology."""
+    links, cur = {}, None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^(?:Switch|Ca|Hca)\s+\d+\s+"([^"]+)"', line)
+            if m:
+                cur = m.group(1)
+                continue
+            m = re.match(r'^\[(\d+)\]\S*\s+"([^"]+)"\[(\d+)\]', line)
+            if m and cur:
+                links[(cur, int(m.group(1)))] = (m.group(2),
+                                                 int(m.group(3)))
+    return links
+
+
+LINKS = read_links()
 FAST = ["leaf01", "leaf02", "node05", "node06", "node07", "node08"]
 # The cached-GET probe reads nodes no flap touches.
 PROBED = ["leaf02", "node01", "node02", "node03", "node04"]
@@ -184,7 +205,6 @@ fab = simlib.Fabric(extra=["--sm-events", "--tunnel",
                            "node03=udp:127.0.0.1:%d" % AGENT_PORT],
                     extra_yaml=EXTRA)
 STOP = threading.Event()
-LOCK = threading.Lock()
 FLAPS = []              # dicts, in the order done
 SAMPLES = []
 RELOADS = []            # (time, seconds until logged)
@@ -234,6 +254,33 @@ def seen(expected, idx):
     arrived from sink index idx on (port 0: a node's notification)."""
     got = {(t, g, p) for t, g, p, _ in notes_since(idx)}
     return all((k, NAMES[n], p) in got for k, n, p in expected)
+
+
+def crossed(route):
+    """The cables (frozensets of their two ends) that a directed route
+    from the gateway's port crosses: hop 0 is 0, then the out port of
+    each node on the way (IBA 14.2.2; store_path_format)."""
+    cur, out = fab.info["gw-host"], []
+    for port in [int(h) for h in route.split(",")][1:]:
+        far = LINKS.get((cur, port))
+        if far is None:
+            break
+        out.append(frozenset([(cur, port), far]))
+        cur = far[0]
+    return out
+
+
+def routed_over(cables):
+    """The nodes whose directed routes, as the gateway has them now (a
+    node's own and, for a CA, each port's: `ctl node`), cross one of
+    cables: SMPs for them go over it."""
+    over = []
+    for n in sorted(NAMES):
+        text = fab.ctl("node", n).stdout
+        if any(set(crossed(r)) & set(cables)
+               for r in re.findall(r"route ([0-9,]+)", text)):
+            over.append(n)
+    return over
 
 
 # ---- load
@@ -326,19 +373,13 @@ def read_records(name):
 
 # ---- chaos
 
-def console(line):
-    fab.cmd(line)
-    return time.time()
-
-
 def flap(spec, gap_wait=None):
     """Unlink, wait for the down notifications (gap_wait first, if given:
     the gateway subscribed again), keep it out DOWN_TIME seconds,
     ReLink, wait for the up notifications. Times are taken before each
     console command."""
-    f = dict(spec, gap=bool(gap_wait))
-    with LOCK:
-        FLAPS.append(f)
+    f = dict(spec, gap=bool(gap_wait), via=routed_over(spec["cables"]))
+    FLAPS.append(f)
     f["idx_down"] = len(SINK.notes())
     f["t_down"] = time.time()
     fab.cmd("Unlink " + f["console"])
@@ -433,16 +474,19 @@ def thread(name, fn, *args):
 # ---- criteria
 
 def explained(r):
-    """Whether an error answer is one docs/errors.md explains, and why.
+    """Why docs/errors.md explains an error answer, None if it does not.
 
     docs/errors.md "The fabric": a node that does not answer within
     mad.timeout-ms x (mad.retries + 1) is genErr, a failure is
     remembered for cache.ttl.error seconds (genErr at once), and three
     unanswered requests put the node on hold until an answer or a sweep
-    reaches it. So genErr is explained for the two nodes at the ends of
-    a cable while it is out, and until TTL_ERROR seconds after the
-    linkUp showed that the gateway's sweep reached them again (a request
-    is stamped when sent, so one second more). Nothing else is: not a
+    reaches it. SMPs go by directed route (the node's own, or for a CA's
+    port attributes that port's), so while a cable is out the nodes at
+    its ends and the nodes whose route crosses it (as `ctl node` showed
+    the routes when the cable was pulled) may not answer. genErr is
+    explained for those, from the Unlink until TTL_ERROR seconds after
+    the last of the ReLink and its notifications (a request is stamped
+    when sent: one second more each side). Nothing else is: not a
     silence (the gateway "never stays silent because the fabric is slow
     or broken"; every request ends by snmp.request-timeout-ms), not
     genErr elsewhere, not a Report, not noSuch* for an object that
@@ -450,11 +494,16 @@ def explained(r):
     if r["res"] != "genErr":
         return None
     for f in FLAPS:
-        if r["node"] not in f["nodes"]:
+        if r["node"] in f["nodes"]:
+            why = "at an end of"
+        elif r["node"] in f["via"]:
+            why = "routed over"
+        else:
             continue
         end = max(f.get("up_seen", 0), f.get("t_up", f["t_down"]))
         if f["t_down"] - 1 <= r["t"] <= end + TTL_ERROR + 1:
-            return "genErr of %s while %s was out" % (r["node"], f["name"])
+            return "genErr of %s, %s %s while it was out" % (
+                r["node"], why, f["name"])
     return None
 
 
@@ -554,6 +603,9 @@ def main():
 
 def analyse(recs, t0, deadline):
     figures = []
+    with open(os.path.join(WORK, "flaps.json"), "w") as f:
+        json.dump([{k: v for k, v in fl.items() if k != "cables"}
+                   for fl in FLAPS], f, indent=1)
     # -- load as run
     kinds = {}
     for r in recs:
@@ -575,8 +627,9 @@ def analyse(recs, t0, deadline):
     errs = [r for r in recs if r["res"] != "ok"]
     unexplained = [r for r in errs if explained(r) is None]
     R.check(not unexplained, "no error answer docs/errors.md does not "
-            "explain: %d errors, %d explained (genErr of a node while a "
-            "cable of it was out)" % (len(errs), len(errs) - len(unexplained)),
+            "explain: %d errors, %d explained (genErr of a node at an end "
+            "of a cable that was out, or routed over it)" % (
+                len(errs), len(errs) - len(unexplained)),
             "\n".join("%s %s %s %s %s %s: %s %s" % (
                 time.strftime("%H:%M:%S", time.localtime(r["t"])),
                 r["role"], r["ver"], r["op"], r["ctx"] or "-", r["oids"],

@@ -606,6 +606,8 @@ def analyse(recs, t0, deadline):
     with open(os.path.join(WORK, "flaps.json"), "w") as f:
         json.dump([{k: v for k, v in fl.items() if k != "cables"}
                    for fl in FLAPS], f, indent=1)
+    with open(os.path.join(WORK, "samples.json"), "w") as f:
+        json.dump(SAMPLES, f)
     # -- load as run
     kinds = {}
     for r in recs:
@@ -661,6 +663,10 @@ def analyse(recs, t0, deadline):
     figures.append(("gateway RSS", "%.1f MB first minute max, %.1f MB last "
                     "minute max, %.1f-%.1f MB overall" % (
                         rss_first, rss_last, min(rss_all), max(rss_all))))
+    per_min = [window(SAMPLES, t0 + m * MINUTE, t0 + (m + 1) * MINUTE,
+                      "rss_kb") for m in range(-(-SECONDS // MINUTE))]
+    figures.append(("gateway RSS by minute", " ".join(
+        "%.1f" % (max(w) / 1024) for w in per_min if w) + " MB (max)"))
     figures.append(("gateway descriptors", "%d-%d" % (min(fds), max(fds))))
     figures.append(("SQLite WAL", "%.2f MB max, %.2f MB at the end" % (
         wal, SAMPLES[-1]["wal"] / 1048576)))

@@ -34,6 +34,7 @@ of the figures ends the output; tests/bench/README.md records a run.
 Run by `make soak`; not part of `make check`. KEEP_SIM_DIR=1 keeps the
 fabric's directory and the load's per-request records."""
 
+import atexit
 import json
 import os
 import re
@@ -173,6 +174,27 @@ if shutil.which("snmpd") is None:
 WORK = tempfile.mkdtemp(prefix="ibsnmpgw-soak-")
 AGENT_PORT = simlib.free_udp_port()
 SNMPD = simlib.start_snmpd(WORK, "node03", AGENT_PORT)
+PROCS = {}              # the load's processes, by role
+
+
+def cleanup():
+    """At exit, however the script ends (a fabric that did not start
+    included): the load, the host agent, the records."""
+    for p in list(PROCS.values()) + [SNMPD]:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    if os.environ.get("KEEP_SIM_DIR"):
+        print("# kept " + WORK)
+    else:
+        shutil.rmtree(WORK, ignore_errors=True)
+
+
+atexit.register(cleanup)
 R = simlib.Report()
 SINK = simlib.TrapSink("public")
 # PortInfo is kept 5 s (30 by default), so that the load reads it again
@@ -210,7 +232,6 @@ SAMPLES = []
 RELOADS = []            # (time, seconds until logged)
 SM_RESTART = {}
 THREAD_ERRORS = []
-PROCS = {}              # the load's processes, by role
 
 
 # ---- the gateway as seen from outside
@@ -560,6 +581,15 @@ def window(samples, lo, hi, key):
 
 
 def main():
+    """The soak; whatever ends it, the threads stop before the fabric
+    does."""
+    try:
+        soak()
+    finally:
+        STOP.set()
+
+
+def soak():
     R.check(warm(), "the tunneled agent at node03 answers through the "
             "gateway before the load starts")
     R.check(simlib.wait(lambda: ctl_stats()["sm-state"] == "up", 30, 0.2),
@@ -829,25 +859,4 @@ def check_ops(figures):
         "%s... %d" % kv for kv in sorted(warns.items())) or "none"))
 
 
-def cleanup():
-    STOP.set()
-    for p in PROCS.values():
-        if p.poll() is None:
-            p.terminate()
-            p.wait()
-    SNMPD.terminate()
-    try:
-        SNMPD.wait(5)
-    except subprocess.TimeoutExpired:
-        SNMPD.kill()
-        SNMPD.wait()
-    if os.environ.get("KEEP_SIM_DIR"):
-        print("# kept " + WORK)
-    else:
-        shutil.rmtree(WORK, ignore_errors=True)
-
-
-try:
-    simlib.run(main, fab, R)
-finally:
-    cleanup()
+simlib.run(main, fab, R)

@@ -14,6 +14,7 @@
 #include "proxy/mad.h"
 #include "proxy/sa.h"
 #include "codec/smp.h"
+#include "store/cache.h"
 #include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
@@ -687,6 +688,29 @@ diff_sweep(void)
 	}
 }
 
+static int
+path_eq(const struct store_path *a, const struct store_path *b)
+{
+	return a->cnt == b->cnt && memcmp(a->hop, b->hop, a->cnt) == 0;
+}
+
+/* Whether a known node is now reached another way: its own route, or a
+ * CA port's (each CA port has its own). */
+static int
+routes_moved(const struct store_node *old, const struct dnode *dn)
+{
+	if (!path_eq(&old->route, &dn->n.route))
+		return 1;
+	if (old->num_ports != dn->n.num_ports || dn->n.type ==
+	    STORE_NODE_SWITCH)
+		return 0;
+	for (int p = 1; p <= dn->n.num_ports; p++)
+		if (dn->ports[p].route.hop[0] != 0xff &&
+		    !path_eq(&old->ports[p].route, &dn->ports[p].route))
+			return 1;
+	return 0;
+}
+
 static void
 finish_sweep(void)
 {
@@ -721,6 +745,8 @@ finish_sweep(void)
 	for (size_t i = 0; i < disc_n; i++) {
 		struct dnode *dn = disc_list[i];
 		struct store_node *old = store_node_by_guid(dn->n.guid);
+		uint32_t idx;
+		int moved;
 
 		/* A CA or router is addressed through its lowest-numbered
 		 * reachable port, whichever way the sweep met it first, so
@@ -735,8 +761,15 @@ finish_sweep(void)
 
 		if (!dn->desc_ok && old != NULL)
 			memcpy(dn->n.desc, old->desc, sizeof(dn->n.desc));
-		/* It answered: any hold on it ends. */
-		proxy_health_answer(store_sweep_node(&dn->n, dn->ports)->idx);
+		moved = old != NULL && routes_moved(old, dn);
+		idx = store_sweep_node(&dn->n, dn->ports)->idx;
+		/* It answered: any hold on it ends. Failures remembered
+		 * for cache.ttl.error on a route that is gone (a pulled
+		 * cable on the way) are forgotten: the new one may work. */
+		proxy_health_answer(idx);
+		if (moved && cache_drop_failures(idx) > 0)
+			log_debug("discover: %s: new route, its failures "
+			    "forgotten", store_node_ident(old));
 	}
 	if (store_sweep_end(&nodes, &lost) == -1)
 		disc_errors++;

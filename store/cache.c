@@ -528,6 +528,36 @@ cache_flush(uint32_t node)
 }
 
 static void
+collect_failed(struct cache_entry *e, void *arg)
+{
+	struct flush_ctx *f = arg;
+
+	if (e->key.node == f->node && e->state == CACHE_FAILED)
+		f->v[f->n++] = e;
+}
+
+long
+cache_drop_failures(uint32_t node)
+{
+	struct flush_ctx f = { node, NULL, 0 };
+
+	if (ct_n == 0)
+		return 0;
+	if ((f.v = calloc(ct_n, sizeof(*f.v))) == NULL) {
+		log_warn("cache: drop failures");
+		return -1;
+	}
+	ct_foreach(collect_failed, &f);
+	for (size_t i = 0; i < f.n; i++) {
+		ct_del(f.v[i]);
+		entry_free(f.v[i]);
+		cache_st.entries--;
+	}
+	free(f.v);
+	return (long)f.n;
+}
+
+static void
 count_node(struct cache_entry *e, void *arg)
 {
 	struct flush_ctx *f = arg;

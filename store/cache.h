@@ -94,6 +94,9 @@ void	 cache_complete(const struct cache_key *key, int status,
 void	 cache_reject(const struct cache_key *key, int status);
 long	 cache_flush(uint32_t node);
 size_t	 cache_node_entries(uint32_t node);
+/* A node's remembered failures go (a sweep found it a new route, so
+ * what failed on the old one may work now): how many, -1 on failure. */
+long	 cache_drop_failures(uint32_t node);
 void	 cache_get_stats(struct cache_stats *st);
 
 #endif

@@ -278,6 +278,40 @@ test_order_and_many(void **state)
 	assert_int_equal(cache_flush(UINT32_MAX), 19 * 500 + 1);
 }
 
+/* A node reached by a new route forgets its failures, and only its
+ * failures. */
+static void
+test_drop_failures(void **state)
+{
+	struct waiter w = { 0 };
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 5 };
+	struct cache_key ok = K, other = K;
+
+	ok.mod = 4;
+	other.node = 8;
+	cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&K, -ETIMEDOUT, NULL, 0);
+	cache_lookup(&ok, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&ok, 0, payload, sizeof(payload));
+	cache_lookup(&other, ATTR_TTL_PORTINFO, &d, &len, waiter_cb, &w);
+	cache_complete(&other, -ETIMEDOUT, NULL, 0);
+	/* The failure is remembered: no new fetch. */
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len,
+	    waiter_cb, &w), -ETIMEDOUT);
+	assert_int_equal(cache_drop_failures(K.node), 1);
+	assert_int_equal(cache_peek(&ok, &d, &len), 0);
+	assert_int_equal(cache_lookup(&other, ATTR_TTL_PORTINFO, &d, &len,
+	    waiter_cb, &w), -ETIMEDOUT);
+	/* Asked again, it is fetched again. */
+	fetches = 0;
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len,
+	    waiter_cb, &w), 1);
+	assert_int_equal(fetches, 1);
+	cache_complete(&K, 0, payload, sizeof(payload));
+}
+
 static void
 test_flush(void **state)
 {
@@ -355,6 +389,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order_and_many, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_drop_failures, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_complete_inside_fetch,
 		    setup, teardown),

@@ -9,9 +9,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "gateway/conf.h"
 #include "gateway/mib.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The tunnel module's reload: an empty cache (gateway/mib_tunnel.c). */
+static void
+reload(void)
+{
+	struct gw_conf c = { .tunnel_read_ahead = 20 };
+
+	gw_mod_mib_tunnel.configure(&c);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,7 +33,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t prevlen[2] = { OID_LENGTH(a), OID_LENGTH(b) };
 
 	if (!inited) {
-		gw_mib_tunnel_config(20);	/* an empty cache */
+		reload();	/* an empty cache */
 		inited = 1;
 	}
 	if (size < 1)
@@ -33,6 +43,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gw_mib_tunnel_cached() > 50000)
 		abort();
 	if (data[0] & 2)
-		gw_mib_tunnel_config(20);	/* frees what was cached */
+		reload();	/* frees what was cached */
 	return 0;
 }

@@ -85,13 +85,20 @@ def walk(base, sec):
     return rows
 
 
-def wait_results(base, sec, session, want=1, timeout=5):
-    end = time.time() + timeout
+def wait_results(base, sec, session, want=1, timeout=5, ok=None):
+    """The session's result rows once there are want of them (or ok(rows)
+    holds), or what there is after timeout. A walk may meet results being
+    replaced (a query run again): rows can be partial until it settles."""
+    end, last = time.time() + timeout, None
     while True:
         rows = {k: v for k, v in walk(base, sec).items()
                 if k[0] == session}
-        if len(rows) >= want or time.time() > end:
+        # Settled: two walks in a row agree (results come at once, but
+        # a walk is several requests and may straddle their arrival).
+        if (ok(rows) if ok else len(rows) >= want and rows == last) or \
+                time.time() > end:
             return rows
+        last = rows
         time.sleep(0.1)
 
 
@@ -308,8 +315,12 @@ def check_rowstatus():
     R.check(out.returncode == 0, "notInService, then a column changes",
             out.stdout + out.stderr)
     out = snmpset(v2("ops"), ("%s.3.%s" % (PATH_REQ, idx(12)), "i", 1))
-    rows = wait_results(PATH_RES, v2("ops"), 12)
-    R.equal([c[7] for _, c in sorted(rows.items())], [lid("node07")],
+
+    def dlids(rows):
+        return [c.get(7) for _, c in sorted(rows.items())]
+    rows = wait_results(PATH_RES, v2("ops"), 12, ok=lambda r: dlids(r) ==
+                        [lid("node07")])
+    R.equal(dlids(rows), [lid("node07")],
             "active again: the query runs again with the new DLID")
     out = snmpset(v2("ops"), ("%s.3.%s" % (PATH_REQ, idx(11)), "i", 6))
     R.check(not any(k[0] == 11 for k in walk(PATH_RES, v2("ops"))),

@@ -133,27 +133,6 @@ ct_put(struct cache_entry *e)
 	return 0;
 }
 
-static void
-ct_del(struct cache_entry *e)
-{
-	struct cache_entry **pp = &ct_b[ct_slot(&e->key, ct_nb)];
-
-	for (; *pp != NULL; pp = &(*pp)->hnext)
-		if (*pp == e) {
-			*pp = e->hnext;
-			ct_n--;
-			return;
-		}
-}
-
-/* Every entry; fn may not add or remove entries. */
-static void
-ct_foreach(void (*fn)(struct cache_entry *, void *), void *arg)
-{
-	for (size_t i = 0; i < ct_nb; i++)
-		for (struct cache_entry *e = ct_b[i]; e != NULL; e = e->hnext)
-			fn(e, arg);
-}
 static cache_fetch_fn	 cache_fetch;
 static void		*cache_fetch_arg;
 /* Seconds, once set; the catalogue's defaults until then. */
@@ -196,7 +175,6 @@ cache_finalise(void)
 {
 	struct cache_entry *e, *nx;
 
-	/* Not ct_foreach: the entries go as the walk passes them. */
 	for (size_t i = 0; i < ct_nb; i++)
 		for (e = ct_b[i]; e != NULL; e = nx) {
 			nx = e->hnext;
@@ -488,92 +466,56 @@ cache_reject(const struct cache_key *key, int status)
 	e->expires = ev_now() + (uint64_t)cache_get_ttl(ATTR_TTL_ERROR) * 1000;
 }
 
-struct flush_ctx {
-	uint32_t		 node;
-	struct cache_entry	**v;
-	size_t			 n;
-};
-
-static void
-collect(struct cache_entry *e, void *arg)
+/* Drops node's entries (UINT32_MAX: every node's), only the failed
+ * ones if failed_only, unlinking them as the walk passes: the table is
+ * the cache's own. Pending entries stay: their waiters must still be
+ * answered. */
+static long
+drop_where(uint32_t node, int failed_only)
 {
-	struct flush_ctx *f = arg;
+	struct cache_entry **pp, *e;
+	long n = 0;
 
-	if ((f->node == UINT32_MAX || e->key.node == f->node) &&
-	    e->state != CACHE_PENDING)
-		f->v[f->n++] = e;
+	for (size_t i = 0; i < ct_nb; i++)
+		for (pp = &ct_b[i]; (e = *pp) != NULL; ) {
+			if ((node != UINT32_MAX && e->key.node != node) ||
+			    e->state == CACHE_PENDING ||
+			    (failed_only && e->state != CACHE_FAILED)) {
+				pp = &e->hnext;
+				continue;
+			}
+			*pp = e->hnext;
+			ct_n--;
+			entry_free(e);
+			cache_st.entries--;
+			n++;
+		}
+	return n;
 }
 
-/* Returns how many entries were dropped, -1 on failure. */
+/* Returns how many entries were dropped. */
 long
 cache_flush(uint32_t node)
 {
-	struct flush_ctx f = { node, NULL, 0 };
-
-	if (ct_n == 0)
-		return 0;
-	if ((f.v = calloc(ct_n, sizeof(*f.v))) == NULL) {
-		log_warn("cache: flush");
-		return -1;
-	}
-	/* Pending entries stay: their waiters must still be answered. */
-	ct_foreach(collect, &f);
-	for (size_t i = 0; i < f.n; i++) {
-		ct_del(f.v[i]);
-		entry_free(f.v[i]);
-		cache_st.entries--;
-	}
-	free(f.v);
-	return (long)f.n;
-}
-
-static void
-collect_failed(struct cache_entry *e, void *arg)
-{
-	struct flush_ctx *f = arg;
-
-	if (e->key.node == f->node && e->state == CACHE_FAILED)
-		f->v[f->n++] = e;
+	return drop_where(node, 0);
 }
 
 long
 cache_drop_failures(uint32_t node)
 {
-	struct flush_ctx f = { node, NULL, 0 };
-
-	if (ct_n == 0)
-		return 0;
-	if ((f.v = calloc(ct_n, sizeof(*f.v))) == NULL) {
-		log_warn("cache: drop failures");
-		return -1;
-	}
-	ct_foreach(collect_failed, &f);
-	for (size_t i = 0; i < f.n; i++) {
-		ct_del(f.v[i]);
-		entry_free(f.v[i]);
-		cache_st.entries--;
-	}
-	free(f.v);
-	return (long)f.n;
-}
-
-static void
-count_node(struct cache_entry *e, void *arg)
-{
-	struct flush_ctx *f = arg;
-
-	if (e->key.node == f->node)
-		f->n++;
+	return drop_where(node, 1);
 }
 
 /* For ctl node: a walk of the whole table, not for a hot path. */
 size_t
 cache_node_entries(uint32_t node)
 {
-	struct flush_ctx f = { node, NULL, 0 };
+	size_t n = 0;
 
-	ct_foreach(count_node, &f);
-	return f.n;
+	for (size_t i = 0; i < ct_nb; i++)
+		for (struct cache_entry *e = ct_b[i]; e != NULL; e = e->hnext)
+			n += e->key.node == node;
+	return n;
 }
 
 void

@@ -92,10 +92,11 @@ void	 cache_complete(const struct cache_key *key, int status,
  * If the new read brings the same contents, a second reject leaves them
  * (the node means it; other objects built on the entry still work). */
 void	 cache_reject(const struct cache_key *key, int status);
+/* A node's entries (UINT32_MAX: all) go, pending ones stay: how many. */
 long	 cache_flush(uint32_t node);
 size_t	 cache_node_entries(uint32_t node);
 /* A node's remembered failures go (a sweep found it a new route, so
- * what failed on the old one may work now): how many, -1 on failure. */
+ * what failed on the old one may work now): how many. */
 long	 cache_drop_failures(uint32_t node);
 void	 cache_get_stats(struct cache_stats *st);
 

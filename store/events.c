@@ -461,8 +461,11 @@ damp(struct ev_state *s, const struct store_event *ev, uint64_t now)
 	s->head = (s->head + 1) % FLAP_MAX;
 	if (s->ntimes < FLAP_MAX)
 		s->ntimes++;
-	for (unsigned i = 0; i < s->ntimes; i++)
-		if (now - s->times[i] <= ev_conf.flap_window_ms)
+	/* The newest ntimes entries, back from head: hold_cb empties the
+	 * ring by its count alone, so slots from 0 can be stale. */
+	for (unsigned i = 1; i <= s->ntimes; i++)
+		if (now - s->times[(s->head + FLAP_MAX - i) % FLAP_MAX] <=
+		    ev_conf.flap_window_ms)
 			recent++;
 	if (!s->damped && (ev_conf.flap_changes == 0 ||
 	    recent <= ev_conf.flap_changes)) {

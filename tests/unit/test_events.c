@@ -189,6 +189,31 @@ test_flap(void **state)
 	assert_int_equal(heard[8].suppressed, 1);
 }
 
+/* A port that flaps again a minute after it settled is damped as
+ * soon as the first time: the window counts its new events, not the
+ * slots the last flood left behind. */
+static void
+test_flap_later(void **state)
+{
+	int kept = 0;
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		post(i % 2 ? STORE_EV_LINK_UP : STORE_EV_LINK_DOWN,
+		    STORE_SRC_SM, 0x21, 3);
+		now_ms += 100;
+	}
+	now_ms += 30000;
+	ev_run_once(0);		/* settled */
+	now_ms += 61000;	/* the first flood is out of the window */
+	for (int i = 0; i < 10; i++) {
+		kept += post(i % 2 ? STORE_EV_LINK_UP : STORE_EV_LINK_DOWN,
+		    STORE_SRC_SM, 0x21, 3);
+		now_ms += 100;
+	}
+	assert_int_equal(kept, 4);
+}
+
 static void
 test_history(void **state)
 {
@@ -339,6 +364,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_link_since, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_flap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flap_later, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persisted, db_setup,

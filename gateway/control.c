@@ -34,6 +34,7 @@
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/sa.h"
+#include "proxy/settle.h"
 #include "proxy/tunnel.h"
 #include "store/cache.h"
 #include "store/counters.h"
@@ -213,6 +214,7 @@ cmd_stats(FILE *f)
 	struct proxy_sweep_stats s;
 	struct proxy_sa_stats sa;
 	struct proxy_inform_stats inf;
+	struct proxy_settle_stats st;
 	uint64_t commits, rows;
 
 	proxy_mad_get_stats(&m);
@@ -257,6 +259,10 @@ cmd_stats(FILE *f)
 	    "interval", proxy_discover_period(), s.event_sweeps, s.checks,
 	    s.next_ms == 0 ? -1LL : s.next_ms > ev_now() ?
 	    (long long)(s.next_ms - ev_now()) : 0LL, s.light_sweeps, s.descs);
+	proxy_settle_get_stats(&st);
+	fprintf(f, "settle watched %llu now %u rereads %llu given-up %llu\n",
+	    (unsigned long long)st.watched, st.now,
+	    (unsigned long long)st.rereads, (unsigned long long)st.given_up);
 	proxy_sa_get_stats(&sa);
 	fprintf(f, "sa sm-lid %u queries %llu answers %llu failures %llu "
 	    "truncated %llu mcmember-records %zu services %zu\n",

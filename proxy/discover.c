@@ -13,6 +13,7 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/sa.h"
+#include "proxy/settle.h"
 #include "codec/smp.h"
 #include "store/cache.h"
 #include "store/events.h"
@@ -597,6 +598,7 @@ diff_port(const struct store_node *old, const struct store_port *o,
 	char what[64];
 	int now, stream;
 
+	proxy_settle_read(old->guid, o, p);
 	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
 		return;
 	now = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
@@ -790,6 +792,7 @@ finish_sweep(void)
 	    disc_links, lost, (unsigned long long)disc_smps, disc_errors,
 	    (unsigned long long)disc_st.duration_ms, disc_cause);
 	free_sweep();
+	proxy_settle_sweep_done();
 	if (disc_done_fn)
 		disc_done_fn(disc_done_arg);
 }
@@ -955,21 +958,11 @@ check_inventory(void)
 		    "are garbled; the next sweep reads them again", bad);
 }
 
-/* A flapping link is quiet again: where did it settle? */
-static void
-settled_cb(uint64_t guid, uint8_t port, void *arg)
-{
-	(void)guid;
-	(void)port;
-	(void)arg;
-	proxy_discover_event("a flapping link settled");
-}
-
 int
 proxy_discover_init(const struct proxy_sweep_conf *c)
 {
 	check_inventory();
-	store_event_on_settle(settled_cb, NULL);
+	proxy_settle_init(proxy_discover_event);
 	disc_conf = *c;
 	ev_timer_init(&disc_timer, timer_cb, NULL);
 	disc_on = 1;
@@ -995,7 +988,7 @@ proxy_discover_finalise(void)
 {
 	if (!disc_on)
 		return;		/* an init failure before ours */
-	store_event_on_settle(NULL, NULL);
+	proxy_settle_finalise();
 	ev_timer_del(&disc_timer);
 	disc_on = 0;
 	disc_want = disc_again = disc_sm_up = disc_sm_seen = 0;

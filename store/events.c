@@ -425,6 +425,12 @@ store_event_on_settle(void (*fn)(uint64_t, uint8_t, void *), void *arg)
 	ev_settle_arg = arg;
 }
 
+unsigned
+store_event_hold_down_ms(void)
+{
+	return ev_conf.hold_down_ms;
+}
+
 static void
 hold_cb(void *arg)
 {

@@ -179,6 +179,8 @@ check "ibsnmpgwMadSent.0" ".1.3.6.1.4.1.8072.9999.9999.117.2.1.0" \
     "$(st -On IBSNMPGW-MIB::ibsnmpgwMadSent.0 2>&1)"
 check "ibsnmpgwGateway" ".1.3.6.1.4.1.8072.9999.9999.117.0.1" \
     "$(st -On IBSNMPGW-MIB::ibsnmpgwGateway 2>&1)"
+check "ibsnmpgwFabric" ".1.3.6.1.4.1.8072.9999.9999.117.0.2" \
+    "$(st -On IBSNMPGW-MIB::ibsnmpgwFabric 2>&1)"
 t=1
 for n in ibsnmpgwChannelAdapter ibsnmpgwSwitch ibsnmpgwRouter; do
     check "$n" ".1.3.6.1.4.1.8072.9999.9999.117.1.$t" \

@@ -11,6 +11,7 @@
 #include "gateway/mib.h"
 #include "gateway/oids.h"
 #include "gateway/mib/ib_sm_mib.h"
+#include "gateway/mib/node.h"
 #include "proxy/discover.h"
 #include "proxy/mad.h"
 #include "util/log.h"
@@ -246,39 +247,20 @@ snmpv2_init(const struct gw_conf *c)
 /* SNMPv2-MIB system group in every node context (RFC 3418), from the
  * inventory: no MAD is needed to name a node. */
 
-static const char *
-type_name(uint8_t t)
-{
-	switch (t) {
-	case STORE_NODE_CA: return "channel adapter";
-	case STORE_NODE_SWITCH: return "switch";
-	case STORE_NODE_ROUTER: return "router";
-	}
-	return "node";
-}
-
 static int
 node_descr(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = gw_node(e);
 	char s[256];
-	int len;
 
-	len = snprintf(s, sizeof(s), "InfiniBand %s, vendor 0x%06x, device "
-	    "0x%04x, revision 0x%08x: %s", type_name(n->type), n->vendor_id,
-	    n->device_id, n->revision, n->desc);
-	return gw_val_octets(v, s, len < 0 ? 0 : (size_t)len);
+	return gw_val_octets(v, s, gw_node_sysdescr(gw_node(e), s, sizeof(s)));
 }
 
 static int
 node_objid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	oid o[MAX_OID_LEN];
-	size_t n = gw_mib_sys_base(o, MAX_OID_LEN - 2);
 
-	o[n++] = GW_OID_ibsnmpgwNodeTypes;
-	o[n++] = gw_node(e)->type;
-	return gw_val_oid(v, o, n);
+	return gw_val_oid(v, o, gw_node_objid(gw_node(e), o, MAX_OID_LEN));
 }
 
 static int

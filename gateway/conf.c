@@ -86,7 +86,9 @@ snmp_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		    !valid_context(c->fabric_context))
 			yaml_err(x, v, "fabric-context must be a non-empty name "
 			    "without '@', spaces or control characters");
-	} else if (strcmp(key, "sys-object-id-base") == 0) {
+	} else if (strcmp(key, "fabric-name") == 0)
+		yaml_str(x, v, key, &c->fabric_name, 255);
+	else if (strcmp(key, "sys-object-id-base") == 0) {
 		if (yaml_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
 		    !valid_oid(c->sys_object_id_base))
 			yaml_err(x, v, "sys-object-id-base must be a dotted OID "
@@ -615,6 +617,7 @@ gw_conf_free(struct gw_conf *c)
 	free(c->sys_location);
 	free(c->sys_object_id_base);
 	free(c->fabric_context);
+	free(c->fabric_name);
 	free(c->ib_ca);
 	free(c->node_name_map);
 	free(c->mkey_file);

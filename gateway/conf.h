@@ -109,6 +109,8 @@ struct gw_conf {
 	char			*sys_location;
 	char			*sys_object_id_base;	/* dotted OID */
 	char			*fabric_context;	/* "fabric" */
+	char			*fabric_name;	/* sysName there; NULL: from
+						 * the subnet prefix */
 
 	char			*ib_ca;		/* NULL: first CA, as -C */
 	int			 ib_port;	/* 0: first active, as -P */

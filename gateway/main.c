@@ -247,6 +247,7 @@ static void
 sweep_done(void *arg)
 {
 	proxy_poll_inventory_changed();
+	gw_mib_swept();		/* LLDP-MIB counts the links that changed */
 	ipoib_refresh();	/* new ports may own known addresses */
 	/* The SA's records as of this sweep too, so the first walk of
 	 * the fabric context finds them (two MADs per sweep). */

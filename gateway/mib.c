@@ -672,11 +672,11 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		j->e.need = 0;
 		j->e.failed = 0;
 		j->e.n = j->node;
-		/* Fabric rows: looked up on every pass, as a reload may
-		 * have replaced it. Node contexts were checked on arrival. */
-		if (j->fabric)
-			j->e.sel_ok = gw_snmp_request_select(ri, &j->e.sel) ==
-			    0;
+		/* Looked up on every pass, as a reload may have replaced
+		 * it: fabric rows, and a node context's rows that name
+		 * other nodes (LLDP-MIB's neighbours). The node itself was
+		 * checked on arrival. */
+		j->e.sel_ok = gw_snmp_request_select(ri, &j->e.sel) == 0;
 		j->answered = 0;
 		rc = j->mode == MODE_GET ? eval_get(j, ri, r) :
 		    eval_getnext(j, ri, r);

@@ -45,7 +45,8 @@ const struct store_node	*gw_node(struct gw_eval *e);
 /* The column being evaluated (its arg, for getters shared by columns). */
 const struct gw_col	*gw_column(struct gw_eval *e);
 /* Whether the requester (its community's or user's node selector) may
- * see node n; the fabric context shows only such rows. */
+ * see node n; the fabric context shows only such rows, and a node
+ * context only such neighbours (LLDP-MIB). */
 int			 gw_visible(struct gw_eval *e,
 			    const struct store_node *n);
 /* Whether the requester has no node selector: it also sees what
@@ -213,6 +214,9 @@ struct gw_mib_module {
 	void	(*configure)(const struct gw_conf *c);
 	/* At shutdown, in the reverse of start order. */
 	void	(*finalise)(void);
+	/* After every completed sweep, the inventory just written: for
+	 * modules that keep a view of what changed between sweeps. */
+	void	(*swept)(void);
 };
 
 /* Start every module (gateway/mib_reg.c), apply a (reloaded)
@@ -220,6 +224,8 @@ struct gw_mib_module {
 int	gw_mib_init(const struct gw_conf *c);
 void	gw_mib_configure(const struct gw_conf *c);
 void	gw_mib_finalise(void);
+/* A sweep finished: every started module's swept hook. */
+void	gw_mib_swept(void);
 /* What the evaluator assumes of a table (columns in ascending order,
  * an index with a row enumerator, ...): 0, or -1 with the fault in
  * why. Registration refuses a table that fails it. */

@@ -277,6 +277,14 @@ gw_mib_configure(const struct gw_conf *c)
 }
 
 void
+gw_mib_swept(void)
+{
+	for (size_t i = 0; i < mods_started; i++)
+		if (modules[i]->swept != NULL)
+			modules[i]->swept();
+}
+
+void
 gw_mib_finalise(void)
 {
 	/* net-snmp frees registrations in shutdown_agent(), which never

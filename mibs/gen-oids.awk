@@ -28,6 +28,25 @@ function define(name, parent, arc) {
 	haskids[parent] = 1
 }
 
+# A root spelt out from iso, as IEEE modules do: "{ iso std(0)
+# iso8802(8802) ieee802dot1(1) ieee802dot1mibs(1) 2 }" (LLDP-MIB).
+function define_root(name, f, nf,    i, p, a) {
+	p = ""
+	for (i = 1; i < nf; i++) {
+		if (f[i] == "iso")
+			a = 1
+		else if (f[i] ~ /^[a-z][A-Za-z0-9-]*\([0-9]+\)$/) {
+			a = f[i]
+			sub(/.*\(/, "", a)
+			sub(/\)/, "", a)
+		} else
+			fail("cannot read the value of " name ": " f[i])
+		p = p == "" ? a : p ", " a
+	}
+	define(name, "", f[nf])
+	root[name] = p ", " f[nf]
+}
+
 # The whole OID of name, or "" for ibsnmpgwMIB itself (the base).
 function path(name,    p) {
 	if (name == "ibsnmpgwMIB")
@@ -81,9 +100,13 @@ cur != "" && /::=[ \t]*\{/ {
 	s = $0
 	sub(/.*::=[ \t]*\{[ \t]*/, "", s)
 	sub(/[ \t]*\}.*/, "", s)
-	if (split(s, f, /[ \t]+/) != 2 || f[2] !~ /^[0-9]+$/)
+	nf = split(s, f, /[ \t]+/)
+	if (nf < 2 || f[nf] !~ /^[0-9]+$/)
 		fail("cannot read the value of " cur ": { " s " }")
-	define(cur, f[1], f[2])
+	if (nf == 2)
+		define(cur, f[1], f[2])
+	else
+		define_root(cur, f, nf)
 	cur = ""
 }
 

@@ -309,9 +309,8 @@ static int
 if_name(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	char s[16];
-	int len = snprintf(s, sizeof(s), "port%u", row->i[0]);
 
-	return gw_val_octets(v, s, (size_t)len);
+	return gw_val_octets(v, s, gw_port_ifname(row->i[0], s, sizeof(s)));
 }
 
 static int

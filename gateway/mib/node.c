@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "codec/perf.h"
 #include "codec/smp.h"
@@ -147,6 +148,51 @@ gw_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
 	if ((*pp = counters_port(n->idx, (uint8_t)port)) == NULL)
 		return GW_NEED;
 	return 0;
+}
+
+static const char *
+type_name(uint8_t t)
+{
+	switch (t) {
+	case STORE_NODE_CA: return "channel adapter";
+	case STORE_NODE_SWITCH: return "switch";
+	case STORE_NODE_ROUTER: return "router";
+	}
+	return "node";
+}
+
+static size_t
+clamp_len(int len, size_t size)
+{
+	if (len < 0)
+		return 0;
+	return (size_t)len >= size ? size - 1 : (size_t)len;
+}
+
+size_t
+gw_node_sysdescr(const struct store_node *n, char *buf, size_t len)
+{
+	return clamp_len(snprintf(buf, len, "InfiniBand %s, vendor 0x%06x, "
+	    "device 0x%04x, revision 0x%08x: %s", type_name(n->type),
+	    n->vendor_id, n->device_id, n->revision, n->desc), len);
+}
+
+size_t
+gw_node_objid(const struct store_node *n, oid *o, size_t max)
+{
+	size_t k;
+
+	if (max < 2 || (k = gw_mib_sys_base(o, max - 2)) == 0)
+		return 0;
+	o[k++] = GW_OID_ibsnmpgwNodeTypes;
+	o[k++] = n->type;
+	return k;
+}
+
+size_t
+gw_port_ifname(uint32_t port, char *buf, size_t len)
+{
+	return clamp_len(snprintf(buf, len, "port%u", port), len);
 }
 
 /* Fabric-context rows, one per inventory node the requester may see

@@ -40,6 +40,14 @@ const uint8_t	*gw_perf_attr(struct gw_eval *e, enum attr_idx a,
 const uint8_t	*gw_perf_attr_opt(struct gw_eval *e, enum attr_idx a,
 		    uint32_t port, int *unsupported);
 
+/* What a node's system group says of it, from the inventory (no MAD),
+ * shared with LLDP-MIB's local and remote system columns: sysDescr
+ * (returns its length), sysObjectID BASE.1.T (returns its length, 0 if
+ * max is too short), and ifName of a port. */
+size_t	 gw_node_sysdescr(const struct store_node *n, char *buf, size_t len);
+size_t	 gw_node_objid(const struct store_node *n, oid *o, size_t max);
+size_t	 gw_port_ifname(uint32_t port, char *buf, size_t len);
+
 /* Fabric-context rows: one per inventory node the requester may see,
  * index = inventory index + 1 (ibsnmpgwNodeIndex); a row's node. Rows
  * come only from gw_inventory_rows, which checked visibility. */

@@ -1,7 +1,8 @@
 /* The gateway's own context (community without "@NODE", or v3 context
  * ""): SNMPv2-MIB system and snmp groups (RFC 3418), and the SNMP-TARGET-
  * MIB context counters (RFC 3413), so operators can see the counters the
- * gateway raises for unknown names. */
+ * gateway raises for unknown names. The system group also in every node
+ * context, and with the snmp group in the fabric context. */
 #include "config.h"
 
 #include <string.h>
@@ -9,6 +10,8 @@
 
 #include "gateway/mib.h"
 #include "gateway/oids.h"
+#include "gateway/mib/ib_sm_mib.h"
+#include "gateway/mib/node.h"
 #include "proxy/discover.h"
 #include "proxy/mad.h"
 #include "util/log.h"
@@ -16,6 +19,7 @@
 static char sys_descr[256], sys_contact[256], sys_name[256], sys_location[256];
 
 /* sysObjectID values: BASE.0.1 (ibsnmpgwGateway) for the gateway,
+ * BASE.0.2 (ibsnmpgwFabric) for the fabric context,
  * BASE.1.T (ibsnmpgwNodeTypes) for a node of IB NodeType T (1 CA, 2
  * switch, 3 router). BASE is snmp.sys-object-id-base (gw_mib_sys_base);
  * see docs/mibs.md. */
@@ -243,39 +247,20 @@ snmpv2_init(const struct gw_conf *c)
 /* SNMPv2-MIB system group in every node context (RFC 3418), from the
  * inventory: no MAD is needed to name a node. */
 
-static const char *
-type_name(uint8_t t)
-{
-	switch (t) {
-	case STORE_NODE_CA: return "channel adapter";
-	case STORE_NODE_SWITCH: return "switch";
-	case STORE_NODE_ROUTER: return "router";
-	}
-	return "node";
-}
-
 static int
 node_descr(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
-	const struct store_node *n = gw_node(e);
 	char s[256];
-	int len;
 
-	len = snprintf(s, sizeof(s), "InfiniBand %s, vendor 0x%06x, device "
-	    "0x%04x, revision 0x%08x: %s", type_name(n->type), n->vendor_id,
-	    n->device_id, n->revision, n->desc);
-	return gw_val_octets(v, s, len < 0 ? 0 : (size_t)len);
+	return gw_val_octets(v, s, gw_node_sysdescr(gw_node(e), s, sizeof(s)));
 }
 
 static int
 node_objid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 {
 	oid o[MAX_OID_LEN];
-	size_t n = gw_mib_sys_base(o, MAX_OID_LEN - 2);
 
-	o[n++] = GW_OID_ibsnmpgwNodeTypes;
-	o[n++] = gw_node(e)->type;
-	return gw_val_oid(v, o, n);
+	return gw_val_oid(v, o, gw_node_objid(gw_node(e), o, MAX_OID_LEN));
 }
 
 static int
@@ -335,13 +320,120 @@ static const struct gw_table node_sys_table = {
 	.GW_COLS(node_sys_cols),
 };
 
+/* SNMPv2-MIB system and snmp groups in the fabric context: the subnet
+ * as one device, so an NMS that reads sysDescr, sysObjectID or
+ * sysUpTime before anything else (RFC 3418 clause 2) can add it. From
+ * the inventory and the last sweep's SMInfo: no MAD. */
+
+static char fabric_name[256];	/* snmp.fabric-name; "": from the prefix */
+
+#define SM_STATE_MASTER	3	/* IBA 14.2.5.13 SMInfo:SMState */
+
+/* The master SM of the last sweep, if the requester may see its node. */
+static const struct store_sm *
+fabric_master(struct gw_eval *e, uint16_t *lid)
+{
+	for (size_t i = 0; i < store_sm_count(); i++) {
+		const struct store_sm *sm = store_sm_at(i);
+		const struct store_node *n = store_node_by_guid(sm->node_guid);
+
+		if (n == NULL || !gw_visible(e, n) || mad_get_field(
+		    (void *)sm->sminfo, 0, IB_SMINFO_STATE_F) !=
+		    SM_STATE_MASTER)
+			continue;
+		*lid = sm->port <= n->num_ports ? n->ports[sm->port].lid :
+		    n->lid;
+		return sm;
+	}
+	return NULL;
+}
+
+static int
+fabric_descr(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_sm *sm;
+	unsigned nodes = 0, switches = 0;
+	uint16_t lid = 0;
+	char s[256], m[64] = "no master SM seen";
+	int len;
+
+	/* The subnet as the last sweep reached it, as far as the
+	 * requester's node selector lets it see. */
+	for (size_t i = 0; i < store_node_count(); i++) {
+		const struct store_node *n = store_node_at((uint32_t)i);
+
+		if (n == NULL || !n->reachable || !gw_visible(e, n))
+			continue;
+		nodes++;
+		switches += n->type == STORE_NODE_SWITCH;
+	}
+	if ((sm = fabric_master(e, &lid)) != NULL)
+		snprintf(m, sizeof(m), "master SM 0x%016llx LID %u",
+		    (unsigned long long)sm->port_guid, lid);
+	len = snprintf(s, sizeof(s), "InfiniBand subnet 0x%016llx: %u nodes, "
+	    "%u switches, %s (ibsnmpgw %s)", (unsigned long long)gw_sm_prefix(),
+	    nodes, switches, m, PACKAGE_VERSION);
+	return gw_val_octets(v, s, len < 0 ? 0 : (size_t)len);
+}
+
+static int
+fabric_objid(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	oid o[MAX_OID_LEN];
+	size_t n = gw_mib_sys_base(o, MAX_OID_LEN - 2);
+
+	o[n++] = GW_OID_ibsnmpgwProducts;
+	o[n++] = GW_ARC_ibsnmpgwFabric;
+	return gw_val_oid(v, o, n);
+}
+
+static int
+fabric_sysname(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	char s[32];
+	int len;
+
+	if (fabric_name[0] != '\0')
+		return gw_val_octets(v, fabric_name, strlen(fabric_name));
+	len = snprintf(s, sizeof(s), "ib-%016llx",
+	    (unsigned long long)gw_sm_prefix());
+	return gw_val_octets(v, s, len < 0 ? 0 : (size_t)len);
+}
+
+static const struct gw_col fabric_sys_cols[] = {
+	GW_GET(sysDescr, fabric_descr),
+	GW_GET(sysObjectID, fabric_objid),
+	GW_GET(sysUpTime, sys_uptime),
+	GW_GETA(sysContact, sys_str, 1),
+	GW_GET(sysName, fabric_sysname),
+	GW_GETA(sysLocation, sys_str, 3),
+	GW_GETA(sysServices, sys_int, 2),	/* a layer 2 subnet */
+};
+
+static const struct gw_table fabric_tables[] = {
+	{ .name = "system", .GW_OID(GW_OID_system),
+	  .GW_COLS(fabric_sys_cols), .context = GW_FABRIC_CONTEXT },
+	/* The agent's counters: one agent answers every context. */
+	{ .name = "snmp", .GW_OID(GW_OID_snmp), .GW_COLS(snmp_cols),
+	  .context = GW_FABRIC_CONTEXT },
+};
+
+static void
+snmpv2_configure(const struct gw_conf *c)
+{
+	snprintf(fabric_name, sizeof(fabric_name), "%s",
+	    c->fabric_name ? c->fabric_name : "");
+}
+
 static const struct gw_table *const tables[] = {
 	&gw_tables[0], &gw_tables[1], &gw_tables[2], &gw_tables[3],
-	&gw_tables[4], &node_sys_table, NULL
+	&gw_tables[4], &node_sys_table, &fabric_tables[0], &fabric_tables[1],
+	NULL
 };
 
 const struct gw_mib_module gw_mod_snmpv2_mib = {
 	.name = "SNMPv2-MIB",
 	.tables = tables,
 	.init = snmpv2_init,
+	.configure = snmpv2_configure,
 };

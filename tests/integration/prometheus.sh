@@ -68,6 +68,12 @@ printf '%s\n' "$out" | grep -q '^ibSmaPortLinkState{ibSmaPortIndex="1"} 4$' &&
 check $? "scraping module leaf01 gives its 36 ports' link state" "$out"
 printf '%s\n' "$out" | grep -q '^ibIfPortSymbolErrs{ibIfPortStatIfIndex="36"} 0$'
 check $? "and its IB-IF-MIB error counters" "$out"
+# LLDP-MIB: leaf01's 8 cabled ports, each a series naming the neighbour.
+[ "$(printf '%s\n' "$out" | grep -c '^lldpRemSysName{')" = 8 ] &&
+    printf '%s\n' "$out" | grep '^lldpRemSysName{' | grep 'lldpRemLocalPortNum="5"' |
+    grep 'lldpRemChassisId="0x0002c90300aa0001"' | grep 'lldpRemPortId="port1"' |
+    grep -q 'lldpRemSysName="spine01"'
+check $? "and its 8 LLDP neighbours, port 5 to spine01 port1" "$(printf '%s\n' "$out" | grep '^lldp')"
 "$top_srcdir/tests/sim/ibsnmpgw-sim" cmd "$dir/fab" 'PerformanceSet "node03"[2] PortCounters.SymbolErrorCounter=12'
 # Whatever the poller read before is stale now.
 "$IBSNMPGW" -c "$dir/fab/ibsnmpgw.yaml" ctl flush node03 >/dev/null

@@ -69,7 +69,7 @@ unset MIBS MIBDIRS MIBFILES PREFIX 2>/dev/null || true
 
 st() {
     "$SNMPTRANSLATE" -M "$mibdir:$tmpdir$stubpath" \
-        -m IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB:IB-SM-MIB "$@"
+        -m IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB:IB-SM-MIB:LLDP-MIB "$@"
 }
 
 pass=0
@@ -89,7 +89,7 @@ if [ $rc -eq 0 ] && [ ! -s "$tmpdir/tree.err" ] &&
    grep -q 'ibSmMIB(7)' "$tmpdir/tree.out"; then
     ok
 else
-    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB:IB-SM-MIB (exit $rc):"
+    bad "snmptranslate -Tp IB-SMA-MIB:IBSNMPGW-MIB:IB-IF-MIB:IB-SM-MIB:LLDP-MIB (exit $rc):"
     cat "$tmpdir/tree.err"
 fi
 
@@ -179,6 +179,8 @@ check "ibsnmpgwMadSent.0" ".1.3.6.1.4.1.8072.9999.9999.117.2.1.0" \
     "$(st -On IBSNMPGW-MIB::ibsnmpgwMadSent.0 2>&1)"
 check "ibsnmpgwGateway" ".1.3.6.1.4.1.8072.9999.9999.117.0.1" \
     "$(st -On IBSNMPGW-MIB::ibsnmpgwGateway 2>&1)"
+check "ibsnmpgwFabric" ".1.3.6.1.4.1.8072.9999.9999.117.0.2" \
+    "$(st -On IBSNMPGW-MIB::ibsnmpgwFabric 2>&1)"
 t=1
 for n in ibsnmpgwChannelAdapter ibsnmpgwSwitch ibsnmpgwRouter; do
     check "$n" ".1.3.6.1.4.1.8072.9999.9999.117.1.$t" \
@@ -215,6 +217,22 @@ check_indexes IB-SM-MIB \
     "ibSmPortInfoEntry:{ ibSmPortInfoSubnetPrefix, ibSmPortInfoNodeGUID, ibSmPortInfoLocalPortNum }"
 check "ibSmMIBCompliance" ".1.3.6.1.3.117.7.3.1.1" \
     "$(st -On IB-SM-MIB::ibSmMIBCompliance 2>&1)"
+
+# LLDP-MIB (our subset of IEEE 802.1AB-2005's): the root spelt from
+# iso, one object of each group, the two remote INDEX clauses and a
+# lldpRemTable instance (time mark, local port, remote index).
+check "lldpMIB" ".1.0.8802.1.1.2" "$(st -On LLDP-MIB::lldpMIB 2>&1)"
+for e in lldpStatsRemTablesDeletes:1.2.3 lldpLocChassisId:1.3.2 \
+         lldpLocPortId:1.3.7.1.3 lldpRemSysName:1.4.1.1.9 \
+         lldpRemManAddrOID:1.4.2.1.5 lldpRemSysGroup:2.2.7; do
+    check "${e%%:*}" ".1.0.8802.1.1.2.${e#*:}" \
+        "$(st -On "LLDP-MIB::${e%%:*}" 2>&1)"
+done
+check "lldpRemChassisId.0.7.1" ".1.0.8802.1.1.2.1.4.1.1.5.0.7.1" \
+    "$(st -On LLDP-MIB::lldpRemChassisId.0.7.1 2>&1)"
+check_indexes LLDP-MIB \
+    "lldpRemEntry:{ lldpRemTimeMark, lldpRemLocalPortNum, lldpRemIndex }" \
+    "lldpRemManAddrEntry:{ lldpRemTimeMark, lldpRemLocalPortNum, lldpRemIndex, lldpRemManAddrSubtype, lldpRemManAddr }"
 
 # IB-IF-MIB: root, instance OIDs (ifIndex 3; VL15 is IbVirtualLane 16;
 # address 1), the three INDEX clauses, the arcs, compliance statements

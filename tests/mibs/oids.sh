@@ -12,7 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 awk -f mibs/gen-oids.awk mibs/std-arcs.smi mibs/IB-TC-MIB mibs/IB-SMA-MIB \
-    mibs/IB-IF-MIB mibs/IB-SM-MIB mibs/IBSNMPGW-MIB > "$tmp/oids.h" || {
+    mibs/IB-IF-MIB mibs/IB-SM-MIB mibs/IBSNMPGW-MIB mibs/LLDP-MIB \
+    > "$tmp/oids.h" || {
 	echo "not ok 1 - the generator failed"; exit 1; }
 if cmp -s "$tmp/oids.h" "$built"; then
 	echo "ok 1 - the build's gateway/oids.h matches mibs/"
@@ -25,7 +26,8 @@ fi
 for want in "GW_OID_ibSmaPortInfoEntry	1, 3, 6, 1, 3, 117, 3, 1, 5, 1, 1" \
     "GW_OID_ibSmMIBObjects	1, 3, 6, 1, 3, 117, 7, 1" \
     "GW_OID_ifXEntry	1, 3, 6, 1, 2, 1, 31, 1, 1, 1" \
-    "GW_OID_ibsnmpgwNodeEntry	5, 1, 1"; do
+    "GW_OID_ibsnmpgwNodeEntry	5, 1, 1" \
+    "GW_OID_lldpRemEntry	1, 0, 8802, 1, 1, 2, 1, 4, 1, 1"; do
 	if grep -qF "#define $want" "$tmp/oids.h"; then
 		echo "ok - ${want%%	*}"
 	else

@@ -37,7 +37,7 @@
 
 set -u
 
-MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB IB-IF-MIB IB-SM-MIB"
+MODULES="IB-TC-MIB IB-SMA-MIB IBSNMPGW-MIB IB-IF-MIB IB-SM-MIB LLDP-MIB"
 
 . "$(dirname -- "$0")/mibenv.sh" || exit 2
 mibenv_init "${1:-}"

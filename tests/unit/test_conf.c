@@ -188,6 +188,36 @@ test_fabric_context(void **state)
 	}
 }
 
+/* snmp.fabric-name: unset by default (the MIB derives one from the
+ * subnet prefix), a string of one's own, a non-string refused. */
+static void
+test_fabric_name(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_null(c->fabric_name);
+	gw_conf_free(c);
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "  fabric-name: \"cluster A\"\n", err, sizeof(err));
+	assert_non_null(c);
+	assert_string_equal(c->fabric_name, "cluster A");
+	gw_conf_free(c);
+	memset(err, 0, sizeof(err));
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "  fabric-name: [a, b]\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":4: "));
+}
+
 /* The grant to create IB-SM-MIB path and trace rows is off unless a
  * community or user says true; the rows' age and cap have bounds. */
 static void
@@ -758,6 +788,7 @@ main(void)
 		cmocka_unit_test(test_listeners),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_fabric_context),
+		cmocka_unit_test(test_fabric_name),
 		cmocka_unit_test(test_fabric_queries),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_syntax_error),

@@ -91,7 +91,11 @@ static void
 node_update(struct lldp_node *ln, const struct store_node *n, int quiet)
 {
 	uint32_t np = n->num_ports, now = ticks_now();
-	struct lldp_link *nl = calloc(np + 1, sizeof(*nl));
+	/* The same ports as before (all but a replaced node): in place,
+	 * as each slot is read before it is written; no allocation per
+	 * node and sweep. */
+	struct lldp_link *nl = np == ln->nports && ln->link != NULL ?
+	    ln->link : calloc(np + 1, sizeof(*nl));
 
 	if (nl == NULL) {
 		ln->drops++;	/* the old view stays */
@@ -120,7 +124,8 @@ node_update(struct lldp_node *ln, const struct store_node *n, int quiet)
 		if (p <= np)
 			nl[p] = is;
 	}
-	free(ln->link);
+	if (nl != ln->link)
+		free(ln->link);
 	ln->link = nl;
 	ln->nports = np;
 }

@@ -33,6 +33,7 @@
 #include "proxy/inform.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
+#include "proxy/reread.h"
 #include "proxy/sa.h"
 #include "proxy/settle.h"
 #include "proxy/tunnel.h"
@@ -215,6 +216,7 @@ cmd_stats(FILE *f)
 	struct proxy_sa_stats sa;
 	struct proxy_inform_stats inf;
 	struct proxy_settle_stats st;
+	struct proxy_reread_stats rr;
 	uint64_t commits, rows;
 
 	proxy_mad_get_stats(&m);
@@ -259,6 +261,11 @@ cmd_stats(FILE *f)
 	    "interval", proxy_discover_period(), s.event_sweeps, s.checks,
 	    s.next_ms == 0 ? -1LL : s.next_ms > ev_now() ?
 	    (long long)(s.next_ms - ev_now()) : 0LL, s.light_sweeps, s.descs);
+	proxy_reread_get_stats(&rr);
+	fprintf(f, "reread readings %llu changes %llu smps %llu sweeps %llu "
+	    "last-sweep-why %s\n", (unsigned long long)rr.readings,
+	    (unsigned long long)rr.changes, (unsigned long long)rr.smps,
+	    (unsigned long long)rr.sweeps, rr.why ? rr.why : "-");
 	proxy_settle_get_stats(&st);
 	fprintf(f, "settle watched %llu now %u rereads %llu given-up %llu\n",
 	    (unsigned long long)st.watched, st.now,

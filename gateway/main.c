@@ -24,6 +24,7 @@
 #include "proxy/inform.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
+#include "proxy/reread.h"
 #include "proxy/sa.h"
 #include "proxy/tunnel.h"
 #include "store/cache.h"
@@ -243,12 +244,20 @@ light_check(void *arg)
 		master_read(NULL);
 }
 
+/* The inventory changed: by a sweep, or by a Report followed without
+ * one (proxy/reread.c). */
 static void
-sweep_done(void *arg)
+inventory_changed(void *arg)
 {
 	proxy_poll_inventory_changed();
 	gw_mib_swept();		/* LLDP-MIB counts the links that changed */
 	ipoib_refresh();	/* new ports may own known addresses */
+}
+
+static void
+sweep_done(void *arg)
+{
+	inventory_changed(arg);
 	/* The SA's records as of this sweep too, so the first walk of
 	 * the fabric context finds them (two MADs per sweep). */
 	for (int k = 0; k < STORE_SA_MAX; k++)
@@ -588,6 +597,8 @@ run(struct gw_conf *c)
 		goto out_snmp;
 	proxy_sa_init();
 	proxy_inform_init(c->sm_events);
+	proxy_reread_init();
+	proxy_reread_on_changed(inventory_changed, NULL);
 	proxy_tun_init(&c->tunnel);
 	proxy_discover_on_done(sweep_done, NULL);
 	proxy_discover_on_check(light_check, NULL);
@@ -611,6 +622,7 @@ out_snmp:
 	 * answered before its session closes, and the sweep's and poller's
 	 * completions run while their state still exists. */
 	proxy_inform_finalise();
+	proxy_reread_finalise();
 	proxy_sa_finalise();
 	proxy_mad_finalise();
 	proxy_tun_finalise();	/* after the engine's last callbacks */

@@ -26,6 +26,7 @@
 #include "proxy/discover.h"
 #include "proxy/inform.h"
 #include "proxy/mad.h"
+#include "proxy/reread.h"
 #include "proxy/sa.h"
 #include "store/cache.h"
 #include "store/events.h"
@@ -165,14 +166,16 @@ port_cb(void *arg, int status, const uint8_t *mad)
 			ev_timer_add(&pr->timer, 1000);
 			return;
 		}
+		if (!pr->done)
+			proxy_reread_failed("a port a Report named did not "
+			    "answer");
 		free(pr);
 		return;
 	}
 	pr->done = 1;
 	if (n == NULL || pr->port > n->num_ports ||
 	    smp_decode_portinfo(mad + SMP_DATA_OFFS, SMP_DATA_SIZE, &pi) ||
-	    pi.state == 0 || !link_changed(n, pr->port, pr->lid, pi.state,
-	    128) || pr->peer) {
+	    pi.state == 0) {
 		if (pr->pending == 0)
 			free(pr);
 		return;
@@ -182,7 +185,8 @@ port_cb(void *arg, int status, const uint8_t *mad)
 	 * too; a CA's port is reported by traps 64/65. */
 	p = &n->ports[pr->port];
 	peer = p->remote_guid ? store_node_by_guid(p->remote_guid) : NULL;
-	if (peer != NULL && peer->type == STORE_NODE_SWITCH &&
+	if (link_changed(n, pr->port, pr->lid, pi.state, 128) && !pr->peer &&
+	    peer != NULL && peer->type == STORE_NODE_SWITCH &&
 	    p->remote_port <= peer->num_ports && peer->lid != 0) {
 		struct store_path around;
 
@@ -193,6 +197,8 @@ port_cb(void *arg, int status, const uint8_t *mad)
 		}
 		read_port(peer, p->remote_port, peer->lid, 1, &around);
 	}
+	/* Then the inventory, without a sweep where it can. */
+	proxy_reread_port(pr->guid, pr->port, mad + SMP_DATA_OFFS);
 	if (pr->pending == 0)
 		free(pr);
 }
@@ -419,17 +425,17 @@ notice_post(const uint8_t *nt, uint16_t trap, const struct store_node *n,
 	if ((trap == 64 || trap == 65) && n != NULL && port != 0 &&
 	    port <= n->num_ports && n->type != STORE_NODE_SWITCH)
 		(void)link_changed(n, port, lid, trap == 65 ? 1 : 4, trap);
-	/* What the inventory and the fabric view hold changed: a sweep
-	 * soon, in place of the periodic ones while Reports flow. */
+	/* What the inventory and the fabric view hold changed: the ports
+	 * named are read into it (proxy/reread.c), or a sweep soon where
+	 * that cannot be done, in place of the periodic ones. */
 	switch (trap) {
-	case 64:
-		proxy_discover_event("trap 64, GID in service");
-		break;
-	case 65:
-		proxy_discover_event("trap 65, GID out of service");
+	case 64: case 65:
+		proxy_reread_ca_port(n != NULL && n->type != STORE_NODE_SWITCH ?
+		    n->guid : 0, port, trap == 64);
 		break;
 	case 128:
-		proxy_discover_event("trap 128, link state");
+		if (n == NULL || n->type != STORE_NODE_SWITCH)
+			proxy_discover_event("trap 128, link state");
 		break;
 	case 144:
 		/* Capabilities or NodeDescription changed (14.2.5.1):

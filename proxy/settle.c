@@ -6,10 +6,11 @@
  * rest, so the Reports of a flood stop before the flaps do, and the
  * sweep that hold-down's expiry asks for can read the link in the middle
  * of them, with no Report left to correct it. So a port is watched until
- * a sweep reads it as the sweep before did (the same side of Down, the
+ * two sweeps, hold-down apart, read it alike (the same side of Down, the
  * same physical state); each sweep that reads it otherwise asks for one
- * more, hold-down later. Bounded: after SETTLE_TRIES the light checks
- * and the safety sweep take over. */
+ * more. The readings are kept here, not compared with the inventory:
+ * proxy/reread.c writes Reports into it between sweeps. Bounded: after
+ * SETTLE_TRIES the light checks and the safety sweep take over. */
 #include "config.h"
 
 #include <string.h>
@@ -28,6 +29,8 @@ struct settle {
 	uint8_t		 tries;
 	uint8_t		 read;		/* by this sweep */
 	uint8_t		 changed;	/*   and not as the one before */
+	uint8_t		 have;		/* a sweep's reading: */
+	uint8_t		 down, phys;	/*   this */
 };
 
 static struct settle		 st_ports[SETTLE_MAX];
@@ -79,12 +82,16 @@ proxy_settle_read(uint64_t guid, const struct store_port *o,
 {
 	struct settle *s;
 
+	(void)o;
 	if (st_n == 0 || (s = find(guid, p->num)) == NULL)
 		return;
 	s->read = 1;
-	if (!o->valid || !p->valid || (o->state == 1) != (p->state == 1) ||
-	    o->phys_state != p->phys_state)
+	if (!p->valid || !s->have || (p->state == 1) != s->down ||
+	    p->phys_state != s->phys)
 		s->changed = 1;
+	s->have = p->valid;
+	s->down = p->state == 1;
+	s->phys = p->phys_state;
 }
 
 void

@@ -775,6 +775,16 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	return n;
 }
 
+#define NODE_ROW_SQL "INSERT OR REPLACE INTO nodes (guid, type, " \
+	"description, num_ports, vendor_id, device_id, revision, " \
+	"system_guid, lid, route, first_seen, last_seen, reachable, " \
+	"unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed, idx) " \
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+#define PORT_ROW_SQL "INSERT OR REPLACE INTO ports (node_guid, " \
+	"port_num, guid, lid, lmc, state, phys_state, width, speed, " \
+	"remote_guid, remote_port, route, portinfo) VALUES " \
+	"(?,?,?,?,?,?,?,?,?,?,?,?,?)"
+
 static int
 bind_port_row(sqlite3_stmt *st, const struct store_node *n,
     const struct store_port *p)
@@ -797,6 +807,33 @@ bind_port_row(sqlite3_stmt *st, const struct store_node *n,
 	sqlite3_bind_text(st, 12, route, -1, SQLITE_TRANSIENT);
 	blob_bind(st, 13, p->pinfo_ok, p->pinfo);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+static void
+bind_node_row(sqlite3_stmt *nst, const struct store_node *n)
+{
+	char route[4 * STORE_PATH_MAX + 4];
+
+	store_path_format(&n->route, route, sizeof(route));
+	sqlite3_bind_int64(nst, 1, (int64_t)n->guid);
+	sqlite3_bind_int(nst, 2, n->type);
+	sqlite3_bind_text(nst, 3, n->desc, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(nst, 4, n->num_ports);
+	sqlite3_bind_int(nst, 5, n->vendor_id);
+	sqlite3_bind_int(nst, 6, n->device_id);
+	sqlite3_bind_int64(nst, 7, n->revision);
+	sqlite3_bind_int64(nst, 8, (int64_t)n->system_guid);
+	sqlite3_bind_int(nst, 9, n->lid);
+	sqlite3_bind_text(nst, 10, route, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(nst, 11, n->first_seen);
+	sqlite3_bind_int64(nst, 12, n->last_seen);
+	sqlite3_bind_int(nst, 13, n->reachable);
+	sqlite3_bind_int(nst, 14, n->unsupported);
+	blob_bind(nst, 15, n->ninfo_ok, n->ninfo);
+	blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
+	sqlite3_bind_int(nst, 17, n->tunnel);
+	sqlite3_bind_int64(nst, 18, n->tunnel_probed);
+	sqlite3_bind_int64(nst, 19, n->idx);
 }
 
 int
@@ -830,43 +867,17 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		return 0;
 	if (db_exec("BEGIN IMMEDIATE") == -1)
 		return -1;
-	if (sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO nodes (guid, "
-	    "type, description, num_ports, vendor_id, device_id, revision, "
-	    "system_guid, lid, route, first_seen, last_seen, reachable, "
-	    "unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed, idx) "
-	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &nst,
+	if (sqlite3_prepare_v2(store_db, NODE_ROW_SQL, -1, &nst,
 	    NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(store_db, "INSERT OR REPLACE INTO ports "
-	    "(node_guid, port_num, guid, lid, lmc, state, phys_state, width, "
-	    "speed, remote_guid, remote_port, route, portinfo) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &pst, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(store_db, PORT_ROW_SQL, -1, &pst, NULL) !=
+	    SQLITE_OK ||
 	    sqlite3_prepare_v2(store_db, "INSERT INTO sweeps (finished, nodes, "
 	    "lost) VALUES (?,?,?)", -1, &sst, NULL) != SQLITE_OK)
 		goto out;
 	for (size_t i = 0; i < store_nnodes; i++) {
 		struct store_node *n = store_nodes[i];
-		char route[4 * STORE_PATH_MAX + 4];
 
-		store_path_format(&n->route, route, sizeof(route));
-		sqlite3_bind_int64(nst, 1, (int64_t)n->guid);
-		sqlite3_bind_int(nst, 2, n->type);
-		sqlite3_bind_text(nst, 3, n->desc, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(nst, 4, n->num_ports);
-		sqlite3_bind_int(nst, 5, n->vendor_id);
-		sqlite3_bind_int(nst, 6, n->device_id);
-		sqlite3_bind_int64(nst, 7, n->revision);
-		sqlite3_bind_int64(nst, 8, (int64_t)n->system_guid);
-		sqlite3_bind_int(nst, 9, n->lid);
-		sqlite3_bind_text(nst, 10, route, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(nst, 11, n->first_seen);
-		sqlite3_bind_int64(nst, 12, n->last_seen);
-		sqlite3_bind_int(nst, 13, n->reachable);
-		sqlite3_bind_int(nst, 14, n->unsupported);
-		blob_bind(nst, 15, n->ninfo_ok, n->ninfo);
-		blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
-		sqlite3_bind_int(nst, 17, n->tunnel);
-		sqlite3_bind_int64(nst, 18, n->tunnel_probed);
-		sqlite3_bind_int64(nst, 19, n->idx);
+		bind_node_row(nst, n);
 		if (sqlite3_step(nst) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(nst);
@@ -892,6 +903,56 @@ out:
 	sqlite3_finalize(nst);
 	sqlite3_finalize(pst);
 	sqlite3_finalize(sst);
+	db_exec(rc == 0 ? "COMMIT" : "ROLLBACK");
+	return rc;
+}
+
+/* Port p of n as read between sweeps; its LIDs re-indexed. */
+void
+store_node_port_set(struct store_node *n, uint8_t p,
+    const struct store_port *pt)
+{
+	if (p > n->num_ports)
+		return;
+	unindex_lids(n);
+	n->ports[p] = *pt;
+	n->ports[p].num = p;
+	index_lids(n);
+}
+
+/* One node and its ports as they are now in memory (proxy/reread.c:
+ * a link the SM reported, followed without a sweep). */
+int
+store_node_save(const struct store_node *n)
+{
+	sqlite3_stmt *nst = NULL, *pst = NULL;
+	int rc = -1;
+
+	if (store_db == NULL)
+		return 0;
+	if (db_exec("BEGIN IMMEDIATE") == -1)
+		return -1;
+	if (sqlite3_prepare_v2(store_db, NODE_ROW_SQL, -1, &nst, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(store_db, PORT_ROW_SQL, -1, &pst,
+	    NULL) != SQLITE_OK)
+		goto out;
+	bind_node_row(nst, n);
+	if (sqlite3_step(nst) != SQLITE_DONE)
+		goto out;
+	for (int p = 0; p <= n->num_ports; p++) {
+		if (!n->ports[p].valid)
+			continue;
+		if (bind_port_row(pst, n, &n->ports[p]) == -1)
+			goto out;
+		sqlite3_reset(pst);
+	}
+	rc = 0;
+out:
+	if (rc == -1)
+		log_warnx("store: writing %s: %s", store_node_ident(n),
+		    sqlite3_errmsg(store_db));
+	sqlite3_finalize(nst);
+	sqlite3_finalize(pst);
 	db_exec(rc == 0 ? "COMMIT" : "ROLLBACK");
 	return rc;
 }

@@ -146,6 +146,13 @@ void	 store_sweep_begin(void);
 struct store_node *store_sweep_node(const struct store_node *seen,
 	    const struct store_port *ports);
 int	 store_sweep_end(unsigned *nodes, unsigned *lost);
+/* Between sweeps (proxy/reread.c): port p of n replaced, its LIDs
+ * indexed again; then store_node_save(). */
+void	 store_node_port_set(struct store_node *n, uint8_t p,
+	    const struct store_port *pt);
+/* Write one node and its ports as they are in memory now (a change
+ * followed between sweeps). 0, or -1 (logged). */
+int	 store_node_save(const struct store_node *n);
 
 /* Subnet managers: the SMInfo (IBA 14.2.5.13) the last finished sweep
  * read (proxy/discover.c: the master SM's port). Kept in memory only:

@@ -44,6 +44,35 @@ valid_oid(const char *s)
 	return n >= 2 && n <= 24;	/* room for .2.N.0 below it */
 }
 
+/* RFC 3411 5, SnmpEngineID: 5 to 32 octets, neither all zeros nor all
+ * 'ff'H; a first bit of 0 (the RFC 1910 form) means exactly 12 octets;
+ * with a first bit of 1, octet 5 is the format: 1 IPv4 (9 octets),
+ * 2 IPv6 (21), 3 MAC (11), 4 text, 5 octets, 128-255 enterprise
+ * specific; 0 and 6-127 are reserved. */
+const char *
+gw_conf_engine_id(const char *s, uint8_t *id, size_t *len)
+{
+	size_t n, zeros = 0, ffs = 0;
+
+	if (conf_hex_engine_id(s, id, len) == -1)
+		return "must be 0x and 5 to 32 octets in hex";
+	for (size_t i = 0; i < (n = *len); i++) {
+		zeros += id[i] == 0;
+		ffs += id[i] == 0xff;
+	}
+	if (zeros == n || ffs == n)
+		return "may not be all zeros or all ff (RFC 3411)";
+	if (!(id[0] & 0x80))
+		return n == 12 ? NULL : "has a first bit of 0, so must be 12 "
+		    "octets (RFC 3411)";
+	if (id[4] == 0 || (id[4] >= 6 && id[4] < 128))
+		return "has a reserved format octet (the fifth; RFC 3411)";
+	if ((id[4] == 1 && n != 9) || (id[4] == 2 && n != 21) ||
+	    (id[4] == 3 && n != 11))
+		return "is not the length its format octet (the fifth) says";
+	return NULL;
+}
+
 /* A name a community suffix and an SNMPv3 context can both carry
  * (RFC 3411 SnmpAdminString, at most 32 octets). */
 static int
@@ -88,7 +117,18 @@ snmp_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 			    "without '@', spaces or control characters");
 	} else if (strcmp(key, "fabric-name") == 0)
 		yaml_str(x, v, key, &c->fabric_name, 255);
-	else if (strcmp(key, "sys-object-id-base") == 0) {
+	else if (strcmp(key, "engine-id") == 0) {
+		char *id = NULL;
+		const char *why;
+
+		if (yaml_str(x, v, key, &id, 2 + 2 * GW_ENGINE_ID_MAX + 2) ==
+		    0 && (why = gw_conf_engine_id(id, c->engine_id,
+		    &c->engine_id_len)) != NULL) {
+			yaml_err(x, v, "engine-id %s", why);
+			c->engine_id_len = 0;
+		}
+		free(id);
+	} else if (strcmp(key, "sys-object-id-base") == 0) {
 		if (yaml_str(x, v, key, &c->sys_object_id_base, 200) == 0 &&
 		    !valid_oid(c->sys_object_id_base))
 			yaml_err(x, v, "sys-object-id-base must be a dotted OID "

@@ -96,6 +96,8 @@ struct gw_updown_off {
 	int			 line;
 };
 
+#define GW_ENGINE_ID_MAX	32	/* octets, RFC 3411 SnmpEngineID */
+
 struct gw_conf {
 	char			*path;
 
@@ -111,6 +113,10 @@ struct gw_conf {
 	char			*fabric_context;	/* "fabric" */
 	char			*fabric_name;	/* sysName there; NULL: from
 						 * the subnet prefix */
+	/* snmp.engine-id (RFC 3411 SnmpEngineID); len 0: the gateway's
+	 * own, generated once (gateway/snmp_engine.c). */
+	uint8_t			 engine_id[GW_ENGINE_ID_MAX];
+	size_t			 engine_id_len;
 
 	char			*ib_ca;		/* NULL: first CA, as -C */
 	int			 ib_port;	/* 0: first active, as -P */
@@ -175,6 +181,9 @@ int		 gw_conf_read_key(const char *path, const char *what,
 		    uint64_t *key, FILE *err);
 
 const char	*gw_auth_name(enum gw_auth_proto p);
+/* An SnmpEngineID written "0x" and 10 to 64 hex digits into id (at
+ * least GW_ENGINE_ID_MAX octets): NULL, or why it is not one. */
+const char	*gw_conf_engine_id(const char *s, uint8_t *id, size_t *len);
 
 /* Whether a socket address lies in one of the CIDRs. */
 struct sockaddr;

@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -519,4 +521,27 @@ conf_parse_users(struct yaml_ctx *x, yaml_node_t *v, struct gw_conf *c)
 		}
 		c->users[c->nusers++] = u;
 	}
+}
+
+/* "0x800000020109840301" (snmptrapd's and snmpd's form): "0x" and 5 to
+ * 32 octets in hex, RFC 3411 SnmpEngineID's length. 0, or -1 with *id
+ * and *len unspecified and unchanged respectively. */
+int
+conf_hex_engine_id(const char *s, uint8_t *id, size_t *len)
+{
+	size_t n = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -1;
+	for (s += 2; s[0] && s[1] && n < GW_ENGINE_ID_MAX; s += 2) {
+		unsigned b;
+
+		if (sscanf(s, "%2x", &b) != 1 || !isxdigit((unsigned char)s[1]))
+			return -1;
+		id[n++] = (uint8_t)b;
+	}
+	if (*s != '\0' || n < 5)
+		return -1;
+	*len = n;
+	return 0;
 }

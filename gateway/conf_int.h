@@ -27,6 +27,8 @@ int	conf_check_listener(const char *s, char *norm, size_t nlen,
 	    const char **why);
 /* A community or user name: printable, no spaces, no '@'. */
 int	conf_valid_name(const char *s);
+/* "0x" and 5 to 32 octets in hex (an SnmpEngineID): 0, or -1. */
+int	conf_hex_engine_id(const char *s, uint8_t *id, size_t *len);
 /* A node selector's keys (arg: a store_select), a user's (a gw_user). */
 void	conf_match_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);

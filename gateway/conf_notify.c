@@ -1,7 +1,6 @@
 /* conf: the events: and notify: sections (docs/events.md). */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,27 +72,6 @@ parse_cats(struct yaml_ctx *x, yaml_node_t *v, unsigned *out)
 	}
 }
 
-/* "0x800000020109840301" (snmptrapd's and snmpd's form). */
-static int
-parse_engine_id(const char *s, struct gw_target *t)
-{
-	size_t n = 0;
-
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return -1;
-	for (s += 2; s[0] && s[1] && n < sizeof(t->engine_id); s += 2) {
-		unsigned b;
-
-		if (sscanf(s, "%2x", &b) != 1 || !isxdigit((unsigned char)s[1]))
-			return -1;
-		t->engine_id[n++] = (unsigned char)b;
-	}
-	if (*s != '\0' || n < 5)
-		return -1;
-	t->engine_id_len = n;
-	return 0;
-}
-
 static void
 target_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
     yaml_node_t *v, void *arg)
@@ -140,7 +118,8 @@ target_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		}
 	} else if (strcmp(key, "engine-id") == 0) {
 		if (yaml_str(x, v, key, &s, 80) == 0 &&
-		    parse_engine_id(s, t) == -1)
+		    conf_hex_engine_id(s, t->engine_id,
+		    &t->engine_id_len) == -1)
 			yaml_err(x, v, "engine-id must be 0x and 5 to 32 bytes "
 			    "in hex (RFC 3411 SnmpEngineID), not '%s'", s);
 	} else if (strcmp(key, "user") == 0) {

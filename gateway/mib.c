@@ -849,7 +849,8 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		if (r->processed || r->delegated)
 			continue;
 		/* tunnel: prefer, and the node's agent has this subtree */
-		if (n != NULL && gw_mib_tunnel_prefer(h, reg, reqinfo, r, n))
+		if (n != NULL && !t->not_tunneled &&
+		    gw_mib_tunnel_prefer(h, reg, reqinfo, r, n))
 			continue;
 		gw_mib_serve(h, reg, reqinfo, r);
 	}

@@ -193,6 +193,9 @@ struct gw_table {
 	/* Optional: on a GETNEXT miss, start fetches a walk will want
 	 * next (the key of the miss is given). */
 	void	(*read_ahead)(struct gw_eval *e, const struct cache_key *k);
+	/* Node contexts: the gateway's own objects, never asked of a
+	 * tunneled node's agent (tunnel: prefer). */
+	int			 not_tunneled;
 	/* NULL: the node contexts; "": the gateway's own context;
 	 * GW_FABRIC_CONTEXT: the fabric's (gw_node() is NULL; rows name
 	 * their nodes). */

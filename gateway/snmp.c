@@ -496,13 +496,19 @@ add_user(const struct gw_user *u)
 }
 
 /* SIGHUP: replace the usmUserTable rows (RFC 3414 5) made from the old
- * configuration with those of the new one; the engine ID and boots stay. */
+ * configuration with those of the new one; the engine ID and boots stay
+ * (the users' keys are localised to the ID). */
 void
 gw_snmp_reload_users(const struct gw_conf *old, const struct gw_conf *c)
 {
 	u_char eid[SNMP_MAXBUF_SMALL];
 	size_t eidlen = snmpv3_get_engineID(eid, sizeof(eid));
 	struct usmUser *uu;
+
+	if (old->engine_id_len != c->engine_id_len ||
+	    memcmp(old->engine_id, c->engine_id, c->engine_id_len) != 0)
+		log_warnx("reload: snmp.engine-id changed; it takes effect at "
+		    "the next start");
 
 	for (int i = 0; i < old->nusers; i++) {
 		uu = usm_get_user(eid, eidlen, old->users[i].name);
@@ -756,8 +762,13 @@ gw_snmp_start(const struct gw_conf *c)
 	static const struct ev_hook hook = { snmp_prepare, snmp_dispatch,
 	    NULL };
 
+	if (gw_snmp_engine_prepare(c) == -1)
+		return -1;
 	init_snmp("ibsnmpgw");
-	/* Persist the incremented engineBoots now, as snmpd does. */
+	/* Our boots on disk before any listener opens (snmp_engine.c);
+	 * net-snmp's file then gets them too. */
+	if (gw_snmp_engine_start() == -1)
+		return -1;
 	snmp_store("ibsnmpgw");
 	for (int i = 0; i < c->nusers; i++)
 		if (add_user(&c->users[i]) == -1)
@@ -786,4 +797,16 @@ void
 gw_snmp_get_stats(struct gw_snmp_stats *st)
 {
 	*st = snmp_st;
+}
+
+long
+gw_snmp_max_msg_size(void)
+{
+	/* As snmpv3_header_build() computes msgMaxSize (RFC 3412 6.1). */
+	long m = (long)netsnmp_max_send_msg_size();
+
+	for (int i = 0; i < snmp_nsessions; i++)
+		if (snmp_sessions[i]->rcvMsgMaxSize < (size_t)m)
+			m = (long)snmp_sessions[i]->rcvMsgMaxSize;
+	return m;
 }

@@ -59,5 +59,25 @@ int	gw_snmp_request_select(netsnmp_agent_request_info *reqinfo,
 	    const struct store_select **sel);
 
 void	gw_snmp_get_stats(struct gw_snmp_stats *st);
+/* snmpEngineMaxMessageSize (RFC 3411 5): the least msgMaxSize of the
+ * listeners, the one the v3 header carries. */
+long	gw_snmp_max_msg_size(void);
+
+/* The engine's identity (snmp_engine.c; docs/snmp-engine.md). */
+#define GW_SNMP_BOOTS_MAX	2147483647u	/* RFC 3414 2.2.2 */
+/* Before init_snmp(): the engine ID, snmp.engine-id or the one the
+ * store keeps. -1 (logged) if the stored one is unreadable. */
+int	gw_snmp_engine_prepare(const struct gw_conf *c);
+/* After init_snmp(), before any listener: snmpEngineBoots one up from
+ * the last start's, on disk before it returns. -1 (logged): the boots
+ * are unknown or could not be stored; do not start. */
+int	gw_snmp_engine_start(void);
+/* max(this engine's boots, seen) + 1, on disk and then in force: the
+ * boots a promoted HA gateway answers with (seen: its peer's). -1
+ * (logged) if it could not be stored; the boots are then unchanged. */
+int	gw_snmp_engine_boots_raise(uint32_t seen);
+uint32_t gw_snmp_engine_boots(void);
+/* b + 1, or b at GW_SNMP_BOOTS_MAX. */
+uint32_t gw_snmp_boots_next(uint32_t b);
 
 #endif

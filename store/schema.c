@@ -307,6 +307,113 @@ meta_set(sqlite3 *db, const char *key, const char *text, int64_t num)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Values other modules keep in meta (gateway/snmp_engine.c: the SNMP
+ * engine's ID and boots). The table is schema 7's key/value, so such a
+ * key needs no migration, and store_schema_meta() reads past keys it
+ * does not know, as release 0.2.0 does. Off every hot path: these run
+ * at start and on an HA promotion. */
+
+static sqlite3_stmt *
+meta_lookup(const char *key, int *rc)
+{
+	sqlite3 *db = store_db_handle();
+	sqlite3_stmt *st = NULL;
+
+	*rc = -1;
+	if (db == NULL || sqlite3_prepare_v2(db, "SELECT value FROM meta "
+	    "WHERE key = ?1", -1, &st, NULL) != SQLITE_OK) {
+		log_warnx("store: meta %s: %s", key, db ? sqlite3_errmsg(db) :
+		    "no database open");
+		return NULL;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
+		*rc = 1;
+		return st;
+	case SQLITE_DONE:
+		*rc = 0;
+		break;
+	default:
+		log_warnx("store: meta %s: %s", key, sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return NULL;
+}
+
+int
+store_meta_get_int(const char *key, int64_t *v)
+{
+	int rc;
+	sqlite3_stmt *st = meta_lookup(key, &rc);
+
+	if (st == NULL)
+		return rc;
+	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+		log_warnx("store: meta %s is '%.40s', not an integer", key,
+		    (const char *)sqlite3_column_text(st, 0));
+		rc = -1;
+	} else
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+store_meta_get_text(const char *key, char *buf, size_t len)
+{
+	int rc;
+	sqlite3_stmt *st = meta_lookup(key, &rc);
+	const char *t;
+
+	if (st == NULL)
+		return rc;
+	t = (const char *)sqlite3_column_text(st, 0);
+	if (sqlite3_column_type(st, 0) != SQLITE_TEXT || t == NULL ||
+	    (size_t)snprintf(buf, len, "%s", t) >= len) {
+		log_warnx("store: meta %s is '%.40s', not a text of at most "
+		    "%zu characters", key, t ? t : "", len - 1);
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+meta_put(const char *key, const char *text, int64_t num, int durable)
+{
+	sqlite3 *db = store_db_handle();
+	int rc;
+
+	if (db == NULL) {
+		log_warnx("store: meta %s: no database open", key);
+		return -1;
+	}
+	/* In WAL mode, FULL syncs the WAL at this commit (NORMAL waits
+	 * for a checkpoint); outside a transaction, so it applies. */
+	if (durable && exec(db, "PRAGMA synchronous = FULL") == -1)
+		return -1;
+	rc = meta_set(db, key, text, num);
+	if (rc == -1)
+		log_warnx("store: meta %s not written: %s", key,
+		    sqlite3_errmsg(db));
+	if (durable && exec(db, "PRAGMA synchronous = NORMAL") == -1)
+		rc = -1;
+	return rc;
+}
+
+int
+store_meta_put_int(const char *key, int64_t v, int durable)
+{
+	return meta_put(key, NULL, v, durable);
+}
+
+int
+store_meta_put_text(const char *key, const char *v, int durable)
+{
+	return meta_put(key, v, 0, durable);
+}
+
 /* This release opened the database at now; before it, old.release (or,
  * on a database without meta, a release of schema from) had. */
 static int

@@ -6,6 +6,7 @@
 #define IBSNMPGW_STORE_SCHEMA_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sqlite3;
@@ -41,6 +42,18 @@ void	 store_schema_meta(struct sqlite3 *db, struct store_info *info);
  * creating a file next to it: schema 0 if there is none. -1 (logged)
  * if it cannot be read. */
 int	 store_schema_inspect(const char *path, struct store_info *info);
+
+/* Values of other modules in the meta table of the open database
+ * (store_init): get returns 1 and the value, 0 if the key is absent,
+ * -1 (logged, naming key and value) if it cannot be read or is not of
+ * the type asked. put replaces the value in one transaction; durable:
+ * that commit is synced to disk before it returns (synchronous=FULL),
+ * where the store otherwise syncs only at checkpoints. -1 (logged) if
+ * the value was not written. */
+int	 store_meta_get_int(const char *key, int64_t *v);
+int	 store_meta_get_text(const char *key, char *buf, size_t len);
+int	 store_meta_put_int(const char *key, int64_t v, int durable);
+int	 store_meta_put_text(const char *key, const char *v, int durable);
 
 /* The schema version release rel reads and writes (an epoch and a
  * Debian revision ignored): 0 if it is older than the first release,

@@ -2,7 +2,8 @@
  * ""): SNMPv2-MIB system and snmp groups (RFC 3418), and the SNMP-TARGET-
  * MIB context counters (RFC 3413), so operators can see the counters the
  * gateway raises for unknown names. The system group also in every node
- * context, and with the snmp group in the fabric context. */
+ * context, and with the snmp group in the fabric context; SNMP-
+ * FRAMEWORK-MIB's snmpEngine group in every context. */
 #include "config.h"
 
 #include <string.h>
@@ -169,6 +170,36 @@ static const struct gw_col snmp_cols[] = {
 	SNMPG(snmpProxyDrops, STAT_SNMPPROXYDROPS),
 };
 
+/* SNMP-FRAMEWORK-MIB snmpEngine (RFC 3411 5): net-snmp's own values,
+ * the ones USM checks and sends (gateway/snmp_engine.c keeps the ID
+ * and boots). An agent is one engine whatever the context, so every
+ * context serves the same: an NMS that adds a node as a device reads
+ * the engine it talks to. */
+static int
+engine_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	u_char eid[SNMP_MAXBUF_SMALL];
+
+	switch (gw_column(e)->arg) {
+	case 1:
+		return gw_val_octets(v, eid, snmpv3_get_engineID(eid,
+		    sizeof(eid)));
+	case 2:
+		return gw_val_int(v, (long)snmpv3_local_snmpEngineBoots());
+	case 3:	/* 0..2147483647 */
+		return gw_val_int(v, (long)(snmpv3_local_snmpEngineTime() &
+		    0x7fffffffUL));
+	}
+	return gw_val_int(v, gw_snmp_max_msg_size());
+}
+
+static const struct gw_col engine_cols[] = {
+	GW_GETA(snmpEngineID, engine_get, 1),
+	GW_GETA(snmpEngineBoots, engine_get, 2),
+	GW_GETA(snmpEngineTime, engine_get, 3),
+	GW_GETA(snmpEngineMaxMessageSize, engine_get, 4),
+};
+
 /* SNMP-TARGET-MIB (RFC 3413): contexts the gateway could not name. */
 static const struct gw_col target_cols[] = {
 	SNMPG(snmpUnavailableContexts, STAT_SNMPUNAVAILABLECONTEXTS),
@@ -221,6 +252,12 @@ static const struct gw_table gw_tables[] = {
 	/* ibsnmpgwStats(2) under the base */
 	{ .name = "ibsnmpgwStats", .GW_OID(GW_OID_ibsnmpgwStats), .under_sys_base = 1,
 	  .GW_COLS(stats_cols), .context = "" },
+	{ .name = "snmpEngine", .GW_OID(GW_OID_snmpEngine),
+	  .GW_COLS(engine_cols), .context = "" },
+	{ .name = "snmpEngine", .GW_OID(GW_OID_snmpEngine),
+	  .GW_COLS(engine_cols), .context = GW_FABRIC_CONTEXT },
+	{ .name = "snmpEngine", .GW_OID(GW_OID_snmpEngine),
+	  .GW_COLS(engine_cols), .not_tunneled = 1 },
 };
 
 static int
@@ -428,7 +465,7 @@ snmpv2_configure(const struct gw_conf *c)
 static const struct gw_table *const tables[] = {
 	&gw_tables[0], &gw_tables[1], &gw_tables[2], &gw_tables[3],
 	&gw_tables[4], &node_sys_table, &fabric_tables[0], &fabric_tables[1],
-	NULL
+	&gw_tables[5], &gw_tables[6], &gw_tables[7], NULL
 };
 
 const struct gw_mib_module gw_mod_snmpv2_mib = {

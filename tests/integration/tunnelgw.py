@@ -117,6 +117,15 @@ def check_values():
     a = parse_vars(gw("snmpget", "node05", [IB + ".3.1.1.1.0"]).stdout)
     R.check(list(a.values()) == [("STRING", "node05 HCA-1")],
             "prefer (node05): IB-SMA-MIB still from the gateway", str(a))
+    # One SNMP engine, the gateway's, even where the host's agent is
+    # preferred (docs/snmp-engine.md); its snmpd has an engine of its own.
+    eng = [".1.3.6.1.6.3.10.2.1.1.0", ".1.3.6.1.6.3.10.2.1.2.0"]
+    a = gw("snmpget", None, eng).stdout
+    b = gw("snmpget", "node05", eng).stdout
+    c = direct("snmpget", "node05", eng[:1]).stdout
+    R.check(a and a == b and c.split("=")[-1] not in a,
+            "prefer (node05): snmpEngine is the gateway's, not the host's",
+            "%s\n%s\n%s" % (a, b, c))
     a = parse_vars(gw("snmpget", "node03", [".1.3.6.1.2.1.1.1.0"]).stdout)
     desc = list(a.values())[0][1] if a else ""
     R.check("node03 HCA-1" in desc and "tunneled" not in desc,
@@ -258,7 +267,9 @@ def check_no_agent():
                                     under(o, ".1.3.6.1.2.1.2") or
                                     under(o, ".1.3.6.1.2.1.31") or
                                     under(o, IB) or
-                                    under(o, ".1.3.6.1.4.1"))]
+                                    under(o, ".1.3.6.1.4.1") or
+                                    under(o, ".1.0.8802.1.1.2") or  # LLDP
+                                    under(o, ".1.3.6.1.6.3.10.2.1"))]
     R.check(w and not outside and not any(under(o, HR) for o in w),
             "a walk of node06 holds only the gateway's subtrees (%d)" %
             len(w), str(outside[:5]))

@@ -188,6 +188,69 @@ test_fabric_context(void **state)
 	}
 }
 
+/* snmp.engine-id: unset by default; an RFC 3411 SnmpEngineID, and the
+ * forms that RFC rules out refused with the line and the reason. */
+static void
+test_engine_id(void **state)
+{
+	static const uint8_t want[] = { 0x80, 0x00, 0x1f, 0x88, 0x04, 'g',
+	    'w', '1' };
+	static const char *ok[] = { "0x80001f880467773100",
+	    "0x8000000001c0000201", "0x000000000000000000000001",
+	    "0x80001f8880c670b11cf4a5076b00000000" };
+	static const struct { const char *id, *why; } bad[] = {
+		{ "80001f880467", "must be 0x" },
+		{ "0x80001f88", "must be 0x" },			/* 4 octets */
+		{ "0x80001f880", "must be 0x" },		/* odd */
+		{ "0x80001f8804zz", "must be 0x" },
+		{ "0x80001f880400000000000000000000000000000000000000000000000000"
+		    "000000", "must be 0x" },			/* 33 */
+		{ "0x0000000000", "all zeros" },
+		{ "0xffffffffff", "all zeros or all ff" },
+		{ "0x0000000001", "first bit of 0" },
+		{ "0x80001f880067", "reserved format" },
+		{ "0x80001f884067", "reserved format" },
+		{ "0x80001f8801c00002", "length its format" },	/* IPv4: 9 */
+	};
+	char err[4096] = "", text[512];
+	uint8_t id[GW_ENGINE_ID_MAX];
+	size_t len;
+	struct gw_conf *c = load(good, err, sizeof(err));
+
+	assert_non_null(c);
+	assert_int_equal(c->engine_id_len, 0);
+	gw_conf_free(c);
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "  engine-id: 0x80001F880467773 1\n", err, sizeof(err));
+	assert_null(c);
+	c = load("snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "  engine-id: 0x80001F8804677731\n", err, sizeof(err));
+	assert_non_null(c);
+	assert_int_equal(c->engine_id_len, sizeof(want));
+	assert_memory_equal(c->engine_id, want, sizeof(want));
+	gw_conf_free(c);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_null(gw_conf_engine_id(ok[i], id, &len));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *why = gw_conf_engine_id(bad[i].id, id, &len);
+
+		assert_non_null(why);
+		assert_non_null(strstr(why, bad[i].why));
+		snprintf(text, sizeof(text), "snmp:\n"
+		    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+		    "  communities: [{name: a}]\n"
+		    "  engine-id: \"%s\"\n", bad[i].id);
+		memset(err, 0, sizeof(err));
+		assert_null(load(text, err, sizeof(err)));
+		assert_non_null(strstr(err, ":4: "));
+		assert_non_null(strstr(err, bad[i].why));
+	}
+}
+
 /* snmp.fabric-name: unset by default (the MIB derives one from the
  * subnet prefix), a string of one's own, a non-string refused. */
 static void
@@ -789,6 +852,7 @@ main(void)
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_fabric_context),
 		cmocka_unit_test(test_fabric_name),
+		cmocka_unit_test(test_engine_id),
 		cmocka_unit_test(test_fabric_queries),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_syntax_error),

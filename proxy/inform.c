@@ -27,6 +27,7 @@
 #include "proxy/inform.h"
 #include "proxy/mad.h"
 #include "proxy/reread.h"
+#include "proxy/route.h"
 #include "proxy/sa.h"
 #include "store/cache.h"
 #include "store/events.h"
@@ -111,9 +112,6 @@ static void	read_port(const struct store_node *n, int port, uint16_t lid,
 		    int peer, const struct store_path *route);
 static int	submit_read(const struct store_node *n, struct port_read *pr,
 		    int by_lid);
-static int	route_around(const struct store_node *to,
-		    const struct store_node *a, uint8_t ap,
-		    struct store_path *out);
 
 /* Post a port's link event if the stream has it elsewhere (or, never
  * reported on, the inventory does). Returns 1 if posted. */
@@ -190,7 +188,7 @@ port_cb(void *arg, int status, const uint8_t *mad)
 	    p->remote_port <= peer->num_ports && peer->lid != 0) {
 		struct store_path around;
 
-		if (pi.state != 1 || route_around(peer, n, pr->port,
+		if (pi.state != 1 || proxy_route_around(peer, n, pr->port,
 		    &around) == -1) {
 			around.cnt = 0;
 			around.hop[0] = 0xff;
@@ -287,87 +285,6 @@ be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* The CA or router port with this port GUID (traps 64/65 name a GID).
- * A scan: these traps are rare. */
-static const struct store_node *
-node_by_port_guid(uint64_t g, uint8_t *port)
-{
-	for (size_t i = 0; i < store_node_count(); i++) {
-		const struct store_node *n = store_node_at((uint32_t)i);
-
-		for (int p = 0; n != NULL && p <= n->num_ports; p++)
-			if (n->ports[p].guid == g) {
-				*port = (uint8_t)p;
-				return n;
-			}
-	}
-	return NULL;
-}
-
-/* A directed route from our port to node to that does not cross the
- * link at node a's port ap (which just went down, while the inventory
- * still has it): breadth first over the inventory's links, through
- * switches only. 0, or -1 if there is none. */
-static int
-route_around(const struct store_node *to, const struct store_node *a,
-    uint8_t ap, struct store_path *out)
-{
-	size_t cnt = store_node_count(), head = 0, tail = 0;
-	struct proxy_local_port lp;
-	const struct store_node *me, *first;
-	struct store_path *paths = NULL;
-	uint32_t *queue = NULL;
-	uint8_t *seen = NULL, myport = 0;
-	int rc = -1;
-
-	if (proxy_mad_local(&lp) == -1 ||
-	    (me = node_by_port_guid(lp.port_guid, &myport)) == NULL ||
-	    me->ports[myport].remote_guid == 0 ||
-	    (first = store_node_by_guid(me->ports[myport].remote_guid)) ==
-	    NULL)
-		return -1;
-	paths = calloc(cnt, sizeof(*paths));
-	queue = calloc(cnt, sizeof(*queue));
-	seen = calloc(cnt, 1);
-	if (paths == NULL || queue == NULL || seen == NULL)
-		goto out;
-	seen[me->idx] = seen[first->idx] = 1;
-	paths[first->idx].cnt = 1;
-	paths[first->idx].hop[1] = myport;
-	queue[tail++] = first->idx;
-	while (head < tail) {
-		const struct store_node *n = store_node_at(queue[head++]);
-		const struct store_path *pn = &paths[n->idx];
-
-		if (n == to) {
-			*out = *pn;
-			rc = 0;
-			break;
-		}
-		if (n->type != STORE_NODE_SWITCH || pn->cnt + 1 >= STORE_PATH_MAX)
-			continue;
-		for (int p = 1; p <= n->num_ports; p++) {
-			const struct store_port *sp = &n->ports[p];
-			const struct store_node *r;
-
-			if (sp->remote_guid == 0 || (n == a && p == ap) ||
-			    (r = store_node_by_guid(sp->remote_guid)) == NULL ||
-			    seen[r->idx] || (r == a && sp->remote_port == ap))
-				continue;
-			seen[r->idx] = 1;
-			paths[r->idx] = *pn;
-			paths[r->idx].cnt++;
-			paths[r->idx].hop[pn->cnt + 1] = (uint8_t)p;
-			queue[tail++] = r->idx;
-		}
-	}
-out:
-	free(paths);
-	free(queue);
-	free(seen);
-	return rc;
-}
-
 /* The node and port a Notice is about (its data details, 14.2.5.1
  * Tables 120-126, 15.2.5.1 for 64/65); the issuer's if none. */
 static const struct store_node *
@@ -383,7 +300,7 @@ notice_node(const uint8_t *nt, uint16_t trap, uint16_t *lid, uint8_t *port)
 	case 64: case 65:			/* GIDADDR */
 		for (int i = 8; i < 16; i++)
 			g = g << 8 | dd[6 + i];
-		if ((n = node_by_port_guid(g, port)) != NULL)
+		if ((n = proxy_route_port_owner(g, port)) != NULL)
 			*lid = n->ports[*port].lid;
 		return n;
 	case 128:				/* LIDADDR: the switch */

@@ -26,6 +26,7 @@
 #include "proxy/discover.h"
 #include "proxy/mad.h"
 #include "proxy/reread.h"
+#include "proxy/route.h"
 #include "store/cache.h"
 #include "store/events.h"
 #include "store/store.h"
@@ -164,6 +165,81 @@ routes_use(const struct store_node *n, uint8_t p, uint64_t ca)
 	return 0;
 }
 
+/* r with its first via->cnt hops (via) replaced by around. */
+static int
+splice(struct store_path *r, const struct store_path *via,
+    const struct store_path *around)
+{
+	struct store_path x;
+	int tail = r->cnt - via->cnt;
+
+	if (around->cnt + tail >= STORE_PATH_MAX)
+		return -1;
+	x = *around;
+	memcpy(x.hop + around->cnt + 1, r->hop + via->cnt + 1, (size_t)tail);
+	x.cnt = (uint8_t)(around->cnt + tail);
+	*r = x;
+	return 0;
+}
+
+/* Node m's routes that begin with via, moved (dry: only checked). */
+static int
+move_node(struct store_node *m, const struct store_path *via,
+    const struct store_path *around, int dry)
+{
+	struct store_path t;
+	int moved = 0;
+
+	for (int q = -1; q <= m->num_ports; q++) {
+		struct store_path *r = q < 0 ? &m->route : &m->ports[q].route;
+
+		if (!starts_with(r, via))
+			continue;
+		t = *r;
+		if (splice(&t, via, around) == -1)
+			return -1;
+		if (!dry)
+			*r = t;
+		moved = 1;
+	}
+	return moved;
+}
+
+/* The routes that cross the link at n's port p (they begin with via,
+ * route_out(n, p), and lead into to) go around it instead: the
+ * inventory's shortest way to `to` that avoids the link replaces that
+ * beginning; the rest of each route is unchanged (directed routes name
+ * output ports only, IBA 14.2.2). -1 if there is no way or a route
+ * would grow too long: a sweep's then. */
+static int
+reroute(const struct store_node *n, uint8_t p, const struct store_node *to)
+{
+	struct store_path via, around;
+	unsigned moved = 0;
+
+	if (route_out(n, p, &via) == -1 ||
+	    proxy_route_around(to, n, p, &around) == -1)
+		return -1;
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t i = 0; i < store_node_count(); i++) {
+			struct store_node *m = store_node_at((uint32_t)i);
+			int rc;
+
+			if (m == NULL || !m->reachable)
+				continue;
+			if ((rc = move_node(m, &via, &around, pass)) == -1)
+				return -1;
+			if (rc == 0 || pass)
+				continue;
+			moved++;
+			(void)cache_drop_failures(m->idx);
+			(void)store_node_save(m);
+		}
+	log_info("reread: %u nodes routed around %s port %u", moved,
+	    store_node_ident(n), p);
+	return 0;
+}
+
 /* A CA port's link event, as trap 64/65 would post it (which then
  * finds it posted): the switch's end was read first. */
 static void
@@ -239,9 +315,14 @@ link_down(struct store_node *n, uint8_t p, struct store_port *pt)
 	uint8_t rp = old->remote_port;
 	int peer_ca = peer != NULL && peer->type != STORE_NODE_SWITCH;
 
-	if (routes_use(n, p, peer_ca ? peer->guid : 0) || (peer != NULL &&
-	    !peer_ca && rp <= peer->num_ports && routes_use(peer, rp, 0))) {
-		sweep("a link on the inventory's routes went down");
+	/* Routes across it go around it, from either end, if the
+	 * inventory has another way. */
+	if ((routes_use(n, p, peer_ca ? peer->guid : 0) && (peer == NULL ||
+	    peer_ca || reroute(n, p, peer) == -1)) || (peer != NULL &&
+	    !peer_ca && rp >= 1 && rp <= peer->num_ports &&
+	    routes_use(peer, rp, 0) && reroute(peer, rp, n) == -1)) {
+		sweep("a link on the inventory's routes went down, no way "
+		    "around it");
 		return;
 	}
 	pt->remote_guid = 0;

@@ -8,9 +8,11 @@ A host's only cable pulled: the host is unreachable in the inventory
 plugged back: reachable through that port, node-reachable posted, the
 port Active once the SM has armed it, no sweep. A spine-leaf cable that
 no route of the inventory crosses: both ends Down and unlinked, then
-linked and Active again, no sweep. Afterwards a full sweep finds the
-inventory as the Reports left it: the same ports, states, links and
-routes."""
+linked and Active again, no sweep. leaf03's uplink that the routes
+cross: the routes of leaf03 and its hosts go around it, no sweep, and a
+host answers through its new route. Afterwards a full sweep finds the
+inventory as the Reports left it: the same ports, states and links, and
+routes that work (the sweep's own are breadth first again)."""
 
 import os
 import re
@@ -79,8 +81,11 @@ def view():
         if not m:
             continue
         text = node(m.group(1))
-        keep = [re.sub(r" policy .*", "", text.splitlines()[0])]
-        keep += [l for l in text.splitlines() if l.startswith("port ")]
+        # Routes aside: rerouted ones work, the sweep's are breadth
+        # first again.
+        keep = [re.sub(r" route .*", "", text.splitlines()[0])]
+        keep += [re.sub(r" route .*", "", l) for l in text.splitlines()
+                 if l.startswith("port ")]
         out[m.group(1)] = keep
     return out
 
@@ -141,6 +146,26 @@ def main():
              port(osw, sp)[0] == 4 and port(LEAF03, lp)[2] is not None
              and port(osw, sp)[2] is not None)
 
+    # leaf03's own uplink to the spine its route crosses: the routes of
+    # leaf03 and its hosts go around it, no sweep, and cn0007 answers a
+    # read that needs a MAD through its new route.
+    up = 7 if via == "spine01" else 9
+    r0 = route(host)
+    no_sweep('Unlink "leaf03"[%d]' % up,
+             "Unlink leaf03[%d] (to %s, on the routes): leaf03 and its hosts "
+             "routed around it" % (up, via),
+             lambda: port(LEAF03, up)[0] == 1 and route(host) != r0 and
+             route(host).startswith(route(LEAF03) + ","))
+    fab.ctl("flush", host)
+    out = fab.snmp("snmpget", fab.v2(host), [".1.3.6.1.2.1.2.2.1.8.1"])
+    R.check("INTEGER: 1" in out.stdout, "... cn0007 answers ifOperStatus.1 "
+            "through %s (was %s)" % (route(host), r0),
+            out.stdout + out.stderr + node(host))
+    no_sweep('ReLink "leaf03"[%d]' % up,
+             "ReLink leaf03[%d]: Active and linked again" % up,
+             lambda: port(LEAF03, up)[0] == 4 and
+             port(LEAF03, up)[2] is not None)
+
     before = view()
     fab.sweep()
     after = view()
@@ -148,7 +173,7 @@ def main():
             zip(before[g], after.get(g, [])) if a != b]
     R.check(before.keys() == after.keys() and not diff,
             "a full sweep afterwards finds the inventory as the Reports "
-            "left it (%d nodes, every port's state, link and route)" %
+            "left it (%d nodes, every port's state and link)" %
             len(before), "\n".join("%s\n  %s\n  %s" % d for d in diff[:8]))
 
 

@@ -33,8 +33,10 @@
 #include "util/ev.h"
 #include "util/log.h"
 
-#define RR_ACTIVE_TRIES	5	/* re-reads of a link not yet Active */
-#define RR_ACTIVE_MS	1000	/*   apart (the SM arms it in its sweep) */
+#define RR_ACTIVE_TRIES	6	/* re-reads of a link not yet Active, */
+#define RR_ACTIVE_MS	1000	/*   1, 2, 4 ... 32 s after (the SM arms
+				 *   it in its own sweep: seconds on a
+				 *   large fabric) */
 
 enum rr_kind {
 	RR_NODEINFO,		/* who is behind a port that came up */
@@ -457,7 +459,7 @@ port_reading(struct store_node *n, uint8_t p, const uint8_t *data,
 	proxy_discover_port_fill(&pt, data, &pi);
 	now = link_up(&pt);
 	if (now && pt.state < 4)
-		check_later(n, p, tries + 1, RR_ACTIVE_MS);
+		check_later(n, p, tries + 1, RR_ACTIVE_MS << tries);
 	if (was == now || n->type != STORE_NODE_SWITCH) {
 		/* A CA port's link is followed from its switch's end. */
 		if (same_reading(&old, &pt))

@@ -103,9 +103,14 @@ def with_sm(topo, nmap):
         show("host Unlink (node0100[1])", timed(
             fab, 'Unlink "node0100"[1]',
             lambda: state(fab, "node0100", 1)[1] == "unreachable"))
-        show("host ReLink", timed(
+        show("host ReLink: reachable", timed(
             fab, 'ReLink "node0100"[1]',
-            lambda: state(fab, "node0100", 1) == (4, "reachable")))
+            lambda: state(fab, "node0100", 1)[1] == "reachable"))
+        t0 = time.time()
+        ok = simlib.wait(lambda: state(fab, "node0100", 1)[0] == 4, 120)
+        print("(i) %-34s %s after that (when the SM has armed it)" % (
+            "host ReLink: port Active", "%7.0f ms" % (
+                (time.time() - t0) * 1000) if ok else "  not seen"))
         # leaf150's first uplink carries the routes to it and its hosts.
         show("uplink Unlink (leaf150[99], routes)", timed(
             fab, 'Unlink "leaf150"[99]',

@@ -24,6 +24,7 @@
 #include "codec/attr.h"
 #include "codec/smp.h"
 #include "proxy/discover.h"
+#include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/reread.h"
 #include "proxy/route.h"
@@ -557,6 +558,7 @@ got_fill(struct rr_req *r, const uint8_t *data)
 		pt.guid = r->port_guid;
 	}
 	store_node_port_set(m, r->port, &pt);
+	proxy_health_answer(m->idx);	/* it answered: a hold on it ends */
 	if (link_up(&pt))
 		post_link(m, r->port, pt.state);
 	if (m->type != STORE_NODE_SWITCH && link_up(&pt))

@@ -32,6 +32,16 @@ try {
 	fwrite(STDERR, "$file: " . $e->getMessage() . "\n");
 	exit(1);
 }
+// What the API refuses on import and the schema lets through.
+$bad = [];
+array_walk_recursive($data, function ($v, $k) use (&$bad) {
+	if ($k === 'uuid' && !preg_match('/^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$/', $v))
+		$bad[] = "uuid $v is not a UUIDv4 (the API refuses it)";
+});
+if ($bad) {
+	fwrite(STDERR, "$file: " . implode("; ", $bad) . "\n");
+	exit(1);
+}
 $t = $data['zabbix_export']['templates'] ?? [];
 printf("%s: valid Zabbix %s export, %d templates\n", $file,
     $data['zabbix_export']['version'], count($t));

@@ -20,6 +20,7 @@ lines."""
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -49,6 +50,8 @@ INTERVAL = "5s"
 COMMUNITY = "{$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT}"
 FIGURES = []
 NODE_CONTEXT = ".1.3.6.1.4.1.8072.9999.9999.117.5.1.1.2"
+NODE_DESCR = ".1.3.6.1.4.1.8072.9999.9999.117.5.1.1.5"
+CLUSTER = os.path.join(TOP, "tests", "sim", "topologies", "cluster.topo")
 
 
 def figure(name, seconds):
@@ -361,6 +364,45 @@ def gw_get(node, oid):
     return parse_vars(out.stdout).get(oid, (None, None))[1]
 
 
+STATE = {}
+
+
+def gateway_host(fab, name):
+    """A host for fab's gateway as packaging/zabbix/README.md says, with
+    the test's short intervals: (hostid, its macros, address, port)."""
+    addr, port = fab.endpoint.split(":")[-2:]
+    macros = {"{$IBSNMPGW.COMMUNITY}": fab.community,
+              "{$IBSNMPGW.DISCOVERY.INTERVAL}": INTERVAL,
+              "{$IBSNMPGW.INTERVAL}": INTERVAL}
+    gw = D.zbx.call("host.create", {
+        "host": name, "groups": [{"groupid": STATE["gid"]}],
+        "templates": [{"templateid": STATE["tmpl"]}],
+        "interfaces": [{"type": 2, "main": 1, "useip": 1, "ip": addr,
+                        "dns": "", "port": port, "details": {
+                            "version": 2, "bulk": 1,
+                            "community": COMMUNITY}}],
+        "macros": [{"macro": k, "value": v} for k, v in macros.items()]})[
+        "hostids"][0]
+    return gw, macros, addr, port
+
+
+def node_table(fab):
+    """The fabric context's ibsnmpgwNodeContext and ibsnmpgwNodeDescr
+    columns, in index order: (contexts, descriptions)."""
+    cols = []
+    for oid in (NODE_CONTEXT, NODE_DESCR):
+        out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [oid])
+        got = parse_vars(out.stdout)
+        cols.append([got[k][1] for k in sorted(got, key=lambda o: [
+            int(x) for x in o.split(".")[1:]])])
+    return cols
+
+
+def discovered():
+    return sorted(h["host"] for h in D.zbx.call("host.get", {
+        "output": ["host"], "filter": {"flags": 4}}))
+
+
 def main():
     z = D.zbx
     z.start_db()
@@ -403,9 +445,9 @@ def main():
         "discoveryids": [r["itemid"] for r in drule],
         "output": ["host", "custom_interfaces"],
         "selectMacros": ["macro", "value"]})
-    R.check(len(protos) == 1 and protos[0]["host"] == "ib-{#CONTEXT}" and
+    R.check(len(protos) == 1 and protos[0]["host"] == "ib-{#IBSNMPGW.HOST}" and
             protos[0]["custom_interfaces"] == "0",
-            "the fabric template has the host prototype ib-{#CONTEXT}, "
+            "the fabric template has the host prototype ib-{#IBSNMPGW.HOST}, "
             "which inherits the gateway host's interface", protos)
     tps = z.call("triggerprototype.get", {
         "templateids": tmpls["ibsnmpgw node by SNMP"],
@@ -414,34 +456,18 @@ def main():
             and tps[0]["recovery_mode"] == "1", "the node template has a "
             "link-down trigger prototype with a recovery expression", tps)
 
-    # The gateway's host: the fabric context, short intervals by macro.
-    addr, port = fab.endpoint.split(":")[-2:]
-    gid = z.call("hostgroup.create", {"name": "InfiniBand gateways"})[
-        "groupids"][0]
-    macros = {"{$IBSNMPGW.COMMUNITY}": fab.community,
-              "{$IBSNMPGW.DISCOVERY.INTERVAL}": INTERVAL,
-              "{$IBSNMPGW.INTERVAL}": INTERVAL}
-    gw = z.call("host.create", {
-        "host": "ibsnmpgw", "groups": [{"groupid": gid}],
-        "templates": [{"templateid": tmpls["ibsnmpgw fabric by SNMP"]}],
-        "interfaces": [{"type": 2, "main": 1, "useip": 1, "ip": addr,
-                        "dns": "", "port": port, "details": {
-                            "version": 2, "bulk": 1,
-                            "community": COMMUNITY}}],
-        "macros": [{"macro": k, "value": v} for k, v in macros.items()]})[
-        "hostids"][0]
+    STATE["tmpl"] = tmpls["ibsnmpgw fabric by SNMP"]
+    STATE["gid"] = z.call("hostgroup.create", {
+        "name": "InfiniBand gateways"})["groupids"][0]
+    gw, macros, addr, port = gateway_host(fab, "ibsnmpgw")
     t_host = time.time()
+    STATE["gw"] = gw
     R.check(gw, "the gateway's host, linked to the fabric template")
 
     # Low-level discovery: one host per inventory node.
-    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [NODE_CONTEXT])
-    want = sorted("ib-" + v for _, v in parse_vars(out.stdout).values())
+    want = sorted("ib-" + c for c in node_table(fab)[0])
     R.equal(len(want), int(fab.sql("SELECT count(*) FROM nodes")),
             "the fabric context's node table has every inventory node")
-
-    def discovered():
-        return sorted(h["host"] for h in z.call("host.get", {
-            "output": ["host"], "filter": {"flags": 4}}))
     first, t_first = wait(discovered, 300, 1)
     if first:
         figure("gateway host created to first discovered host", t_first)
@@ -564,6 +590,60 @@ def main():
                                  if "query failed" in ln][:5])
 
 
+def cluster(gw1):
+    """tests/sim's cluster.topo, a fabric without a node-name-map whose
+    NodeDescriptions are what real ones are: contexts such as
+    MF0;leaf01:MSB7800/U1 (not a valid Zabbix host name) and two HCAs
+    named "localhost mlx5_0" (reached by GUID). Every node must still be
+    a host of its own, reached through its context."""
+    global fab
+    z = D.zbx
+    z.call("host.delete", [gw1])
+    gone, _ = wait(lambda: not discovered(), 120, 1)
+    R.check(gone, "deleting the gateway's host deletes its node hosts",
+            discovered())
+    fab.stop()
+    fab = simlib.Fabric(topo=CLUSTER, extra=["--sm-events"])
+    contexts, descs = node_table(fab)
+    R.check(len(set(descs)) < len(descs) and any(
+        not re.match(r"^[0-9A-Za-z_. -]+$", c) for c in contexts),
+        "cluster.topo: duplicate descriptions, contexts that are not "
+        "Zabbix host names", list(zip(contexts, descs)))
+    gw, macros, addr, port = gateway_host(fab, "ibsnmpgw-cluster")
+    hosts, took = wait(lambda: len(discovered()) == len(contexts) and
+                       discovered(), 120, 1)
+    rules = z.call("discoveryrule.get", {"hostids": gw, "output": [
+        "key_", "state", "error"]})
+    R.check(hosts, "cluster.topo: discovery created a host for each of "
+            "the %d nodes" % len(contexts), "%s\n%s" % (
+                discovered(), rules))
+    got = {h["name"]: h for h in z.call("host.get", {
+        "output": ["host", "name"], "filter": {"flags": 4},
+        "selectMacros": ["macro", "value"]})}
+    ctx = {h["name"]: [m["value"] for m in h["macros"] if m["macro"] ==
+                       "{$IBSNMPGW.CONTEXT}"] for h in got.values()}
+    R.equal(sorted(c for v in ctx.values() for c in v), sorted(contexts),
+            "cluster.topo: one node host per context, distinct visible "
+            "names (%s)" % ", ".join(sorted(got)))
+
+    def polled():
+        its = z.call("item.get", {"hostids": [h["hostid"] for h in
+                                              got.values()],
+                                  "filter": {"key_": "ib.port.oper[1]"},
+                                  "output": ["hostid", "lastclock",
+                                             "state", "error"]})
+        return len(its) == len(got) and all(
+            int(i["lastclock"]) > 0 for i in its) and its
+    its, took = wait(polled, 180, 1)
+    R.check(its, "cluster.topo: every node host's port 1 ifOperStatus "
+            "has a value (its context reaches the node)", polled() or
+            z.call("item.get", {"hostids": [h["hostid"] for h in
+                                            got.values()],
+                                "filter": {"key_": "ib.port.oper[1]"},
+                                "output": ["hostid", "lastclock", "state",
+                                           "error"]}))
+
+
 def run():
     global D, fab
     install()
@@ -576,6 +656,7 @@ def run():
     try:
         fab = simlib.Fabric(extra=["--sm-events"])
         main()
+        cluster(STATE["gw"])
     except Exception as e:  # noqa: BLE001 - reported, then exit 1
         import traceback
         R.check(False, "the test ran to its end: %s: %s" %

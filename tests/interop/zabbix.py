@@ -2,20 +2,27 @@
 """packaging/zabbix/ibsnmpgw_templates.xml in a real Zabbix 6.0 server
 (Debian 12's zabbix-server-pgsql and zabbix-frontend-php), against the
 simulated fabric. The test installs the packages if need be (exit 77 if
-it cannot), and starts, on loopback and under a temporary directory, a
-private PostgreSQL cluster with the Zabbix schema, zabbix_server with a
-generated configuration, and the frontend's JSON-RPC API under php's
-built-in web server (a copy of /usr/share/zabbix whose configuration
-file is the test's). Through the API it imports the templates
-(configuration.import), creates one host for the gateway (SNMPv2,
-community {$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT}) with short intervals set by host
-macros, then waits (bounded) for low-level discovery to create a host
-per inventory node, for a switch's and an HCA's port items to have
+it cannot, or without root), and starts, on loopback and under a
+temporary directory, a private PostgreSQL cluster with the Zabbix
+schema, zabbix_server with a generated configuration, and the
+frontend's JSON-RPC API under php's built-in web server (a copy of
+/usr/share/zabbix whose configuration file is the test's).
+
+Through the API it imports the templates (configuration.import),
+creates one host for the gateway (SNMPv2, community
+{$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT}) with short intervals set by
+host macros, then waits (bounded) for low-level discovery to create a
+host per inventory node, for a switch's and an HCA's port items to have
 values that match what the gateway answers, for an Unlink to show as a
-problem on the switch port and for the ReLink to resolve it. It stops
-what it started, by PID. Figures (time to the first discovered host, to
-the first port value, from Unlink to problem) are printed as "# figure"
-lines."""
+problem on the switch port and for the ReLink to resolve it. Then it
+deletes that host and does the same discovery on cluster.topo, whose
+contexts and descriptions are those of a fabric without a node-name-map
+(MF0;leaf01:MSB7800/U1, "localhost mlx5_0" twice): a host per node
+still, each polled through its context.
+
+It stops what it started, by PID. Figures (time to the first discovered
+host, to the first port value, from Unlink to problem) are printed as
+"# figure" lines."""
 
 import json
 import os

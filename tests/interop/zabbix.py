@@ -660,6 +660,8 @@ def run():
     # The fabric's directory under ours: other test runs on this machine
     # clean /tmp/ibsnmpgw-it-* of what they think they left.
     tempfile.tempdir = D.dir
+    # make's SIGTERM (or a timeout's) still stops what we started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         fab = simlib.Fabric(extra=["--sm-events"])
         main()

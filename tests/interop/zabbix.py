@@ -1,0 +1,688 @@
+#!/usr/bin/python3
+"""packaging/zabbix/ibsnmpgw_templates.xml in a real Zabbix 6.0 server
+(Debian 12's zabbix-server-pgsql and zabbix-frontend-php), against the
+simulated fabric. The test installs the packages if need be (exit 77 if
+it cannot, or without root), and starts, on loopback and under a
+temporary directory, a private PostgreSQL cluster with the Zabbix
+schema, zabbix_server with a generated configuration, and the
+frontend's JSON-RPC API under php's built-in web server (a copy of
+/usr/share/zabbix whose configuration file is the test's).
+
+Through the API it imports the templates (configuration.import),
+creates one host for the gateway (SNMPv2, community
+{$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT}) with short intervals set by
+host macros, then waits (bounded) for low-level discovery to create a
+host per inventory node, for a switch's and an HCA's port items to have
+values that match what the gateway answers, for an Unlink to show as a
+problem on the switch port and for the ReLink to resolve it. Then it
+deletes that host and does the same discovery on cluster.topo, whose
+contexts and descriptions are those of a fabric without a node-name-map
+(MF0;leaf01:MSB7800/U1, "localhost mlx5_0" twice): a host per node
+still, each polled through its context.
+
+It stops what it started, by PID. Figures (time to the first discovered
+host, to the first port value, from Unlink to problem) are printed as
+"# figure" lines."""
+
+import json
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+import simlib  # noqa: E402
+from simlib import parse_vars  # noqa: E402
+
+TOP = simlib.TOP
+XML = os.path.join(TOP, "packaging", "zabbix", "ibsnmpgw_templates.xml")
+PGBIN = "/usr/lib/postgresql/15/bin"
+SCHEMA = "/usr/share/zabbix-server-pgsql"
+FRONTEND = "/usr/share/zabbix"
+NEEDED = [PGBIN + "/initdb", PGBIN + "/postgres", "/usr/sbin/zabbix_server",
+          FRONTEND + "/api_jsonrpc.php", SCHEMA + "/schema.sql.gz"]
+# Zabbix item intervals and discovery periods the test sets as host
+# macros on the gateway's host (the shipped defaults are 1m and 1h).
+INTERVAL = "5s"
+# The gateway host's interface community, as packaging/zabbix/README.md
+# says: the node hosts inherit the interface, with their own context.
+COMMUNITY = "{$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT}"
+FIGURES = []
+NODE_CONTEXT = ".1.3.6.1.4.1.8072.9999.9999.117.5.1.1.2"
+NODE_DESCR = ".1.3.6.1.4.1.8072.9999.9999.117.5.1.1.5"
+CLUSTER = os.path.join(TOP, "tests", "sim", "topologies", "cluster.topo")
+
+
+def figure(name, seconds):
+    FIGURES.append((name, seconds))
+    print("# figure: %s %.1f s" % (name, seconds))
+    sys.stdout.flush()
+
+
+def install():
+    """tests/deps.sh's install_interop_deps; exit 77 if it fails."""
+    if os.geteuid() != 0:
+        print("SKIP: needs root (runs PostgreSQL and zabbix_server as "
+              "their own users)")
+        sys.exit(77)
+    out = subprocess.run(["sh", "-c", '. "$1/tests/deps.sh" && '
+                          'install_interop_deps', "sh", TOP],
+                         capture_output=True, text=True, timeout=1800)
+    missing = [p for p in NEEDED if not os.path.exists(p)]
+    if out.returncode != 0 or missing:
+        print("SKIP: Zabbix server packages not installable (%s)%s" %
+              (", ".join(missing) or "apt-get failed",
+               "\n" + out.stderr[-2000:] if out.stderr else ""))
+        sys.exit(77)
+    for user in ("postgres", "zabbix"):
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            print("SKIP: no %s user" % user)
+            sys.exit(77)
+
+
+def free_tcp_port(lo=20000, hi=32767):
+    """A TCP port of 127.0.0.1 in [lo, hi] nothing listens on
+    (zabbix_server's ListenPort must be below 32768)."""
+    import random
+    for port in random.sample(range(lo, hi + 1), 200):
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise RuntimeError("no free TCP port")
+
+
+def wait(cond, timeout, step=0.5):
+    """cond() until it returns something true or timeout seconds pass:
+    (its last value, seconds it took)."""
+    t0 = time.time()
+    while True:
+        v = cond()
+        if v or time.time() - t0 > timeout:
+            return v, time.time() - t0
+        time.sleep(step)
+
+
+class Daemons:
+    """Processes this test started, stopped by PID in reverse order."""
+
+    def __init__(self):
+        self.procs = []     # (name, Popen, signal)
+        self.dir = tempfile.mkdtemp(prefix="ibsnmpgw-zbx-")
+        os.chmod(self.dir, 0o755)
+
+    def start(self, name, args, user=None, sig=signal.SIGTERM, **kw):
+        log = open(os.path.join(self.dir, name + ".out"), "w")
+        p = subprocess.Popen(args, stdout=log, stderr=log,
+                             user=user, group=user and pwd.getpwnam(
+                                 user).pw_gid, extra_groups=[] if user
+                             else None, start_new_session=True, **kw)
+        self.procs.append((name, p, sig))
+        return p
+
+    def alive(self, name):
+        return any(n == name and p.poll() is None
+                   for n, p, _ in self.procs)
+
+    def stop(self):
+        for name, p, sig in reversed(self.procs):
+            if p.poll() is not None:
+                continue
+            kids = children(p.pid)
+            p.send_signal(sig)
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            for k in kids:      # a killed zabbix_server leaves its own
+                try:
+                    os.kill(k, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        self.procs = []
+        if os.environ.get("KEEP_ZBX_DIR"):
+            print("# kept " + self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def children(pid):
+    """The PIDs whose parent is pid."""
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+class Zabbix:
+    """PostgreSQL + zabbix_server + the frontend's API, in D.dir."""
+
+    def __init__(self, d):
+        self.d = d
+        self.pgdir = os.path.join(d.dir, "pg")
+        self.zdir = os.path.join(d.dir, "zbx")
+        for sub, user in ((self.pgdir, "postgres"), (self.zdir, "zabbix")):
+            os.mkdir(sub)
+            pw = pwd.getpwnam(user)
+            os.chown(sub, pw.pw_uid, pw.pw_gid)
+        self.pgport = free_tcp_port()
+        self.zport = free_tcp_port()
+        self.webport = free_tcp_port()
+        self.url = "http://127.0.0.1:%d/api_jsonrpc.php" % self.webport
+        self.auth = None
+
+    def psql(self, sql=None, db="postgres", user="postgres", stdin=None):
+        args = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h",
+                self.pgdir, "-p", str(self.pgport), "-U", user, db]
+        if sql:
+            args += ["-At", "-c", sql]
+        out = subprocess.run(args, stdin=stdin, capture_output=True,
+                             text=True, timeout=600)
+        if out.returncode:
+            raise RuntimeError("psql: " + out.stderr[-1000:])
+        return out.stdout.strip()
+
+    def start_db(self):
+        data = os.path.join(self.pgdir, "data")
+        out = subprocess.run([PGBIN + "/initdb", "-D", data, "-A", "trust",
+                              "-U", "postgres", "-E", "UTF8",
+                              "--no-locale"], user="postgres",
+                             capture_output=True, text=True, timeout=300,
+                             cwd=self.pgdir)
+        if out.returncode:
+            raise RuntimeError("initdb: " + out.stdout + out.stderr)
+        # No TCP listener: the unix socket in our directory only. A
+        # throw-away cluster: no fsync.
+        self.d.start("postgres", [
+            PGBIN + "/postgres", "-D", data, "-p", str(self.pgport),
+            "-c", "listen_addresses=", "-c",
+            "unix_socket_directories=" + self.pgdir, "-c", "fsync=off",
+            "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+            user="postgres", sig=signal.SIGINT, cwd=self.pgdir)
+        ok, _ = wait(lambda: subprocess.run(
+            ["pg_isready", "-q", "-h", self.pgdir, "-p",
+             str(self.pgport)]).returncode == 0, 60, 0.2)
+        if not ok:
+            raise RuntimeError("postgres did not start")
+        self.psql("CREATE USER zabbix")
+        self.psql("CREATE DATABASE zabbix OWNER zabbix ENCODING 'UTF8' "
+                  "TEMPLATE template0")
+        for part in ("schema", "images", "data"):
+            gz = subprocess.Popen(["zcat", os.path.join(
+                SCHEMA, part + ".sql.gz")], stdout=subprocess.PIPE)
+            self.psql(db="zabbix", user="zabbix", stdin=gz.stdout)
+            gz.wait()
+        # Planner statistics for the loaded tables: without them the
+        # server's LLD queries took up to 87 s each.
+        self.psql("ANALYZE", db="zabbix", user="zabbix")
+
+    def start_server(self):
+        conf = os.path.join(self.zdir, "zabbix_server.conf")
+        z = self.zdir
+        with open(conf, "w") as f:
+            f.write("\n".join([
+                "ListenIP=127.0.0.1", "ListenPort=%d" % self.zport,
+                "LogFile=%s/zabbix_server.log" % z, "LogFileSize=0",
+                "PidFile=%s/zabbix_server.pid" % z, "SocketDir=%s" % z,
+                "TmpDir=%s" % z, "DBHost=" + self.pgdir,
+                "DBPort=%d" % self.pgport, "DBName=zabbix", "DBUser=zabbix",
+                # Few processes (2 shared cores); the configuration cache
+                # reread every 2 s so new hosts and items poll at once.
+                "StartPollers=2", "StartPollersUnreachable=1",
+                "StartPreprocessors=2", "StartLLDProcessors=1",
+                "StartTrappers=2", "StartPingers=0", "StartDiscoverers=0",
+                "StartHTTPPollers=0", "StartTimers=1", "StartEscalators=1",
+                "StartAlerters=1", "StartDBSyncers=1",
+                "StartHistoryPollers=1", "StartReportWriters=0",
+                "CacheUpdateFrequency=2", "HousekeepingFrequency=0",
+                "ProblemHousekeepingFrequency=3600",
+                "Timeout=4", "UnreachablePeriod=30", "UnreachableDelay=5",
+                "UnavailableDelay=5", "FpingLocation=/usr/bin/fping",
+                "LogSlowQueries=3000", ""]))
+        self.d.start("zabbix_server", ["/usr/sbin/zabbix_server", "-f",
+                                       "-c", conf], user="zabbix",
+                     cwd=self.zdir)
+
+    def start_frontend(self):
+        """A copy of the frontend whose configuration file is ours
+        (Debian's reads /etc/zabbix/zabbix.conf.php, which is the
+        machine's), served by php -S."""
+        fe = os.path.join(self.d.dir, "frontend")
+        subprocess.run(["cp", "-a", FRONTEND, fe], check=True, timeout=120)
+        conf = os.path.join(self.d.dir, "zabbix.conf.php")
+        cfile = os.path.join(fe, "include/classes/core/CConfigFile.php")
+        with open(cfile) as f:
+            src = f.read()
+        if "/etc/zabbix/zabbix.conf.php" in src:
+            src = src.replace("/etc/zabbix/zabbix.conf.php", conf)
+        else:       # upstream's layout: conf/zabbix.conf.php
+            conf = os.path.join(fe, "conf", "zabbix.conf.php")
+        with open(cfile, "w") as f:
+            f.write(src)
+        with open(conf, "w") as f:
+            f.write("""<?php
+$DB['TYPE'] = 'POSTGRESQL';
+$DB['SERVER'] = '%s';
+$DB['PORT'] = '%d';
+$DB['DATABASE'] = 'zabbix';
+$DB['USER'] = 'zabbix';
+$DB['PASSWORD'] = '';
+$DB['SCHEMA'] = '';
+$DB['ENCRYPTION'] = false;
+$DB['KEY_FILE'] = '';
+$DB['CERT_FILE'] = '';
+$DB['CA_FILE'] = '';
+$DB['VERIFY_HOST'] = false;
+$DB['CIPHER_LIST'] = '';
+$DB['VAULT_URL'] = '';
+$DB['VAULT_DB_PATH'] = '';
+$DB['VAULT_TOKEN'] = '';
+$DB['DOUBLE_IEEE754'] = true;
+$ZBX_SERVER = '127.0.0.1';
+$ZBX_SERVER_PORT = '%d';
+$ZBX_SERVER_NAME = 'ibsnmpgw interop';
+$IMAGE_FORMAT_DEFAULT = IMAGE_FORMAT_PNG;
+""" % (self.pgdir, self.pgport, self.zport))
+        self.d.start("php", ["php", "-d", "memory_limit=512M", "-d",
+                             "max_execution_time=300", "-d",
+                             "post_max_size=32M", "-S",
+                             "127.0.0.1:%d" % self.webport, "-t", fe],
+                     cwd=fe)
+        ver, _ = wait(lambda: self.try_call("apiinfo.version", {}), 60)
+        if not ver:
+            raise RuntimeError("the API did not answer at " + self.url)
+        return ver
+
+    def try_call(self, method, params):
+        try:
+            return self.call(method, params)
+        except (OSError, RuntimeError):
+            return None
+
+    def call(self, method, params):
+        req = {"jsonrpc": "2.0", "method": method, "params": params,
+               "id": 1}
+        if self.auth and method not in ("apiinfo.version", "user.login"):
+            req["auth"] = self.auth
+        r = urllib.request.Request(self.url, json.dumps(req).encode(), {
+            "Content-Type": "application/json-rpc"})
+        with urllib.request.urlopen(r, timeout=120) as f:
+            ans = json.loads(f.read().decode())
+        if "error" in ans:
+            raise RuntimeError("%s: %s" % (method, ans["error"]))
+        return ans["result"]
+
+    def login(self):
+        self.auth = self.call("user.login", {"username": "Admin",
+                                             "password": "zabbix"})
+
+    def log(self):
+        try:
+            with open(os.path.join(self.zdir, "zabbix_server.log"),
+                      errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+
+R = simlib.Report()
+D = None
+fab = None
+
+
+def host_items(hostid, key):
+    return D.zbx.call("item.get", {
+        "hostids": hostid, "filter": {"key_": key},
+        "output": ["itemid", "key_", "lastvalue", "lastclock", "state",
+                   "error", "value_type"]})
+
+
+def value_of(hostid, key):
+    """(lastvalue, item) once the item has a value, else None."""
+    its = host_items(hostid, key)
+    if its and int(its[0]["lastclock"]) > 0:
+        return its[0]["lastvalue"], its[0]
+    return None
+
+
+def gw_get(node, oid):
+    out = fab.snmp("snmpget", fab.v2(node), [oid])
+    return parse_vars(out.stdout).get(oid, (None, None))[1]
+
+
+STATE = {}
+
+
+def gateway_host(fab, name):
+    """A host for fab's gateway as packaging/zabbix/README.md says, with
+    the test's short intervals: (hostid, its macros, address, port)."""
+    addr, port = fab.endpoint.split(":")[-2:]
+    macros = {"{$IBSNMPGW.COMMUNITY}": fab.community,
+              "{$IBSNMPGW.DISCOVERY.INTERVAL}": INTERVAL,
+              "{$IBSNMPGW.INTERVAL}": INTERVAL}
+    gw = D.zbx.call("host.create", {
+        "host": name, "groups": [{"groupid": STATE["gid"]}],
+        "templates": [{"templateid": STATE["tmpl"]}],
+        "interfaces": [{"type": 2, "main": 1, "useip": 1, "ip": addr,
+                        "dns": "", "port": port, "details": {
+                            "version": 2, "bulk": 1,
+                            "community": COMMUNITY}}],
+        "macros": [{"macro": k, "value": v} for k, v in macros.items()]})[
+        "hostids"][0]
+    return gw, macros, addr, port
+
+
+def node_table(fab):
+    """The fabric context's ibsnmpgwNodeContext and ibsnmpgwNodeDescr
+    columns, in index order: (contexts, descriptions)."""
+    cols = []
+    for oid in (NODE_CONTEXT, NODE_DESCR):
+        out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [oid])
+        got = parse_vars(out.stdout)
+        cols.append([got[k][1] for k in sorted(got, key=lambda o: [
+            int(x) for x in o.split(".")[1:]])])
+    return cols
+
+
+def discovered():
+    return sorted(h["host"] for h in D.zbx.call("host.get", {
+        "output": ["host"], "filter": {"flags": 4}}))
+
+
+def main():
+    z = D.zbx
+    z.start_db()
+    R.check(True, "PostgreSQL cluster with the Zabbix %s schema" %
+            z.psql("SELECT mandatory FROM dbversion", db="zabbix",
+                   user="zabbix"))
+    z.start_server()
+    ver = z.start_frontend()
+    z.login()
+    R.check(ver.startswith("6.0"), "the frontend's API answers (Zabbix %s)"
+            % ver)
+    ok, _ = wait(lambda: "server #0 started" in z.log(), 60)
+    R.check(ok and D.alive("zabbix_server"), "zabbix_server started",
+            z.log()[-2000:])
+    # The schema's own "Zabbix server" host polls an agent that is not
+    # there: off, so the two pollers are ours.
+    for h in z.call("host.get", {"filter": {"host": "Zabbix server"}}):
+        z.call("host.update", {"hostid": h["hostid"], "status": 1})
+
+    with open(XML) as f:
+        xml = f.read()
+    rule = {"createMissing": True, "updateExisting": True}
+    res = z.call("configuration.import", {
+        "format": "xml", "source": xml, "rules": {
+            "groups": {"createMissing": True},
+            "templates": rule, "templateLinkage": {"createMissing": True},
+            "items": rule, "discoveryRules": rule, "triggers": rule,
+            "graphs": rule, "httptests": rule, "valueMaps": rule}})
+    R.check(res is True, "configuration.import of the templates", res)
+    tmpls = {t["host"]: t["templateid"] for t in z.call("template.get", {
+        "filter": {"host": ["ibsnmpgw fabric by SNMP",
+                            "ibsnmpgw node by SNMP"]},
+        "output": ["host"]})}
+    R.equal(sorted(tmpls), ["ibsnmpgw fabric by SNMP",
+                            "ibsnmpgw node by SNMP"], "both templates exist")
+    drule = z.call("discoveryrule.get", {
+        "templateids": tmpls["ibsnmpgw fabric by SNMP"],
+        "output": ["itemid"]})
+    protos = z.call("hostprototype.get", {
+        "discoveryids": [r["itemid"] for r in drule],
+        "output": ["host", "custom_interfaces"],
+        "selectMacros": ["macro", "value"]})
+    R.check(len(protos) == 1 and protos[0]["host"] == "ib-{#IBSNMPGW.HOST}" and
+            protos[0]["custom_interfaces"] == "0",
+            "the fabric template has the host prototype ib-{#IBSNMPGW.HOST}, "
+            "which inherits the gateway host's interface", protos)
+    tps = z.call("triggerprototype.get", {
+        "templateids": tmpls["ibsnmpgw node by SNMP"],
+        "output": ["description", "recovery_mode"]})
+    R.check([t["description"] for t in tps] == ["Port {#IFNAME}: link down"]
+            and tps[0]["recovery_mode"] == "1", "the node template has a "
+            "link-down trigger prototype with a recovery expression", tps)
+
+    STATE["tmpl"] = tmpls["ibsnmpgw fabric by SNMP"]
+    STATE["gid"] = z.call("hostgroup.create", {
+        "name": "InfiniBand gateways"})["groupids"][0]
+    gw, macros, addr, port = gateway_host(fab, "ibsnmpgw")
+    t_host = time.time()
+    STATE["gw"] = gw
+    R.check(gw, "the gateway's host, linked to the fabric template")
+
+    # Low-level discovery: one host per inventory node.
+    want = sorted("ib-" + c for c in node_table(fab)[0])
+    R.equal(len(want), int(fab.sql("SELECT count(*) FROM nodes")),
+            "the fabric context's node table has every inventory node")
+    first, t_first = wait(discovered, 300, 1)
+    if first:
+        figure("gateway host created to first discovered host", t_first)
+    t_first += t_host
+    hosts, _ = wait(lambda: discovered() == want and want, 300, 1)
+    R.equal(hosts or discovered(), want, "discovery created ib-NODE for "
+            "every inventory node (%d)" % len(want))
+    rules = z.call("discoveryrule.get", {"hostids": gw, "output": [
+        "key_", "state", "error"]})
+    R.check(rules and all(r["state"] == "0" for r in rules),
+            "the node discovery rule is supported", rules)
+
+    def untemplated():
+        """The discovered hosts, and those without the node template yet
+        (the LLD links templates after it creates the hosts)."""
+        hs = {h["host"]: h for h in z.call("host.get", {
+            "output": ["host", "name"], "filter": {"flags": 4},
+            "selectInterfaces": "extend",
+            "selectParentTemplates": ["host"]})}
+        return hs, [h for h in hs.values() if [t["host"] for t in h[
+            "parentTemplates"]] != ["ibsnmpgw node by SNMP"]]
+    wait(lambda: not untemplated()[1], 120, 1)
+    byname, bad = untemplated()
+    R.check(byname and not bad, "each discovered host has the node "
+            "template", bad[:3])
+
+    # The node hosts reach their node through the inherited interface
+    # and the macros the discovery gave them.
+    for name in ("ib-leaf01", "ib-node01"):
+        h = byname.get(name, {"hostid": "0", "interfaces": []})
+        ifs = [(i["ip"], i["port"], i["details"].get("community"))
+               for i in h["interfaces"]]
+        R.equal(ifs, [(addr, port, COMMUNITY)], "%s inherits the gateway "
+                "host's interface" % name)
+        got = {m["macro"]: m["value"] for m in z.call("usermacro.get", {
+            "hostids": h["hostid"], "output": ["macro", "value"]})}
+        want_m = dict(macros, **{"{$IBSNMPGW.CONTEXT}": name[3:]})
+        R.equal({k: got.get(k) for k in want_m}, want_m, "%s's macros: "
+                "its context, and the gateway host's community and "
+                "intervals" % name)
+
+    # A switch's and an HCA's port items get values from the fabric.
+    sw, hca = byname.get("ib-leaf01"), byname.get("ib-node01")
+    if not (sw and hca):
+        return
+    # leaf01 port 5 is cabled to spine01[1]; node01 port 1 to leaf01[1].
+    checks = [(sw, "leaf01", 5), (hca, "node01", 1)]
+    got, took = wait(lambda: all(value_of(h["hostid"], "ib.port.oper[%d]"
+                                          % p) for h, _, p in checks),
+                     300, 1)
+    figure("first discovered host to first port values (ifOperStatus of "
+           "leaf01 port 5 and node01 port 1)", time.time() - t_first)
+    R.check(got, "ifOperStatus items of ib-leaf01 port 5 and ib-node01 "
+            "port 1 have values within %.0f s" % took,
+            [host_items(h["hostid"], "ib.port.oper[%d]" % p)
+             for h, _, p in checks])
+    for h, node, p in checks:
+        keys = {"ib.port.oper[%d]" % p: "1.3.6.1.2.1.2.2.1.8",
+                "ib.port.speed[%d]" % p: "1.3.6.1.2.1.31.1.1.1.15",
+                "ib.port.in.bytes[%d]" % p: None,
+                "ib.port.out.bytes[%d]" % p: None,
+                "ib.port.symbol.errors[%d]" % p: "1.3.6.1.3.117.2.1.1.1.2",
+                "ib.port.link.downed[%d]" % p: "1.3.6.1.3.117.2.1.1.1.4"}
+        vals, _ = wait(lambda: all(value_of(h["hostid"], k) for k in keys)
+                       and {k: value_of(h["hostid"], k)[0] for k in keys},
+                       120, 1)
+        R.check(vals, "%s port %d: every port item has a value (traffic "
+                "as a rate after two polls)" % (h["host"], p),
+                [(k, host_items(h["hostid"], k)) for k in keys])
+        if not vals:
+            continue
+        direct = {}
+        for k, oid in keys.items():
+            if oid:
+                v = gw_get(node, ".%s.%d" % (oid, p))
+                direct[k] = str(v * 1000000 if "speed" in k else v)
+        R.equal({k: vals[k] for k in direct}, direct, "%s port %d: "
+                "ifOperStatus up, ifHighSpeed (x 10^6), symbol errors and "
+                "link downed as the gateway answers them" % (h["host"], p))
+        R.check(all(float(vals[k]) >= 0 for k in keys if "bytes" in k),
+                "%s port %d: the traffic rates are numbers" % (h["host"], p),
+                vals)
+
+    # An Unlink: a problem on the switch port, resolved by the ReLink.
+    oper = host_items(sw["hostid"], "ib.port.oper[5]")[0]
+    trig = z.call("trigger.get", {"itemids": oper["itemid"], "output": [
+        "triggerid", "description", "value"], "expandDescription": True})
+    R.check(trig, "ib-leaf01 port 5 has a link-down trigger", trig)
+    if not trig:
+        return
+    tid = trig[0]["triggerid"]
+    t_unlink = time.time()
+    fab.cmd('Unlink "leaf01"[5]')
+
+    def problem():
+        return z.call("problem.get", {"objectids": tid, "output": "extend",
+                                      "recent": True})
+    probs, took = wait(problem, 120, 0.5)
+    figure("Unlink to problem", took)
+    R.check(probs, "Unlink \"leaf01\"[5]: a problem on ib-leaf01 within "
+            "%.0f s: %s" % (took, probs and probs[0]["name"]),
+            z.call("history.get", {"itemids": oper["itemid"], "history": 3,
+                                   "sortfield": "clock", "sortorder":
+                                   "DESC", "limit": 5}))
+    fab.cmd('ReLink "leaf01"[5]')
+    t_relink = time.time()
+    solved, took = wait(lambda: probs and z.call("problem.get", {
+        "eventids": probs[0]["eventid"], "output": ["r_eventid"],
+        "recent": True})[0]["r_eventid"] != "0", 120, 0.5)
+    figure("ReLink to resolved", took)
+    R.check(solved, "ReLink: the problem is resolved within %.0f s" %
+            (time.time() - t_relink))
+    events = z.call("event.get", {"objectids": tid, "output": [
+        "value", "name", "clock"], "sortfield": ["clock", "eventid"],
+        "time_from": int(t_unlink) - 1})
+    R.equal([e["value"] for e in events], ["1", "0"], "the trigger's "
+            "events since the Unlink: one problem, one recovery")
+    R.check("query failed" not in z.log(), "no failed database query in "
+            "the server's log", [ln for ln in z.log().splitlines()
+                                 if "query failed" in ln][:5])
+
+
+def cluster(gw1):
+    """tests/sim's cluster.topo, a fabric without a node-name-map whose
+    NodeDescriptions are what real ones are: contexts such as
+    MF0;leaf01:MSB7800/U1 (not a valid Zabbix host name) and two HCAs
+    named "localhost mlx5_0" (reached by GUID). Every node must still be
+    a host of its own, reached through its context."""
+    global fab
+    z = D.zbx
+    z.call("host.delete", [gw1])
+    gone, _ = wait(lambda: not discovered(), 120, 1)
+    R.check(gone, "deleting the gateway's host deletes its node hosts",
+            discovered())
+    fab.stop()
+    fab = simlib.Fabric(topo=CLUSTER, extra=["--sm-events"])
+    contexts, descs = node_table(fab)
+    R.check(len(set(descs)) < len(descs) and any(
+        not re.match(r"^[0-9A-Za-z_. -]+$", c) for c in contexts),
+        "cluster.topo: duplicate descriptions, contexts that are not "
+        "Zabbix host names", list(zip(contexts, descs)))
+    gw, macros, addr, port = gateway_host(fab, "ibsnmpgw-cluster")
+    hosts, took = wait(lambda: len(discovered()) == len(contexts) and
+                       discovered(), 120, 1)
+    rules = z.call("discoveryrule.get", {"hostids": gw, "output": [
+        "key_", "state", "error"]})
+    R.check(hosts, "cluster.topo: discovery created a host for each of "
+            "the %d nodes" % len(contexts), "%s\n%s" % (
+                discovered(), rules))
+    got = {h["name"]: h for h in z.call("host.get", {
+        "output": ["host", "name"], "filter": {"flags": 4},
+        "selectMacros": ["macro", "value"]})}
+    ctx = {h["name"]: [m["value"] for m in h["macros"] if m["macro"] ==
+                       "{$IBSNMPGW.CONTEXT}"] for h in got.values()}
+    R.equal(sorted(c for v in ctx.values() for c in v), sorted(contexts),
+            "cluster.topo: one node host per context, distinct visible "
+            "names (%s)" % ", ".join(sorted(got)))
+
+    def polled():
+        its = z.call("item.get", {"hostids": [h["hostid"] for h in
+                                              got.values()],
+                                  "filter": {"key_": "ib.port.oper[1]"},
+                                  "output": ["hostid", "lastclock",
+                                             "state", "error"]})
+        return len(its) == len(got) and all(
+            int(i["lastclock"]) > 0 for i in its) and its
+    its, took = wait(polled, 180, 1)
+    R.check(its, "cluster.topo: every node host's port 1 ifOperStatus "
+            "has a value (its context reaches the node)", polled() or
+            z.call("item.get", {"hostids": [h["hostid"] for h in
+                                            got.values()],
+                                "filter": {"key_": "ib.port.oper[1]"},
+                                "output": ["hostid", "lastclock", "state",
+                                           "error"]}))
+
+
+def run():
+    global D, fab
+    install()
+    simlib.skip_if_missing()
+    D = Daemons()
+    D.zbx = Zabbix(D)
+    # The fabric's directory under ours: other test runs on this machine
+    # clean /tmp/ibsnmpgw-it-* of what they think they left.
+    tempfile.tempdir = D.dir
+    # make's SIGTERM (or a timeout's) still stops what we started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        fab = simlib.Fabric(extra=["--sm-events"])
+        main()
+        cluster(STATE["gw"])
+    except Exception as e:  # noqa: BLE001 - reported, then exit 1
+        import traceback
+        R.check(False, "the test ran to its end: %s: %s" %
+                (type(e).__name__, e), traceback.format_exc())
+    finally:
+        if R.failed:
+            log = D.zbx.log().splitlines()
+            print("# zabbix_server.log, last lines:")
+            for ln in log[-30:]:
+                print("#   " + ln)
+        if fab:
+            fab.stop()
+        D.stop()
+    for name, s in FIGURES:
+        print("# figure: %s %.1f s" % (name, s))
+    R.finish()
+
+
+if __name__ == "__main__":
+    run()

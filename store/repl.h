@@ -104,6 +104,8 @@ struct repl_status {
 	int		split_brain;
 	char		reason[128];	/* why not protected / eligible */
 	char		peer[64];	/* its name, or address */
+	char		name[64];	/* this gateway's */
+	char		previous[64];	/* the active it took over from */
 	uint64_t	lag;		/* frames sent, not acknowledged */
 	uint64_t	frames_out, frames_in, refused;
 	uint64_t	snapshots, events_dropped;

@@ -309,6 +309,27 @@ store_event_queue_del(const char *target, uint64_t seq)
 }
 
 void
+store_event_db_each(void (*fn)(const struct store_event *, void *), void *arg)
+{
+	struct store_event ev;
+	sqlite3_stmt *st;
+
+	if (db() == NULL) {
+		for (size_t i = 0; i < ev_n; i++)
+			fn(store_event_at(i), arg);
+		return;
+	}
+	if (sqlite3_prepare_v2(db(), "SELECT " EV_COLUMNS " FROM events "
+	    "ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		row_event(st, &ev);
+		fn(&ev, arg);
+	}
+	sqlite3_finalize(st);
+}
+
+void
 store_event_queue_each(void (*fn)(const char *, uint64_t, void *), void *arg)
 {
 	sqlite3_stmt *st;

@@ -132,6 +132,10 @@ void	store_event_repl_reset(uint64_t max);
 void	store_event_repl_apply(const struct store_event *ev);
 /* The newest event number. */
 uint64_t store_event_last_seq(void);
+/* Every event of the database (the history and what queues name),
+ * oldest first. */
+void	store_event_db_each(void (*fn)(const struct store_event *ev,
+	    void *arg), void *arg);
 /* Every row of the inform queues: fn(target, seq), oldest first. */
 void	store_event_queue_each(void (*fn)(const char *target, uint64_t seq,
 	    void *arg), void *arg);

@@ -86,8 +86,8 @@ store_repl_frame_put(struct repl_auth *a, uint8_t type, const void *payload,
 		memcpy(f + REPL_HDR, payload, len);
 	if (mac(a, f, f + REPL_HDR, len, f + REPL_HDR + len) == -1)
 		return -1;
-	if (type != REPL_HELLO)
-		a->seq++;
+	/* After a HELLO the frames count from 1, as the receiver does. */
+	a->seq = type == REPL_HELLO ? 1 : a->seq + 1;
 	*len_io = need;
 	return 0;
 }

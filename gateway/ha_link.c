@@ -574,6 +574,14 @@ read_hello(struct ha_conn *c, const struct repl_frame *f, const char **why)
 	return 0;
 }
 
+/* Whether the standby opened c: of two links, both sides keep that
+ * one (each side may have connected at once). */
+static int
+standby_opened(const struct ha_conn *c)
+{
+	return (c->outgoing ? gw_ha_role() : c->peer_role) == REPL_STANDBY;
+}
+
 /* Both sides proved the key: what the pair is now. */
 static void
 link_up(struct ha_conn *c)
@@ -581,11 +589,15 @@ link_up(struct ha_conn *c)
 	enum repl_role me = gw_ha_role();
 
 	c->st = L_UP;
-	if (lk_up != NULL)
-		conn_close(lk_up, NULL);	/* the newer link wins */
-	lk_up = c;
 	if (lk_pend == c)
 		lk_pend = NULL;
+	if (lk_up != NULL && standby_opened(lk_up) && !standby_opened(c)) {
+		conn_close(c, NULL);
+		return;
+	}
+	if (lk_up != NULL)
+		conn_close(lk_up, NULL);
+	lk_up = c;
 	snprintf(store_repl_status()->peer, sizeof(store_repl_status()->peer),
 	    "%s", c->peer_name);
 	log_info("ha: link with %s (%s) up", c->peer_name,
@@ -615,7 +627,8 @@ handshake(struct ha_conn *c, const struct repl_frame *f, const char **why)
 			c->st = L_WAIT_READY;
 			return 0;
 		}
-		if (send_frame(c, REPL_READY, NULL, 0) == -1)
+		if (send_frame(c, REPL_READY, NULL, 0) == -1 ||
+		    flush_out(c) == -1)
 			return 1;
 		link_up(c);
 		return 0;
@@ -697,6 +710,9 @@ read_in(struct ha_conn *c)
 	}
 	memmove(c->in, c->in + off, c->inlen - off);
 	c->inlen -= off;
+	/* Answers (ACKs) go now. */
+	if (c->outlen > c->outoff && flush_out(c) == -1)
+		return;
 	/* A frame at most REPL_MAX_PAYLOAD: the buffer grows to hold one
 	 * and no more (incap stays below 2 x 128 KiB). */
 	if (c->incap > 4 * 131072)

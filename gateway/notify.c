@@ -248,6 +248,20 @@ add_ha(netsnmp_pdu *pdu, const struct store_event *ev)
 	    strnlen((const char *)ev->data + 32, 32));
 }
 
+/* coldStart has no objects (RFC 3418); ibsnmpgwEventText of its row
+ * gives receivers its number too (docs/ha.md: dropping duplicates). */
+static void
+add_seq(netsnmp_pdu *pdu, const struct store_event *ev)
+{
+	static const oid entry[] = { NT_EVENT_ENTRY, 8 };
+	oid o[MAX_OID_LEN];
+	size_t n = gw_oid(o, entry, 4);
+
+	o[n] = (oid)(ev->seq & 0xffffffff);
+	snmp_pdu_add_variable(pdu, o, n + 1, ASN_OCTET_STR, ev->text,
+	    strnlen(ev->text, sizeof(ev->text)));
+}
+
 /* IF-MIB linkDown/linkUp (RFC 2863): ifIndex, ifAdminStatus and
  * ifOperStatus of the port, ifIndex = port number. */
 static void
@@ -334,6 +348,8 @@ build(const struct nt_target *t, const struct store_event *ev, int inform)
 		add_sma_objects(pdu, ev);
 	if (ev->type != STORE_EV_GW_START)
 		add_identity(pdu, ev);
+	else
+		add_seq(pdu, ev);
 	if (ev->type == STORE_EV_HA_FAILOVER ||
 	    ev->type == STORE_EV_HA_SPLIT_BRAIN)
 		add_ha(pdu, ev);

@@ -467,10 +467,16 @@ top_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		{ "cache", cache_key_fn }, { "log", log_key },
 		{ "ipoib", ipoib_key }, { "events", conf_events_key },
 		{ "notify", conf_notify_key }, { "tunnel", tunnel_key },
+		{ "ha", conf_ha_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (strcmp(key, sections[i].name) == 0) {
+			if (sections[i].fn == conf_ha_key) {
+				((struct gw_conf *)arg)->ha.enabled = 1;
+				((struct gw_conf *)arg)->ha.line =
+				    (int)k->start_mark.line + 1;
+			}
 			yaml_each_pair(x, v, key, sections[i].fn, arg);
 			return;
 		}
@@ -516,6 +522,7 @@ set_defaults(struct gw_conf *c)
 	c->events.flap_changes = 4;
 	c->events.flap_window_ms = 60000;
 	c->events.hold_down_ms = 30000;
+	c->ha.takeover_timeout = 3;
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		c->ttl[i] = cache_get_ttl(i);
 }
@@ -607,7 +614,7 @@ derive_paths(struct gw_conf *c)
 /* Checks across sections, at the top-level mapping's line. */
 static void
 check_whole(struct yaml_ctx *x, const yaml_node_t *root,
-    const struct gw_conf *c)
+    struct gw_conf *c)
 {
 	if (c->nlisten == 0)
 		yaml_err(x, root, "no snmp.listen addresses");
@@ -615,6 +622,7 @@ check_whole(struct yaml_ctx *x, const yaml_node_t *root,
 		yaml_err(x, root, "no snmp.communities or snmp.users: nobody "
 		    "could query the gateway");
 	conf_check_targets(x, c);
+	conf_check_ha(x, root, c);
 	if (c->mad_max_inflight_node > c->mad_max_inflight)
 		yaml_err(x, root, "mad.max-in-flight-per-node (%d) exceeds "
 		    "mad.max-in-flight (%d)", c->mad_max_inflight_node,
@@ -677,6 +685,7 @@ gw_conf_free(struct gw_conf *c)
 	}
 	free(c->policies);
 	conf_targets_free(c);
+	conf_ha_free(c);
 	free(c->path);
 	free(c);
 }

@@ -98,6 +98,22 @@ struct gw_updown_off {
 
 #define GW_ENGINE_ID_MAX	32	/* octets, RFC 3411 SnmpEngineID */
 
+/* ha: the standby pair (docs/ha.md). */
+enum gw_ha_role { GW_HA_AUTO, GW_HA_ACTIVE, GW_HA_STANDBY };
+
+struct gw_ha_conf {
+	int		 enabled;	/* an ha: section */
+	enum gw_ha_role	 role;		/* at start */
+	char		*listen;	/* ADDR:PORT, [ADDR6]:PORT */
+	char		*peer;
+	char		*key_file;	/* HMAC key, mode 0600/0400 */
+	char		*name;		/* this node; NULL: the host name */
+	int		 takeover_timeout;	/* seconds of peer silence */
+	int		 line;
+};
+#define GW_HA_KEY_MIN	16
+#define GW_HA_KEY_MAX	256
+
 struct gw_conf {
 	char			*path;
 
@@ -167,6 +183,7 @@ struct gw_conf {
 	int			 ntargets;
 	struct gw_updown_off	*updown_off;
 	int			 nupdown_off;
+	struct gw_ha_conf	 ha;
 };
 
 /* Load and validate path. Every error is printed to err as
@@ -179,6 +196,16 @@ void		 gw_conf_free(struct gw_conf *c);
  * may read; errors never echo the content. */
 int		 gw_conf_read_key(const char *path, const char *what,
 		    uint64_t *key, FILE *err);
+
+/* The HA key (ha.key-file): 16 to 256 octets, trailing white space
+ * dropped, from a file only its owner may read. Returns the length, or
+ * -1 (why to err, never the content). */
+int		 gw_conf_read_ha_key(const char *path, uint8_t *key,
+		    FILE *err);
+/* "ADDR:PORT" or "[ADDR6]:PORT", numeric: 0 and the address, or -1. */
+struct sockaddr_storage;
+int		 gw_conf_ha_addr(const char *s, struct sockaddr_storage *ss,
+		    unsigned *len);
 
 const char	*gw_auth_name(enum gw_auth_proto p);
 /* An SnmpEngineID written "0x" and 10 to 64 hex digits into id (at

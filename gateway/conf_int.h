@@ -48,4 +48,11 @@ void	conf_targets_free(struct gw_conf *c);
 /* After the whole file: targets against snmp.users and each other. */
 void	conf_check_targets(struct yaml_ctx *x, const struct gw_conf *c);
 
+/* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */
+void	conf_ha_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
+	    yaml_node_t *v, void *arg);
+void	conf_check_ha(struct yaml_ctx *x, const yaml_node_t *root,
+	    struct gw_conf *c);
+void	conf_ha_free(struct gw_conf *c);
+
 #endif

@@ -25,6 +25,7 @@
 
 #include "codec/attr.h"
 #include "gateway/control.h"
+#include "gateway/ha.h"
 #include "gateway/mib.h"
 #include "gateway/notify.h"
 #include "gateway/snmp.h"
@@ -225,11 +226,12 @@ cmd_stats(FILE *f)
 	proxy_discover_get_stats(&s);
 	fprintf(f, "mad sent %llu answered %llu timeouts %llu retries %llu "
 	    "errors %llu malformed %llu throttled %llu inflight %llu queued "
-	    "%llu\n", (unsigned long long)m.sent,
+	    "%llu perfmgt %llu\n", (unsigned long long)m.sent,
 	    (unsigned long long)m.answered, (unsigned long long)m.timeouts,
 	    (unsigned long long)m.retries, (unsigned long long)m.errors,
 	    (unsigned long long)m.malformed, (unsigned long long)m.throttled,
-	    (unsigned long long)m.inflight, (unsigned long long)m.queued);
+	    (unsigned long long)m.inflight, (unsigned long long)m.queued,
+	    (unsigned long long)m.perf_sent);
 	fprintf(f, "cache hits %llu misses %llu coalesced %llu fetches %llu "
 	    "failures %llu entries %llu stale %llu\n",
 	    (unsigned long long)c.hits, (unsigned long long)c.misses,
@@ -289,6 +291,7 @@ cmd_stats(FILE *f)
 	    (unsigned long long)m.requests,
 	    (unsigned long long)m.unexpected);
 	cmd_stats_tunnel(f);
+	gw_ha_stats(f);
 }
 
 /* The last events kept (store/events.h), oldest first: time, seq,
@@ -406,10 +409,12 @@ handle(FILE *f, char *line)
 		cmd_events(f, arg);
 	else if (strcmp(cmd, "targets") == 0)
 		cmd_targets(f);
+	else if (strcmp(cmd, "ha") == 0)
+		gw_ha_ctl(f, arg);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
-		    "sweep, flush [NAME], stats, events [COUNT], targets)\n",
-		    cmd);
+		    "sweep, flush [NAME], stats, events [COUNT], targets, "
+		    "ha master|backup|fault|status)\n", cmd);
 }
 
 static void
@@ -548,9 +553,16 @@ gw_ctl_client(const char *path, int argc, char **argv)
 		close(s);
 		return 1;
 	}
-	while ((n = read(s, buf, sizeof(buf))) > 0) {
+	/* ha status: exit 1 unless eligible (keepalived's track_script). */
+	if (argc >= 1 && strcmp(argv[0], "ha") == 0 && (argc == 1 ||
+	    strcmp(argv[1], "status") == 0))
+		err = 1;
+	while ((n = read(s, buf, sizeof(buf) - 1)) > 0) {
 		if (n >= 7 && memcmp(buf, "error: ", 7) == 0)
 			err = 1;
+		buf[n] = '\0';
+		if (strstr(buf, "eligible yes") != NULL)
+			err = 0;
 		fwrite(buf, 1, n, stdout);
 	}
 	close(s);

@@ -15,6 +15,7 @@
 
 #include "gateway/conf.h"
 #include "gateway/control.h"
+#include "gateway/ha.h"
 #include "gateway/mib.h"
 #include "gateway/notify.h"
 #include "gateway/snmp.h"
@@ -200,6 +201,7 @@ reload(void)
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
+	gw_ha_set_conf(c);
 	gw_conf_free(gw_running);
 	gw_running = c;
 	log_info("reload: %s: %d polling policies", gw_conf_path,
@@ -278,7 +280,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
 	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
-	    "[NAME]|stats|events [COUNT]\n"
+	    "[NAME]|stats|events [COUNT]|ha master|backup|fault|status\n"
 	    "       ibsnmpgw [-c file] schema [RELEASE]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
@@ -480,6 +482,7 @@ schema_main(const char *path, int argc, char **argv)
 static int
 check_keys(const struct gw_conf *c)
 {
+	uint8_t hk[GW_HA_KEY_MAX];
 	uint64_t k;
 
 	if ((c->mkey_file && gw_conf_read_key(c->mkey_file, "M_Key", &k,
@@ -487,6 +490,10 @@ check_keys(const struct gw_conf *c)
 	    "SM_Key", &k, stderr)))
 		return 1;
 	explicit_bzero(&k, sizeof(k));
+	if (c->ha.enabled && gw_conf_read_ha_key(c->ha.key_file, hk, stderr)
+	    == -1)
+		return 1;
+	explicit_bzero(hk, sizeof(hk));
 	printf("configuration ok\n");
 	return 0;
 }
@@ -588,6 +595,9 @@ run(struct gw_conf *c)
 	if (read_keys(c, &keys) == -1)
 		goto out_cache;
 	apply_keys(c, &keys);
+	/* A pair starts standby: before any listener or inform. */
+	if (gw_ha_init(c) == -1)
+		goto out_cache;
 	if (gw_snmp_init(c) == -1 || gw_mib_init(c) == -1 ||
 	    gw_snmp_start(c) == -1)
 		goto out_snmp;
@@ -605,7 +615,7 @@ run(struct gw_conf *c)
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
 		goto out_poll;
-	if (gw_notify_init(c) == -1)
+	if (gw_notify_init(c) == -1 || gw_ha_start() == -1)
 		goto out_poll;
 	post_start();
 
@@ -615,6 +625,7 @@ run(struct gw_conf *c)
 	proxy_mad_exiting();
 
 out_poll:
+	gw_ha_finalise();
 	gw_notify_finalise();
 	gw_ctl_finalise();
 out_snmp:

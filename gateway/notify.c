@@ -45,6 +45,7 @@ static struct nt_target	**nt_targets;
 static size_t		  nt_n;
 static const struct gw_conf *nt_conf;
 static uint64_t		  nt_gen;
+static int		  nt_paused;	/* an HA standby */
 
 /* ---- OIDs */
 
@@ -82,6 +83,8 @@ notif_number(int type)
 	case STORE_EV_SUB_RESTORED: return 6;
 	case STORE_EV_PORT_CHANGED: return 7;	/* ibsnmpgwPortChanged */
 	case STORE_EV_TRAP: return 8;		/* ibsnmpgwSmaTrap */
+	case STORE_EV_HA_FAILOVER: return 9;	/* ibsnmpgwHaFailover */
+	case STORE_EV_HA_SPLIT_BRAIN: return 10;	/* ibsnmpgwHaSplitBrain */
 	}
 	return 0;
 }
@@ -226,6 +229,39 @@ add_identity(netsnmp_pdu *pdu, const struct store_event *ev)
 	}
 }
 
+/* ibsnmpgwHaFailover, ibsnmpgwHaSplitBrain: the other gateway (the old
+ * active, the peer) in data[0..31], this one in data[32..63], as the
+ * event recorded them, into ibsnmpgwHa (8) scalars. */
+static void
+add_ha(netsnmp_pdu *pdu, const struct store_event *ev)
+{
+	oid tail[3] = { 8, 0, 0 }, o[MAX_OID_LEN];
+	size_t n;
+
+	tail[1] = ev->type == STORE_EV_HA_FAILOVER ? 7 : 4;
+	n = gw_oid(o, tail, 3);
+	snmp_pdu_add_variable(pdu, o, n, ASN_OCTET_STR, ev->data,
+	    strnlen((const char *)ev->data, 32));
+	tail[1] = 6;
+	n = gw_oid(o, tail, 3);
+	snmp_pdu_add_variable(pdu, o, n, ASN_OCTET_STR, ev->data + 32,
+	    strnlen((const char *)ev->data + 32, 32));
+}
+
+/* coldStart has no objects (RFC 3418); ibsnmpgwEventText of its row
+ * gives receivers its number too (docs/ha.md: dropping duplicates). */
+static void
+add_seq(netsnmp_pdu *pdu, const struct store_event *ev)
+{
+	static const oid entry[] = { NT_EVENT_ENTRY, 8 };
+	oid o[MAX_OID_LEN];
+	size_t n = gw_oid(o, entry, 4);
+
+	o[n] = (oid)(ev->seq & 0xffffffff);
+	snmp_pdu_add_variable(pdu, o, n + 1, ASN_OCTET_STR, ev->text,
+	    strnlen(ev->text, sizeof(ev->text)));
+}
+
 /* IF-MIB linkDown/linkUp (RFC 2863): ifIndex, ifAdminStatus and
  * ifOperStatus of the port, ifIndex = port number. */
 static void
@@ -312,6 +348,11 @@ build(const struct nt_target *t, const struct store_event *ev, int inform)
 		add_sma_objects(pdu, ev);
 	if (ev->type != STORE_EV_GW_START)
 		add_identity(pdu, ev);
+	else
+		add_seq(pdu, ev);
+	if (ev->type == STORE_EV_HA_FAILOVER ||
+	    ev->type == STORE_EV_HA_SPLIT_BRAIN)
+		add_ha(pdu, ev);
 	/* SNMPv3: in the node's context (RFC 3411 3.3.1). */
 	if (t->c->version == 3 && node != NULL) {
 		gw_context_name(node, ctx, sizeof(ctx));
@@ -436,7 +477,7 @@ send_head(struct nt_target *t)
 {
 	netsnmp_pdu *pdu;
 
-	if (t->busy || t->qn == 0 || t->ss == NULL ||
+	if (nt_paused || t->busy || t->qn == 0 || t->ss == NULL ||
 	    ev_timer_pending(&t->timer))
 		return;
 	if ((pdu = build(t, &t->q[t->qhead], 1)) == NULL) {
@@ -489,6 +530,8 @@ static void
 deliver(const struct store_event *ev, void *arg)
 {
 	(void)arg;
+	if (nt_paused)
+		return;
 	if ((ev->type == STORE_EV_LINK_DOWN || ev->type == STORE_EV_LINK_UP) &&
 	    !gw_notify_updown_enabled(store_node_by_guid(ev->node_guid),
 	    ev->port))
@@ -694,6 +737,27 @@ queue_restore(struct nt_target *t)
 	t->qhead = 0;
 	log_info("notify: target %s: %zu informs waiting from before the "
 	    "restart", t->name, t->qn);
+}
+
+void
+gw_notify_pause(int paused)
+{
+	nt_paused = paused;
+	if (paused)
+		return;
+	for (size_t i = 0; i < nt_n; i++) {
+		struct nt_target *t = nt_targets[i];
+
+		/* An inform out before the pause is answered to nobody
+		 * (busy 0): it goes again from the queue. */
+		t->busy = 0;
+		t->qn = 0;
+		t->qhead = 0;
+		ev_timer_del(&t->timer);
+		t->backoff_ms = 0;
+		queue_restore(t);
+		send_head(t);
+	}
 }
 
 /* The queues of the inform targets stay in the database, no other. */

@@ -30,6 +30,10 @@ void	gw_notify_finalise(void);
 size_t	gw_notify_count(void);
 const struct gw_target *gw_notify_target(size_t i,
 	    struct gw_notify_stats *st);
+/* An HA standby sends nothing (docs/ha.md). Resumed (a promotion),
+ * every target's inform queue is read again from the database (the old
+ * active's, replicated) and sent: what was not acknowledged goes again. */
+void	gw_notify_pause(int paused);
 /* ifLinkUpDownTrapEnable of a port (notify.link-updown-disabled). */
 int	gw_notify_updown_enabled(const struct store_node *n, int port);
 

@@ -727,10 +727,32 @@ open_now(const char *spec)
 	return 0;
 }
 
+static int snmp_paused;
+
+int
+gw_snmp_listeners_pause(const struct gw_conf *c, int paused)
+{
+	int rc = 0;
+
+	snmp_paused = paused;
+	if (paused) {
+		while (snmp_nsessions > 0)
+			close_listener(snmp_nsessions - 1);
+	} else
+		for (int i = 0; i < c->nlisten; i++)
+			if (!open_now(c->listen[i].norm) && open_listener(
+			    c->listen[i].spec, c->listen[i].norm) == -1)
+				rc = -1;
+	snmp_nkept = snmp_nsessions;
+	return rc;
+}
+
 int
 gw_snmp_listeners_prepare(const struct gw_conf *c)
 {
 	snmp_nkept = snmp_nsessions;
+	if (snmp_paused)
+		return 0;
 	for (int i = 0; i < c->nlisten; i++)
 		if (!open_now(c->listen[i].norm) &&
 		    open_listener(c->listen[i].spec, c->listen[i].norm) == -1) {
@@ -773,7 +795,7 @@ gw_snmp_start(const struct gw_conf *c)
 	for (int i = 0; i < c->nusers; i++)
 		if (add_user(&c->users[i]) == -1)
 			return -1;
-	for (int i = 0; i < c->nlisten; i++)
+	for (int i = 0; i < c->nlisten && !snmp_paused; i++)
 		if (open_listener(c->listen[i].spec, c->listen[i].norm) == -1)
 			return -1;
 	return ev_hook_add(&hook);

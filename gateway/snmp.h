@@ -39,6 +39,10 @@ void	gw_snmp_finalise(void);
 int	gw_snmp_listeners_prepare(const struct gw_conf *c);
 void	gw_snmp_listeners_commit(const struct gw_conf *c);
 void	gw_snmp_listeners_abort(void);
+/* An HA standby's listeners (docs/ha.md): paused, every one is closed
+ * (and none opens at start or reload); resumed, c's open again. -1
+ * (logged) if one cannot open; the others stay open. */
+int	gw_snmp_listeners_pause(const struct gw_conf *c, int paused);
 /* Communities, their sources and node selectors, users' node selectors:
  * from c, which must stay valid until the next call. */
 void	gw_snmp_set_access(const struct gw_conf *c);

@@ -252,6 +252,8 @@ send_req(struct mad_req *r)
 		return -1;
 	}
 	mad_st.sent++;
+	if (mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F) == ATTR_CLASS_PERF)
+		mad_st.perf_sent++;
 	r->node->st.sent++;
 	r->deadline = ev_now() + mad_timeout;
 	TAILQ_INSERT_TAIL(&mad_inflight, r, link);

@@ -71,6 +71,7 @@ struct proxy_mad_stats {
 	uint64_t unexpected;	/* of those, none of ours took */
 	uint64_t responses;	/* answers we sent to requests */
 	uint64_t reopens;	/* and came back */
+	uint64_t perf_sent;	/* of sent, PerfMgt (class 0x04) */
 	int	 port_down;
 };
 

@@ -440,12 +440,24 @@ poll_node_now(struct poll_node *pn)
 	}
 }
 
+static int poll_paused;
+
+void
+proxy_poll_pause(int paused)
+{
+	poll_paused = paused;
+}
+
 static void
 node_timer(void *arg)
 {
 	struct poll_node *pn = arg;
 	const struct proxy_policy *p = policy_of(pn->policy);
 
+	if (poll_paused) {
+		ev_timer_add(&pn->timer, (uint64_t)p->interval * 1000);
+		return;
+	}
 	/* The policy's cap on MADs in flight: come back shortly. */
 	if (poll_inflight[pn->policy + 1] >= p->max_inflight) {
 		ev_timer_add(&pn->timer, 50 + (pn->node % 50));
@@ -555,7 +567,7 @@ proxy_poll_all_now(void)
 {
 	struct proxy_mad_stats st;
 
-	if (full_started != 0)
+	if (full_started != 0 || poll_paused)
 		return -1;
 	/* Whatever is cached is stale for this purpose. */
 	cache_flush(UINT32_MAX);

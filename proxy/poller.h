@@ -56,5 +56,8 @@ const char	*proxy_poll_policy_name(uint32_t node);
 /* Poll every reachable node now (flushing the cache first) and log
  * "poll done: N nodes, M MADs in T ms" when all answered. */
 int		 proxy_poll_all_now(void);
+/* An HA standby polls nothing (no PerfMgt MAD): timers keep running
+ * and skip their rounds while paused. */
+void		 proxy_poll_pause(int paused);
 
 #endif

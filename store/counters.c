@@ -33,6 +33,7 @@ static uint64_t		 ctr_commits, ctr_rows;
 static struct ctr_port	*ctr_dirty;
 #define DIRTY_END	((struct ctr_port *)&ctr_dirty)	/* list's end mark */
 static sqlite3_stmt	*ctr_stmt;	/* the accumulator UPSERT */
+static struct counters_tap ctr_tap;
 
 #define FLUSH_MS	10000
 
@@ -71,6 +72,15 @@ ctr_acc_init(struct ctr_acc *a, size_t n)
 		a[i].total = 0;
 		a[i].last = CTR_NONE;
 	}
+}
+
+void
+ctr_repl_merge(struct ctr_acc *a, uint64_t total, uint64_t last)
+{
+	if (ctr_valid(a) && total < a->total)
+		return;		/* an older state */
+	a->total = total;
+	a->last = last == CTR_NONE ? last - 1 : last;
 }
 
 void
@@ -158,6 +168,15 @@ mark_dirty(struct ctr_port *p, uint64_t bits)
 	}
 }
 
+static void
+tap_changed(const struct ctr_port *p, int i, const struct ctr_acc *a)
+{
+	const struct store_node *sn;
+
+	if (ctr_tap.changed != NULL && (sn = store_node_at(p->node)) != NULL)
+		ctr_tap.changed(sn->guid, p->port, i, a, ctr_tap.arg);
+}
+
 const struct ctr_acc *
 counters_acc(const struct ctr_port *p, int i)
 {
@@ -230,8 +249,10 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		e = ctr_update(a, vals[i], perf_ctrs[i].width);
 		/* Only a change needs saving: an idle port costs no write
 		 * (every change moves the reading or is an event). */
-		if (e || a->last != last)
+		if (e || a->last != last) {
 			mark_dirty(p, dirty_bit(i));
+			tap_changed(p, i, a);
+		}
 		/* Steady counting keeps total - last: a restart recomputes
 		 * the same total from a saved pair. Events change it. */
 		if (e)
@@ -329,6 +350,7 @@ counters_was_reset(uint32_t node, uint8_t port, uint16_t attr, uint16_t mask)
 		if (i >= 0 && (mask & (1u << b)) && (a = acc_mut(p, i))) {
 			ctr_was_reset(a);
 			mark_dirty(p, dirty_bit(i));
+			tap_changed(p, i, a);
 		}
 	}
 	ctr_urgent = 1;
@@ -373,10 +395,8 @@ load(void)
 		    (a = acc_mut(p, i)) == NULL)
 			continue;
 		/* saturated (column 5) is last == all ones: derived. */
-		a->total = (uint64_t)sqlite3_column_int64(st, 3);
-		a->last = (uint64_t)sqlite3_column_int64(st, 4);
-		if (a->last == CTR_NONE)
-			a->last--;
+		ctr_repl_merge(a, (uint64_t)sqlite3_column_int64(st, 3),
+		    (uint64_t)sqlite3_column_int64(st, 4));
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -479,10 +499,96 @@ sync_prepare(void *arg, struct pollfd *pfd, int max, int *timeout_ms)
 static void
 sync_dispatch(void *arg, struct pollfd *pfd, int n)
 {
+	if (ctr_tap.flush != NULL)
+		ctr_tap.flush(ctr_tap.arg);
 	if (!ctr_urgent)
 		return;
 	ctr_urgent = 0;
 	counters_flush();
+}
+
+/* ---- HA (docs/ha.md) */
+
+void
+counters_set_tap(const struct counters_tap *t)
+{
+	if (t != NULL)
+		ctr_tap = *t;
+	else
+		memset(&ctr_tap, 0, sizeof(ctr_tap));
+}
+
+int
+counters_walk(uint32_t *node, unsigned *port,
+    int (*fn)(uint64_t, const struct ctr_port *, void *), void *arg)
+{
+	for (; *node < ctr_nnodes; (*node)++, *port = 0) {
+		const struct ctr_node *cn = ctr_nodes[*node];
+		const struct store_node *sn = store_node_at(*node);
+
+		for (; cn != NULL && sn != NULL && *port < cn->nslots;
+		    (*port)++) {
+			const struct ctr_port *p = cn->slot[*port];
+
+			if (p != NULL && counters_port_read(p) &&
+			    fn(sn->guid, p, arg) == -1)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* A node the inventory does not have (yet): its row, if newer. */
+static void
+repl_save_row(uint64_t guid, uint8_t port, int ctr, uint64_t total,
+    uint64_t last)
+{
+	sqlite3_stmt *st;
+
+	if (db() == NULL || sqlite3_prepare_v2(db(), "INSERT INTO counters "
+	    "(node_guid, port, counter, total, last, saturated) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, 0) ON CONFLICT (node_guid, port, counter) "
+	    "DO UPDATE SET total = ?4, "
+	    "last = ?5 WHERE total <= ?4", -1, &st, NULL) != SQLITE_OK) {
+		log_warnx("counters: %s", sqlite3_errmsg(db()));
+		return;
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)guid);
+	sqlite3_bind_int(st, 2, port);
+	sqlite3_bind_text(st, 3, perf_ctrs[ctr].name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)total);
+	sqlite3_bind_int64(st, 5, (int64_t)last);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		log_warnx("counters: %s", sqlite3_errmsg(db()));
+	sqlite3_finalize(st);
+}
+
+void
+counters_repl_apply(uint64_t guid, uint8_t port, int ctr, uint64_t total,
+    uint64_t last)
+{
+	const struct store_node *sn = store_node_by_guid(guid);
+	struct ctr_port *p;
+	struct ctr_acc *a;
+
+	if (ctr < 0 || ctr >= CTR_MAX)
+		return;
+	if (sn == NULL || port > sn->num_ports ||
+	    (p = port_get(sn->idx, port, 1)) == NULL ||
+	    (a = acc_mut(p, ctr)) == NULL) {
+		repl_save_row(guid, port, ctr, total, last);
+		return;
+	}
+	ctr_repl_merge(a, total, last);
+	mark_dirty(p, dirty_bit(ctr));
+}
+
+int
+counters_repl_reload(void)
+{
+	if (counters_flush() == -1)
+		return -1;
+	return load();
 }
 
 void

@@ -76,6 +76,10 @@ unsigned ctr_update(struct ctr_acc *a, uint64_t raw, unsigned width);
 /* The gateway reset the counter itself: count on from zero. */
 void	 ctr_was_reset(struct ctr_acc *a);
 
+/* HA (docs/ha.md): a replicated state (total, last) taken if it is
+ * not older than a's (totals only grow). */
+void	 ctr_repl_merge(struct ctr_acc *a, uint64_t total, uint64_t last);
+
 int	 counters_init(void);	/* after store_init() */
 void	 counters_finalise(void);	/* flushes */
 /* A PerfMgt answer for (node, port). */
@@ -111,6 +115,31 @@ void	 counters_was_reset(uint32_t node, uint8_t port, uint16_t attr,
  * answers from it; steady counts wait for the 10 s timer, which a crash
  * cannot harm (total - last does not move). */
 int	 counters_flush(void);
+/* HA: changed(guid, port, counter, acc) for every accumulator that
+ * changed, in the event-loop iteration that changed it, and flush()
+ * once per iteration after them, before the SNMP front end answers
+ * (an active's replication). NULL: none. */
+struct counters_tap {
+	void	(*changed)(uint64_t guid, uint8_t port, int ctr,
+		    const struct ctr_acc *a, void *arg);
+	void	(*flush)(void *arg);
+	void	*arg;
+};
+void	 counters_set_tap(const struct counters_tap *t);
+/* Every valid accumulator, from the cursor on (0, 0 to start); fn
+ * returns -1 to stop before that port, which the cursor then names.
+ * Returns 1 when all were walked, 0 when stopped. */
+int	 counters_walk(uint32_t *node, unsigned *port,
+	    int (*fn)(uint64_t guid, const struct ctr_port *p, void *arg),
+	    void *arg);
+/* A standby's replicated state (ctr_repl_merge), by GUID: in memory if
+ * the inventory has the node, else in the database. */
+void	 counters_repl_apply(uint64_t guid, uint8_t port, int ctr,
+	    uint64_t total, uint64_t last);
+/* Promotion: saved, and the database's states merged into memory
+ * (nodes found since they were replicated). */
+int	 counters_repl_reload(void);
+
 /* Transactions committed and accumulator rows written since start. */
 void	 counters_stats(uint64_t *commits, uint64_t *rows);
 

@@ -46,6 +46,9 @@ static struct htab		 ev_states;
 static store_event_fn		 ev_fn;
 static void			*ev_arg;
 static struct store_event_stats	 ev_st;
+static struct store_event_tap	 ev_tap;
+static int			 ev_replica;
+static uint64_t			 ev_replica_dropped;
 
 static const char *type_names[STORE_EV_MAX] = {
 	[STORE_EV_LINK_DOWN] = "link-down",
@@ -59,6 +62,8 @@ static const char *type_names[STORE_EV_MAX] = {
 	[STORE_EV_SUB_RESTORED] = "subscription-restored",
 	[STORE_EV_TRAP] = "trap",
 	[STORE_EV_GW_START] = "gateway-start",
+	[STORE_EV_HA_FAILOVER] = "ha-failover",
+	[STORE_EV_HA_SPLIT_BRAIN] = "ha-split-brain",
 };
 
 const char *
@@ -101,6 +106,8 @@ event_class(int type)
 		return CLS_SUB;
 	case STORE_EV_THRESHOLD:
 	case STORE_EV_GW_START:
+	case STORE_EV_HA_FAILOVER:
+	case STORE_EV_HA_SPLIT_BRAIN:
 		return CLS_EDGE;
 	}
 	return CLS_OTHER;
@@ -288,6 +295,8 @@ store_event_queue_add(const char *target, uint64_t seq)
 {
 	db_run("queueing an inform", "INSERT OR IGNORE INTO notify_queue "
 	    "(target, seq) VALUES (?1, ?2)", target, (int64_t)seq);
+	if (ev_tap.queue)
+		ev_tap.queue(1, target, seq, ev_tap.arg);
 }
 
 void
@@ -295,6 +304,44 @@ store_event_queue_del(const char *target, uint64_t seq)
 {
 	db_run("dequeueing an inform", "DELETE FROM notify_queue WHERE "
 	    "target = ?1 AND seq = ?2", target, (int64_t)seq);
+	if (ev_tap.queue)
+		ev_tap.queue(0, target, seq, ev_tap.arg);
+}
+
+void
+store_event_db_each(void (*fn)(const struct store_event *, void *), void *arg)
+{
+	struct store_event ev;
+	sqlite3_stmt *st;
+
+	if (db() == NULL) {
+		for (size_t i = 0; i < ev_n; i++)
+			fn(store_event_at(i), arg);
+		return;
+	}
+	if (sqlite3_prepare_v2(db(), "SELECT " EV_COLUMNS " FROM events "
+	    "ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		row_event(st, &ev);
+		fn(&ev, arg);
+	}
+	sqlite3_finalize(st);
+}
+
+void
+store_event_queue_each(void (*fn)(const char *, uint64_t, void *), void *arg)
+{
+	sqlite3_stmt *st;
+
+	if (db() == NULL || sqlite3_prepare_v2(db(), "SELECT target, seq FROM "
+	    "notify_queue ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_column_text(st, 0) != NULL)
+			fn((const char *)sqlite3_column_text(st, 0),
+			    (uint64_t)sqlite3_column_int64(st, 1), arg);
+	sqlite3_finalize(st);
 }
 
 size_t
@@ -363,11 +410,8 @@ store_event_queue_keep(const char *const *targets, size_t n)
 /* ---- History */
 
 static void
-keep(struct store_event *ev)
+ring_push(const struct store_event *ev)
 {
-	ev->seq = ++ev_seq;
-	ev_st.kept++;
-	save(ev);
 	if (ev_cap > 0) {
 		if (ev_n == ev_cap) {
 			ev_first = (ev_first + 1) % ev_cap;
@@ -376,8 +420,82 @@ keep(struct store_event *ev)
 		ev_ring[(ev_first + ev_n) % ev_cap] = *ev;
 		ev_n++;
 	}
+}
+
+/* Replicated before the notifier sends it (docs/ha.md). */
+static void
+keep(struct store_event *ev)
+{
+	ev->seq = ++ev_seq;
+	ev_st.kept++;
+	save(ev);
+	ring_push(ev);
+	if (ev_tap.kept)
+		ev_tap.kept(ev, ev_tap.arg);
 	if (ev_fn)
 		ev_fn(ev, ev_arg);
+}
+
+/* ---- HA */
+
+void
+store_event_set_tap(const struct store_event_tap *t)
+{
+	if (t != NULL)
+		ev_tap = *t;
+	else
+		memset(&ev_tap, 0, sizeof(ev_tap));
+}
+
+void
+store_event_set_replica(int on)
+{
+	ev_replica = on;
+}
+
+uint64_t
+store_event_replica_dropped(void)
+{
+	return ev_replica_dropped;
+}
+
+uint64_t
+store_event_last_seq(void)
+{
+	return ev_seq;
+}
+
+void
+store_event_repl_reset(uint64_t max)
+{
+	size_t gone = 0;
+
+	while (ev_n > 0 && store_event_at(ev_n - 1)->seq > max) {
+		ev_n--;
+		gone++;
+	}
+	if (gone > 0)
+		log_warnx("ha: %zu events of this gateway beyond the active's "
+		    "newest (%llu) dropped: the active's history wins", gone,
+		    (unsigned long long)max);
+	db_run("replacing the history", "DELETE FROM events WHERE seq > ?2",
+	    NULL, (int64_t)max);
+	db_run("replacing the queues", "DELETE FROM notify_queue", NULL, 0);
+	if (ev_seq > max)
+		ev_seq = max;
+}
+
+void
+store_event_repl_apply(const struct store_event *ev)
+{
+	if (ev->seq == 0)
+		return;
+	save(ev);
+	/* In order only: the ring stays sorted (store_event_by_seq). */
+	if (ev_n == 0 || store_event_at(ev_n - 1)->seq < ev->seq)
+		ring_push(ev);
+	if (ev->seq > ev_seq)
+		ev_seq = ev->seq;
 }
 
 size_t
@@ -526,6 +644,10 @@ store_event_post(struct store_event *ev)
 	struct ev_state *s;
 
 	ev_st.posted++;
+	if (ev_replica) {
+		ev_replica_dropped++;	/* the active's stream is ours */
+		return 0;
+	}
 	if (ev->when == 0)
 		ev->when = ev_wall_ms();
 	ev->suppressed = 0;

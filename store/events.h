@@ -25,6 +25,9 @@ enum store_event_type {
 	STORE_EV_TRAP,			/* an SMA trap as the SM forwarded it */
 	STORE_EV_GW_START,		/* the gateway started (RFC 3418
 					 * coldStart) */
+	STORE_EV_HA_FAILOVER,		/* this gateway took over (text:
+					 * old and new active) */
+	STORE_EV_HA_SPLIT_BRAIN,	/* the peer is active too */
 	STORE_EV_MAX
 };
 
@@ -109,6 +112,34 @@ size_t	store_event_queue_load(const char *target, struct store_event *out,
 	    size_t max);
 /* Drop the queues of every target but these n (logged). */
 void	store_event_queue_keep(const char *const *targets, size_t n);
+
+/* HA (docs/ha.md). The active's taps: every event kept, every inform
+ * queued and dequeued, for the replication link. */
+struct store_event_tap {
+	void	(*kept)(const struct store_event *ev, void *arg);
+	void	(*queue)(int add, const char *target, uint64_t seq, void *arg);
+	void	*arg;
+};
+void	store_event_set_tap(const struct store_event_tap *t);
+/* A standby's stream is its active's: events posted here are dropped
+ * (counted), replicated ones kept as they are numbered. */
+void	store_event_set_replica(int on);
+uint64_t store_event_replica_dropped(void);
+/* A snapshot begins: the history beyond the active's newest (max) goes
+ * (logged), and so do the inform queues. */
+void	store_event_repl_reset(uint64_t max);
+/* A replicated event: kept with its number, nobody told. */
+void	store_event_repl_apply(const struct store_event *ev);
+/* The newest event number. */
+uint64_t store_event_last_seq(void);
+/* Every event of the database (the history and what queues name),
+ * oldest first. */
+void	store_event_db_each(void (*fn)(const struct store_event *ev,
+	    void *arg), void *arg);
+/* Every row of the inform queues: fn(target, seq), oldest first. */
+void	store_event_queue_each(void (*fn)(const char *target, uint64_t seq,
+	    void *arg), void *arg);
+
 const char *store_event_type_name(int type);
 const char *store_event_source_name(int source);
 

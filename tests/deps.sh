@@ -1,6 +1,6 @@
 # Debian 12 packages the build, the tests and the demo need.
 DEPS="build-essential autoconf automake libtool pkg-config
- libsnmp-dev snmp snmpd snmptrapd libibumad-dev libibmad-dev libsqlite3-dev sqlite3
+ libsnmp-dev snmp snmpd snmptrapd libibumad-dev libibmad-dev libsqlite3-dev sqlite3 libssl-dev
  libyaml-dev libcmocka-dev ibsim-utils opensm infiniband-diags
  smitools erlang-snmp python3 python3-pysnmp4
  debhelper dpkg-dev fakeroot lintian rpm prometheus-snmp-exporter

@@ -15,6 +15,7 @@
 #include "gateway/mib/node.h"
 #include "proxy/discover.h"
 #include "proxy/mad.h"
+#include "store/repl.h"
 #include "util/log.h"
 
 static char sys_descr[256], sys_contact[256], sys_name[256], sys_location[256];
@@ -240,6 +241,39 @@ static const struct gw_col stats_cols[] = {
 	GWST(ibsnmpgwMadPortState, ST_PORT_STATE),
 };
 
+/* IBSNMPGW-MIB ibsnmpgwHa (docs/ha.md), from store/repl.h. */
+static int
+ha_get(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct repl_status *st = store_repl_status();
+	const char *s = "";
+
+	switch (gw_column(e)->arg) {
+	case 1:
+		return gw_val_int(v, (long)st->role + 1);
+	case 2:
+		return gw_val_int(v, st->protected ? 1 : 2);
+	case 3: s = st->protected ? "" : st->reason; break;
+	case 4: s = st->peer; break;
+	case 5:
+		return gw_val_uint(v, st->lag > 0xffffffffULL ? 0xffffffffUL :
+		    (unsigned long)st->lag);
+	case 6: s = st->name; break;
+	case 7: s = st->previous; break;
+	}
+	return gw_val_octets(v, s, strlen(s));
+}
+
+static const struct gw_col ha_cols[] = {
+	GW_GETA(ibsnmpgwHaRole, ha_get, 1),
+	GW_GETA(ibsnmpgwHaProtected, ha_get, 2),
+	GW_GETA(ibsnmpgwHaReason, ha_get, 3),
+	GW_GETA(ibsnmpgwHaPeer, ha_get, 4),
+	GW_GETA(ibsnmpgwHaLag, ha_get, 5),
+	GW_GETA(ibsnmpgwHaName, ha_get, 6),
+	GW_GETA(ibsnmpgwHaPreviousActive, ha_get, 7),
+};
+
 static const struct gw_table gw_tables[] = {
 	{ .name = "system", .GW_OID(GW_OID_system), .GW_COLS(sys_cols),
 	  .context = "" },
@@ -252,6 +286,8 @@ static const struct gw_table gw_tables[] = {
 	/* ibsnmpgwStats(2) under the base */
 	{ .name = "ibsnmpgwStats", .GW_OID(GW_OID_ibsnmpgwStats), .under_sys_base = 1,
 	  .GW_COLS(stats_cols), .context = "" },
+	{ .name = "ibsnmpgwHa", .GW_OID(GW_OID_ibsnmpgwHa), .under_sys_base = 1,
+	  .GW_COLS(ha_cols), .context = "" },
 	{ .name = "snmpEngine", .GW_OID(GW_OID_snmpEngine),
 	  .GW_COLS(engine_cols), .context = "" },
 	{ .name = "snmpEngine", .GW_OID(GW_OID_snmpEngine),

@@ -1,0 +1,355 @@
+/* gw_ha: the standby pair's roles (docs/ha.md). keepalived decides who
+ * is active and says so through `ctl ha master|backup|fault`; this file
+ * makes the change: what a standby keeps closed, and a promotion that
+ * managers see as one agent's clean restart (RFC 3414 2.2.2: boots up,
+ * on disk before the listener answers). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gateway/ha.h"
+#include "gateway/ha_int.h"
+#include "gateway/notify.h"
+#include "gateway/snmp.h"
+#include "proxy/poller.h"
+#include "store/counters.h"
+#include "store/events.h"
+#include "store/schema.h"
+#include "util/ev.h"
+#include "util/log.h"
+
+#define PEER_BOOTS_KEY	"ha-peer-boots"
+
+static struct ha_conf	 ha_hc;
+static int		 ha_on;
+static enum repl_role	 ha_role = REPL_STANDALONE;
+static const struct gw_conf *ha_conf;
+static uint32_t		 ha_peer_boots;
+static char		 ha_last_active[64];	/* the peer, when it was */
+
+enum repl_role
+gw_ha_role(void)
+{
+	return ha_role;
+}
+
+void
+gw_ha_peer_boots(uint32_t boots)
+{
+	if (boots <= ha_peer_boots)
+		return;
+	ha_peer_boots = boots;
+	/* On disk: a standby restarted after its active died must still
+	 * promote above the boots managers saw. */
+	if (store_meta_put_int(PEER_BOOTS_KEY, boots, 1) == -1)
+		log_warnx("ha: the peer's boots (%u) could not be stored",
+		    boots);
+}
+
+static void
+post_ha_event(int type, const char *other, const char *text)
+{
+	struct store_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint8_t)type;
+	ev.source = STORE_SRC_GATEWAY;
+	snprintf((char *)ev.data, 32, "%.31s", other);
+	snprintf((char *)ev.data + 32, 32, "%.31s", ha_hc.name);
+	snprintf(ev.text, sizeof(ev.text), "%s", text);
+	store_event_post(&ev);
+}
+
+void
+gw_ha_peer_role(enum repl_role r, const char *name)
+{
+	struct repl_status *st = store_repl_status();
+	char text[128];
+
+	if (r == REPL_ACTIVE)
+		snprintf(ha_last_active, sizeof(ha_last_active), "%s", name);
+	if (r != REPL_ACTIVE || ha_role != REPL_ACTIVE) {
+		st->split_brain = 0;
+		return;
+	}
+	/* Two actives: both say so (each hears the other's HELLO). */
+	if (!st->split_brain) {
+		log_warnx("ha: split brain: the peer %s is active too; "
+		    "keepalived must demote one (ctl ha backup)", name);
+		snprintf(text, sizeof(text), "split brain: %.32s and %.32s are both "
+		    "active", ha_hc.name, name);
+		post_ha_event(STORE_EV_HA_SPLIT_BRAIN, name, text);
+	}
+	st->split_brain = 1;
+	ha_link_reset(NULL);
+}
+
+/* ---- Roles */
+
+/* Standby or fault: nothing goes out but the sweeps' MADs. */
+static void
+stand_down(enum repl_role r)
+{
+	ha_role = r;
+	store_repl_status()->role = r;
+	store_repl_status()->split_brain = 0;
+	gw_snmp_listeners_pause(ha_conf, 1);
+	proxy_poll_pause(1);
+	gw_notify_pause(1);
+	store_event_set_replica(1);
+	counters_flush();
+}
+
+/* The promotion: boots first (on disk), then the replicated state, then
+ * the listener, the poller and the informs that wait. */
+static int
+promote(int failover)
+{
+	char text[128];
+
+	if (gw_snmp_engine_boots_raise(ha_peer_boots) == -1) {
+		log_warnx("ha: not promoted: the engine boots could not be "
+		    "stored");
+		return -1;
+	}
+	ha_role = REPL_ACTIVE;
+	store_repl_status()->role = REPL_ACTIVE;
+	store_event_set_replica(0);
+	if (counters_repl_reload() == -1)
+		log_warnx("ha: the replicated accumulators could not all be "
+		    "loaded; the database's are served");
+	if (gw_snmp_listeners_pause(ha_conf, 0) == -1)
+		log_warnx("ha: a listener did not open (see above)");
+	proxy_poll_pause(0);
+	gw_notify_pause(0);
+	log_info("ha: active (engine boots %u%s%s)", gw_snmp_engine_boots(),
+	    failover && ha_last_active[0] ? ", took over from " : "",
+	    failover ? ha_last_active : "");
+	if (failover) {
+		snprintf(store_repl_status()->previous,
+		    sizeof(store_repl_status()->previous), "%s",
+		    ha_last_active);
+		/* RFC 3418 coldStart: an agent (re)initialised. */
+		snprintf(text, sizeof(text), "ibsnmpgw %.40s took over as "
+		    "the active gateway", ha_hc.name);
+		post_ha_event(STORE_EV_GW_START, "", text);
+		snprintf(text, sizeof(text), "%.40s took over from %.40s",
+		    ha_hc.name, ha_last_active[0] ? ha_last_active : "?");
+		post_ha_event(STORE_EV_HA_FAILOVER, ha_last_active, text);
+	}
+	return 0;
+}
+
+static int
+set_role(FILE *f, enum repl_role r)
+{
+	if (r == ha_role) {
+		fprintf(f, "already %s\n", store_repl_role_name(r));
+		return 0;
+	}
+	ha_link_reset(NULL);
+	if (r == REPL_ACTIVE) {
+		if (promote(1) == -1) {
+			fprintf(f, "error: not promoted (see the log)\n");
+			return 1;
+		}
+	} else {
+		log_info("ha: %s (was %s)", store_repl_role_name(r),
+		    store_repl_role_name(ha_role));
+		stand_down(r);
+	}
+	fprintf(f, "%s\n", store_repl_role_name(r));
+	return 0;
+}
+
+/* ---- Status */
+
+static int
+eligible(const char **why)
+{
+	switch (ha_role) {
+	case REPL_ACTIVE:
+		*why = "";
+		return 1;
+	case REPL_FAULT:
+		*why = "in fault";
+		return 0;
+	case REPL_STANDBY:
+		if (store_repl_status()->split_brain)
+			break;
+		*why = ha_link_synced() ? "" : "no complete snapshot from an "
+		    "active yet";
+		return ha_link_synced();
+	default:
+		*why = "no ha: section";
+		return 0;
+	}
+	*why = "split brain";
+	return 0;
+}
+
+/* The status of store/repl.h, as of now. */
+static void
+refresh(void)
+{
+	struct repl_status *st = store_repl_status();
+	const char *why = "no ha: section";
+
+	st->protected = ha_on && ha_role == REPL_ACTIVE &&
+	    !st->split_brain && ha_link_protected(&why);
+	if (st->split_brain)
+		why = "split brain: the peer is active too";
+	else if (ha_on && ha_role != REPL_ACTIVE)
+		why = ha_role == REPL_FAULT ? "in fault" : "standby";
+	snprintf(st->reason, sizeof(st->reason), "%s", st->protected ? "" :
+	    why);
+	st->eligible = eligible(&why);
+	st->events_dropped = store_event_replica_dropped();
+	if (ha_role != REPL_ACTIVE)
+		st->lag = 0;
+	if (st->peer[0] == '\0')
+		snprintf(st->peer, sizeof(st->peer), "%s", ha_hc.peer_addr);
+}
+
+static int
+status(FILE *f)
+{
+	const struct repl_status *st = store_repl_status();
+	const char *why;
+	int ok;
+
+	refresh();
+	ok = eligible(&why);
+	fprintf(f, "role %s\nname %s\npeer %s\n%s%s%s\nlag %llu frames\n"
+	    "last-frame-ms %lld\nboots %u peer-boots %u\neligible %s%s%s\n",
+	    store_repl_role_name(ha_role), ha_hc.name, st->peer,
+	    st->protected ? "protected" : "unprotected",
+	    st->protected ? "" : ": ", st->reason,
+	    (unsigned long long)st->lag, st->last_rx_ms ?
+	    (long long)(ev_now() - (uint64_t)st->last_rx_ms) : -1LL,
+	    gw_snmp_engine_boots(), ha_peer_boots, ok ? "yes" : "no",
+	    ok ? "" : ": ", why);
+	return ok ? 0 : 1;
+}
+
+int
+gw_ha_ctl(FILE *f, const char *arg)
+{
+	if (!ha_on) {
+		fprintf(f, "error: no ha: section in the configuration\n");
+		return 1;
+	}
+	if (arg == NULL || strcmp(arg, "status") == 0)
+		return status(f);
+	if (strcmp(arg, "master") == 0)
+		return set_role(f, REPL_ACTIVE);
+	if (strcmp(arg, "backup") == 0)
+		return set_role(f, REPL_STANDBY);
+	if (strcmp(arg, "fault") == 0)
+		return set_role(f, REPL_FAULT);
+	fprintf(f, "error: ctl ha master|backup|fault|status\n");
+	return 1;
+}
+
+void
+gw_ha_stats(FILE *f)
+{
+	const struct repl_status *st = store_repl_status();
+
+	refresh();
+	fprintf(f, "ha role %s %s%s%s peer %s lag %llu frames-out %llu "
+	    "frames-in %llu refused %llu snapshots %llu events-dropped %llu "
+	    "split-brain %d\n", store_repl_role_name(ha_role),
+	    st->protected ? "protected" : "unprotected", st->protected ? "" :
+	    ": ", st->protected ? "" : st->reason, st->peer,
+	    (unsigned long long)st->lag, (unsigned long long)st->frames_out,
+	    (unsigned long long)st->frames_in,
+	    (unsigned long long)st->refused, (unsigned long long)st->snapshots,
+	    (unsigned long long)st->events_dropped, st->split_brain);
+}
+
+/* ---- Start and stop */
+
+static int
+load_conf(const struct gw_conf *c)
+{
+	const struct gw_ha_conf *h = &c->ha;
+	int n;
+
+	memset(&ha_hc, 0, sizeof(ha_hc));
+	if (gw_conf_ha_addr(h->listen, &ha_hc.listen, &ha_hc.listen_len) ==
+	    -1 || gw_conf_ha_addr(h->peer, &ha_hc.peer, &ha_hc.peer_len) == -1)
+		return -1;
+	if ((n = gw_conf_read_ha_key(h->key_file, ha_hc.key, stderr)) == -1)
+		return -1;
+	ha_hc.keylen = (size_t)n;
+	if (h->name != NULL)
+		snprintf(ha_hc.name, sizeof(ha_hc.name), "%s", h->name);
+	else if (gethostname(ha_hc.name, sizeof(ha_hc.name) - 1) == -1)
+		snprintf(ha_hc.name, sizeof(ha_hc.name), "%s", h->listen);
+	snprintf(ha_hc.peer_addr, sizeof(ha_hc.peer_addr), "%s", h->peer);
+	memcpy(ha_hc.engine_id, c->engine_id, c->engine_id_len);
+	ha_hc.engine_id_len = c->engine_id_len;
+	ha_hc.timeout_ms = h->takeover_timeout * 1000;
+	return 0;
+}
+
+int
+gw_ha_init(const struct gw_conf *c)
+{
+	int64_t pb;
+
+	ha_conf = c;
+	store_repl_status()->role = REPL_STANDALONE;
+	if (!c->ha.enabled)
+		return 0;
+	if (load_conf(c) == -1) {
+		log_warnx("ha: %s: the key file cannot be used (see above)",
+		    c->ha.key_file);
+		return -1;
+	}
+	ha_on = 1;
+	if (store_meta_get_int(PEER_BOOTS_KEY, &pb) == 0 && pb > 0 &&
+	    pb <= GW_SNMP_BOOTS_MAX)
+		ha_peer_boots = (uint32_t)pb;
+	snprintf(store_repl_status()->name, sizeof(store_repl_status()->name),
+	    "%s", ha_hc.name);
+	/* Every pair member starts as a standby: nothing answers before
+	 * the promotion has raised the boots. */
+	stand_down(REPL_STANDBY);
+	log_info("ha: %s starts as standby (role %s), peer %s", ha_hc.name,
+	    c->ha.role == GW_HA_ACTIVE ? "active" : c->ha.role ==
+	    GW_HA_STANDBY ? "standby" : "auto", ha_hc.peer_addr);
+	return 0;
+}
+
+int
+gw_ha_start(void)
+{
+	if (!ha_on)
+		return 0;
+	if (ha_link_init(&ha_hc) == -1)
+		return -1;
+	if (ha_conf->ha.role == GW_HA_ACTIVE)
+		return promote(0);
+	return 0;
+}
+
+void
+gw_ha_set_conf(const struct gw_conf *c)
+{
+	ha_conf = c;
+}
+
+void
+gw_ha_finalise(void)
+{
+	if (!ha_on)
+		return;
+	ha_link_finalise();
+	explicit_bzero(ha_hc.key, sizeof(ha_hc.key));
+	ha_on = 0;
+}

@@ -1,0 +1,27 @@
+/* gw_ha: the standby pair (docs/ha.md): roles, promotion, the
+ * replication link, and `ctl ha`. Without an ha: section every call
+ * is a no-op and the gateway is standalone. */
+#ifndef IBSNMPGW_GW_HA_H
+#define IBSNMPGW_GW_HA_H
+
+#include <stdio.h>
+
+#include "gateway/conf.h"
+
+/* Before the SNMP listeners and the notifier start: a pair starts
+ * standby (listeners, poller and notifier paused). -1 (logged): the
+ * key file cannot be read. */
+int	gw_ha_init(const struct gw_conf *c);
+/* After the modules started: the link, and role: active promoted. */
+int	gw_ha_start(void);
+/* The configuration in force (a reload). The ha: section itself is
+ * read at start only. */
+void	gw_ha_set_conf(const struct gw_conf *c);
+void	gw_ha_finalise(void);
+/* `ctl ha ARG`: master, backup, fault, status. Returns 0 (status: this
+ * node may be promoted), 1 otherwise. */
+int	gw_ha_ctl(FILE *f, const char *arg);
+/* The `ctl stats` line. */
+void	gw_ha_stats(FILE *f);
+
+#endif

@@ -1,0 +1,43 @@
+/* gw_ha's internal header: what gateway/ha.c (roles) and
+ * gateway/ha_link.c (the replication link) share. ha.c calls the link;
+ * the link calls back gw_ha_peer_* when it learns of the peer. */
+#ifndef IBSNMPGW_GW_HA_INT_H
+#define IBSNMPGW_GW_HA_INT_H
+
+#include <sys/socket.h>
+#include <stdint.h>
+
+#include "gateway/conf.h"
+#include "store/repl.h"
+
+struct ha_conf {
+	struct sockaddr_storage	listen, peer;
+	unsigned		listen_len, peer_len;
+	uint8_t			key[GW_HA_KEY_MAX];
+	size_t			keylen;
+	char			name[64];
+	char			peer_addr[64];
+	uint8_t			engine_id[GW_ENGINE_ID_MAX];
+	size_t			engine_id_len;
+	int			timeout_ms;
+};
+
+/* ha_link.c */
+int	ha_link_init(const struct ha_conf *hc);
+void	ha_link_finalise(void);
+/* Our role changed: the link is closed (a new one takes a snapshot). */
+void	ha_link_reset(const char *why);
+/* Whether the link is up with a standby that has the whole snapshot. */
+int	ha_link_protected(const char **why);
+/* The standby: a snapshot was received whole (latched until the next
+ * one begins). */
+int	ha_link_synced(void);
+
+/* ha.c, for the link */
+enum repl_role gw_ha_role(void);
+/* The peer's boots (the highest heard, kept on disk). */
+void	gw_ha_peer_boots(uint32_t boots);
+/* A handshake found the peer in role r (its name). */
+void	gw_ha_peer_role(enum repl_role r, const char *name);
+
+#endif

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""The standby pair (docs/ha.md) on one simulated fabric: gateway A on
+the launcher's gateway host, B on another host, each with its own
+state, control socket and SNMP port, one engine ID, one HA key.
+
+A is made active and B standby through `ctl ha`. Checks: B answers no
+SNMP and sends no PerfMgt MAD; a wrong key is refused with a logged
+reason; counters polled on A move (PerformanceSet); the replication
+link cut (B killed) and restored catches up; A is killed with SIGKILL
+while informs wait unacknowledged; `ctl ha master` on B: a v3 GET works
+with the same engine ID and higher boots, no counter is lower than A
+served (a reset in the gap moves ifCounterDiscontinuityTime), and the
+informs A had queued arrive from B with their sequence numbers and no
+gap."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+from simlib import parse_vars, wait  # noqa: E402
+
+simlib.skip_if_missing()
+R = simlib.Report()
+SINK_PORT = simlib.free_udp_port()
+ENGINE = "0x80001f888001020304050607080910"
+IF = ".1.3.6.1.2.1.2.2.1"
+IN_ERR = IF + ".14.1"
+DISC = ".1.3.6.1.2.1.31.1.1.1.19.1"
+BOOTS = ".1.3.6.1.6.3.10.2.1.2.0"
+EID = ".1.3.6.1.6.3.10.2.1.1.0"
+GW = simlib.GW_BASE
+fab = simlib.Fabric(extra=["--no-gateway"], extra_yaml=(
+    "cache:\n  ttl:\n    counters: 1\n"
+    "polling:\n"
+    "  - name: fast\n"
+    "    match: {name: node03}\n"
+    "    groups: [counters]\n"
+    "    interval: 1\n"
+    "    ttl: 1\n"
+    "notify:\n"
+    "  targets:\n"
+    "    - name: sink\n"
+    "      address: \"udp:127.0.0.1:%d\"\n"
+    "      type: inform\n"
+    "      community: public\n"
+    "      timeout-ms: 300\n"
+    "      retries: 0\n" % SINK_PORT))
+BIN = os.environ.get("IBSNMPGW", os.path.join(simlib.BUILD, "gateway",
+                                              "ibsnmpgw"))
+HA_A, HA_B = simlib.free_udp_port(), simlib.free_udp_port()
+
+
+class Gw:
+    """One gateway of the pair: its YAML, state, log and process."""
+
+    def __init__(self, name, host, key):
+        self.name, self.host, self.proc = name, host, None
+        self.dir = os.path.join(fab.dir, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.port = simlib.free_udp_port()
+        self.endpoint = "udp:127.0.0.1:%d" % self.port
+        self.yaml = os.path.join(self.dir, "ibsnmpgw.yaml")
+        self.logf = os.path.join(self.dir, "ibsnmpgw.log")
+        self.write_yaml(key)
+
+    def write_yaml(self, key):
+        base = open(os.path.join(fab.dir, "ibsnmpgw.yaml")).read()
+        base = re.sub(r'(?m)^  listen: .*$', '  listen: ["%s"]' %
+                      self.endpoint, base, count=1)
+        base = base.replace("snmp:\n", "snmp:\n  engine-id: %s\n" % ENGINE,
+                            1)
+        base = re.sub(r'  path: "[^"]*"', '  path: "%s/inventory.db"\n'
+                      '  control-socket: "%s/ctl.sock"' % (self.dir,
+                                                          self.dir), base)
+        me, peer = (HA_A, HA_B) if self.name == "A" else (HA_B, HA_A)
+        with open(self.yaml, "w") as f:
+            f.write(base + "ha:\n  role: auto\n  listen: 127.0.0.1:%d\n"
+                    "  peer: 127.0.0.1:%d\n  key-file: %s\n  name: gw%s\n"
+                    "  takeover-timeout: 2\n" % (me, peer, key, self.name))
+
+    def start(self):
+        env = dict(fab.diag_env, SIM_HOST=self.host)
+        log = open(self.logf, "a")
+        self.proc = subprocess.Popen([BIN, "-f", "-c", self.yaml], env=env,
+                                     cwd=self.dir, stdout=log, stderr=log)
+        with open(os.path.join(fab.dir, "pids"), "a") as f:
+            f.write("ibsnmpgw %d\n" % self.proc.pid)
+        R.check(wait(lambda: "sweep 1 done" in self.log() or
+                     self.proc.poll() is not None, 60, 0.05) and
+                self.proc.poll() is None, "%s: started, first sweep done" %
+                self.name, self.log()[-2000:])
+
+    def kill(self, sig=signal.SIGKILL):
+        self.proc.send_signal(sig)
+        self.proc.wait(30)
+        subprocess.run([simlib.SIM, "gc", fab.dir], capture_output=True,
+                       timeout=30)
+
+    def log(self):
+        try:
+            return open(self.logf, errors="replace").read()
+        except OSError:
+            return ""
+
+    def ctl(self, *args):
+        return subprocess.run([BIN, "-c", self.yaml, "ctl"] + list(args),
+                              capture_output=True, text=True, timeout=30)
+
+    def stat(self, line, key):
+        out = self.ctl("stats").stdout
+        m = re.search(r"^%s .*\b%s (\d+)" % (line, key), out, re.M)
+        return int(m.group(1)) if m else None
+
+    def get(self, oids, sec=None, node=None):
+        out = fab.snmp("snmpget", sec or fab.v2(node), oids, timeout=2,
+                       endpoint=self.endpoint)
+        return parse_vars(out.stdout)
+
+
+def hello(key):
+    """A connector's HELLO (docs/ha.md) MACed with key over zeros."""
+    import hashlib
+    import hmac
+    import struct
+    payload = b"\x07" * 16 + b"\x02" + struct.pack(">I", 1) + \
+        bytes([15]) + bytes.fromhex(ENGINE[2:]) + b"\x03gwX"
+    hdr = b"IBHA\x01\x01\x00\x00" + struct.pack(">I", len(payload)) + \
+        b"\x00" * 12
+    return hdr + payload + hmac.new(key, b"\x00" * 16 + hdr + payload,
+                                    hashlib.sha256).digest()
+
+
+def refuse_a(a, data, reason, what):
+    from socket import create_connection
+    before = a.log().count("refused a frame")
+    s = create_connection(("127.0.0.1", HA_A))
+    s.sendall(data)
+    s.shutdown(1)
+    ok = wait(lambda: a.log().count("refused a frame") > before, 5, 0.05)
+    s.close()
+    line = (re.findall(r"refused a frame.*", a.log()) or ["?"])[-1]
+    if isinstance(reason, str):
+        reason = (reason,)
+    R.check(ok and any(r in line for r in reason), "%s is refused: %s" % (what, line))
+
+
+def served(g):
+    v = g.get([IN_ERR, DISC], node="node03")
+    return v.get(IN_ERR, (None, None))[1], v.get(DISC, (None, None))[1]
+
+
+def perfset(value):
+    fab.cmd('PerformanceSet "node03"[1] PortCounters.PortRcvErrors=%d' %
+            value)
+
+
+def wait_served(g, want, limit=15):
+    return wait(lambda: served(g)[0] == want, limit, 0.2)
+
+
+def status(g):
+    return g.ctl("ha", "status")
+
+
+def main():
+    key = os.path.join(fab.dir, "ha.key")
+    with open(key, "w") as f:
+        f.write("0123456789abcdef0123456789abcdef\n")
+    os.chmod(key, 0o600)
+    hosts = ["node0%d" % i for i in range(1, 9)]
+    host_b = [h for h in hosts if h not in (fab.info["gw-host"],
+              fab.info["sm-host"], "node03", "node04")][0]
+    a, b = Gw("A", fab.info["gw-host"], key), Gw("B", host_b, key)
+    n = subprocess.run([BIN, "-n", "-c", a.yaml], capture_output=True,
+                       text=True)
+    R.check(n.returncode == 0, "ibsnmpgw -n accepts the ha: section",
+            n.stdout + n.stderr)
+    a.start()
+    b.start()
+    R.check("error" not in a.ctl("ha", "master").stdout, "ctl ha master "
+            "on A")
+    R.check(wait(lambda: status(b).returncode == 0, 20, 0.1),
+            "B took a snapshot from A and is eligible (ctl ha status "
+            "exits 0): " + status(b).stdout.replace("\n", "; "))
+    R.check(wait(lambda: "\nprotected" in status(a).stdout, 10, 0.1),
+            "A is protected: " + status(a).stdout.replace("\n", "; "))
+    R.check(a.get([BOOTS]) != {}, "A answers SNMP")
+    R.equal(b.get([BOOTS]), {}, "B (standby) answers no SNMP")
+    time.sleep(2)
+    R.equal(b.stat("mad", "perfmgt"), 0, "B sends no PerfMgt MAD")
+    R.check((a.stat("mad", "perfmgt") or 0) > 0, "A polls PerfMgt")
+
+    # Counters on A, and the link cut (B killed) and restored.
+    perfset(100)
+    R.check(wait_served(a, 100), "A serves ifInErrors 100")
+    b.kill()
+    R.check(wait(lambda: "unprotected" in status(a).stdout, 10, 0.1),
+            "link cut: A unprotected: " + status(a).stdout.split("\n")[3])
+    perfset(500)
+    R.check(wait_served(a, 500), "A serves 500 while B is down")
+    b.start()
+    R.check(wait(lambda: status(b).returncode == 0, 20, 0.1),
+            "restarted B caught up (snapshot) and is eligible")
+    perfset(900)
+    R.check(wait_served(a, 900), "A serves 900")
+    top, disc_a = served(a)
+    boots_a = int(a.get([BOOTS])[BOOTS][1])
+    eid_a = a.get([EID])[EID][1]
+
+    # A wrong key, a replayed frame and a truncated one are refused,
+    # each with its reason logged.
+    refuse_a(a, hello(b"not-the-key-of-this-pair-at-all"), "bad MAC",
+             "a HELLO MACed with a wrong key")
+    good = hello(open(key, "rb").read().strip())
+    refuse_a(a, good + good, ("out of sequence", "bad MAC"), "a HELLO "
+             "replayed in the same connection")
+    refuse_a(a, good[:40], "truncated", "a truncated frame")
+
+    # Informs wait on A (nobody listens); A is killed.
+    R.check(wait(lambda: re.search(r"^sink .*\bqueued [1-9]",
+                                   a.ctl("targets").stdout, re.M)
+                 is not None, 10, 0.1),
+            "informs wait in A's queue")
+    qa = [int(x) for x in re.findall(r"^\S+ (\d+) ", a.ctl("events")
+                                       .stdout, re.M)]
+    time.sleep(1.5)     # the last changes acknowledged by B
+    a.kill()
+    perfset(40)         # reset in the gap: below the 900 read before
+    sink = simlib.TrapSink(port=SINK_PORT)
+    R.equal(status(b).returncode, 0, "B eligible after A's death")
+    R.check("error" not in b.ctl("ha", "master").stdout,
+            "ctl ha master on B")
+    got = b.get([BOOTS, EID], sec=fab.v3())
+    R.equal(got.get(EID, (0, 0))[1], eid_a, "v3 GET on B: the same engine "
+            "ID")
+    R.check(int(got.get(BOOTS, (0, 0))[1]) > boots_a, "boots went up (%s "
+            "-> %s)" % (boots_a, got.get(BOOTS)))
+    R.check(wait(lambda: served(b)[0] is not None, 15, 0.2), "B serves "
+            "node03")
+    vals = []
+    end = time.time() + 4
+    while time.time() < end:
+        vals.append(served(b))
+        time.sleep(0.3)
+    low = [v for v, d in vals if v is not None and v < top]
+    R.equal(low, [], "no ifInErrors on B below the %s A served" % top)
+    R.check(vals[-1][0] == top + 40, "reset in the gap: B continues from "
+            "the last served value (%s + 40 = %s)" % (top, vals[-1][0]))
+    R.check(vals[-1][1] is not None and disc_a is not None and
+            vals[-1][1] != disc_a, "ifCounterDiscontinuityTime moved")
+    check_informs(sink, qa)
+    sink.stop()
+    b.kill(signal.SIGTERM)
+
+
+def check_informs(sink, qa):
+    def seqs():
+        out = []
+        for trap, _g, _p, vb in simlib.gw_notes(sink):
+            for o in vb:
+                if o.startswith(GW + ".6.1.1.8."):
+                    out.append(int(o.split(".")[-1]))
+        return out
+    R.check(wait(lambda: len(set(seqs())) >= 2, 20, 0.1),
+            "B's informs arrive: sequence numbers %s" % seqs())
+    got = sorted(set(seqs()))
+    R.check(any(s in got for s in qa), "events A had queued (%s) arrive "
+            "from B" % qa)
+    R.equal(got, list(range(got[0], got[-1] + 1)) if got else [],
+            "no gap in the sequence numbers")
+    fo = [vb for t, _g, _p, vb in simlib.gw_notes(sink)
+          if t == GW + ".7.0.9"]
+    names = [bytes.fromhex(v).decode() for vb in fo for o, v in vb.items()
+             if o.startswith(GW + ".8.")]
+    R.check("gwA" in names and "gwB" in names, "ibsnmpgwHaFailover names "
+            "the old and the new active (%s)" % names)
+
+
+simlib.run(main, fab, R)

@@ -252,7 +252,8 @@ send_req(struct mad_req *r)
 		return -1;
 	}
 	mad_st.sent++;
-	if (mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F) == ATTR_CLASS_PERF)
+	/* MgmtClass is the MAD header's second octet (IBA 13.4.2). */
+	if (((const uint8_t *)mad)[1] == ATTR_CLASS_PERF)
 		mad_st.perf_sent++;
 	r->node->st.sent++;
 	r->deadline = ev_now() + mad_timeout;

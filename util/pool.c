@@ -28,6 +28,7 @@ pool_init(struct pool *p, size_t size)
 		p->size = sizeof(void *);
 }
 
+#ifndef POOL_MALLOC
 /* One more block; its objects are carved from next..end. */
 static int
 pool_grow(struct pool *p)
@@ -46,6 +47,7 @@ pool_grow(struct pool *p)
 	p->nblocks++;
 	return 0;
 }
+#endif
 
 void *
 pool_get(struct pool *p)

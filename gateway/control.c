@@ -221,11 +221,12 @@ cmd_stats(FILE *f)
 	proxy_discover_get_stats(&s);
 	fprintf(f, "mad sent %llu answered %llu timeouts %llu retries %llu "
 	    "errors %llu malformed %llu throttled %llu inflight %llu queued "
-	    "%llu\n", (unsigned long long)m.sent,
+	    "%llu unknown-tid %llu foreign-agent %llu\n", (unsigned long long)m.sent,
 	    (unsigned long long)m.answered, (unsigned long long)m.timeouts,
 	    (unsigned long long)m.retries, (unsigned long long)m.errors,
 	    (unsigned long long)m.malformed, (unsigned long long)m.throttled,
-	    (unsigned long long)m.inflight, (unsigned long long)m.queued);
+	    (unsigned long long)m.inflight, (unsigned long long)m.queued,
+	    (unsigned long long)m.stale, (unsigned long long)m.stray);
 	fprintf(f, "cache hits %llu misses %llu coalesced %llu fetches %llu "
 	    "failures %llu entries %llu stale %llu\n",
 	    (unsigned long long)c.hits, (unsigned long long)c.misses,

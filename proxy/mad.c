@@ -126,6 +126,7 @@ static pthread_t		 mad_thread;
 static int			 mad_thread_on;
 static atomic_int		 mad_stop;
 static atomic_int		 mad_rx_err;	/* the reader's fatal errno */
+static atomic_uint_fast64_t	 mad_stray;	/* for agents not ours */
 static pthread_mutex_t		 mad_rx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mad_rx		*mad_rx_head, **mad_rx_tail = &mad_rx_head;
 static int			 mad_wake[2] = { -1, -1 };
@@ -472,10 +473,11 @@ handle_request(uint8_t *umad, int len)
 
 	mad_st.requests++;
 	if (mad[1] == ATTR_CLASS_SMI || mad[1] == ATTR_CLASS_SMI_DR) {
-		if (!answer_sminfo(umad, mad, mlen))
-			log_debug("mad: SMP request method 0x%02x attribute "
-			    "0x%02x%02x to us ignored", mad[3], mad[16],
-			    mad[17]);
+		if (answer_sminfo(umad, mad, mlen))
+			return;
+		mad_st.unexpected++;
+		log_debug("mad: SMP request method 0x%02x attribute "
+		    "0x%02x%02x to us ignored", mad[3], mad[16], mad[17]);
 		return;
 	}
 	for (int i = 0; i < MAD_REQ_CLASSES && fn == NULL; i++)
@@ -517,6 +519,9 @@ handle_answer(uint8_t *umad, int len)
 	tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
 	r = mad_slots[tid & (SLOT_COUNT - 1)];
 	if (r == NULL || r->tid != tid) {
+		/* Late (after its timeout or retry), twice, or to nothing
+		 * we sent. */
+		mad_st.stale++;
 		log_debug("mad: answer with unknown TID 0x%08x dropped", tid);
 		return;
 	}
@@ -603,6 +608,7 @@ mad_reader(void *arg)
 			if (agent != mad_agent_dr && agent != mad_agent_lid &&
 			    agent != mad_agent_perf && agent != mad_agent_sa &&
 			    agent != mad_agent_tun) {
+				atomic_fetch_add(&mad_stray, 1);
 				free(rx);
 				continue;
 			}
@@ -1273,4 +1279,5 @@ proxy_mad_get_stats(struct proxy_mad_stats *st)
 	st->inflight = mad_inflight_n;
 	st->queued = mad_queued_n;
 	st->port_down = mad_down;
+	st->stray = atomic_load(&mad_stray);
 }

@@ -451,6 +451,37 @@ test_garbled(void **state)
 	assert_int_equal(q2->status, 0);
 }
 
+/* Answers nothing waits for (a duplicate, a late one, one to a TID
+ * never sent) are dropped and counted; the request is not disturbed.
+ * An SMP request to us that we do not answer is counted unexpected. */
+static void
+test_unknown_tid(void **state)
+{
+	struct req *q;
+	uint8_t umad[sizeof(sent[0].umad)];
+	void *mad = umad_get_mad(umad);
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	memcpy(umad, sent[0].umad, sizeof(umad));
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, sent[0].tid ^ 0x10000);
+	handle_answer(umad, UMAD_LEN);		/* never sent */
+	assert_int_equal(mad_st.stale, 1);
+	assert_int_equal(q->calls, 0);
+	answer(0, 0);
+	assert_int_equal(q->status, 0);
+	answer(0, 0);				/* twice */
+	assert_int_equal(mad_st.stale, 2);
+	assert_int_equal(mad_st.answered, 1);
+	/* A SubnSet to us (no SMInfo Get, no IsSM): a request, ignored. */
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
+	handle_answer(umad, UMAD_LEN);
+	assert_int_equal(mad_st.requests, 1);
+	assert_int_equal(mad_st.unexpected, 1);
+	assert_int_equal(mad_st.stale, 2);
+}
+
 /* A MAD status error ends the request with -EIO at once. */
 static void
 test_status_error(void **state)
@@ -577,6 +608,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fail_queue_resubmit,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_tid, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_status_error, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_timeout, setup,

@@ -564,6 +564,62 @@ handle_answer(uint8_t *umad, int len)
 	mad_dispatch();
 }
 
+/* The reader cannot go on: the loop takes the port down and reopens it
+ * (port_failed), and this thread is done. */
+static void *
+reader_quit(int err)
+{
+	atomic_store(&mad_rx_err, err);
+	(void)!write(mad_wake[1], "", 1);
+	return NULL;
+}
+
+/* One MAD off the port into a new mad_rx: 0, 1 when there is none now,
+ * or an errno that ends the reader. */
+static int
+reader_take(struct mad_rx **out)
+{
+	struct mad_rx *rx = malloc(sizeof(*rx) + mad_umad_len);
+	int len = PROXY_MAD_SIZE, agent;
+
+	if (rx == NULL)
+		return 1;
+	agent = umad_recv(mad_fd, rx->umad, &len, 0);
+	if (agent == -ENOSPC) {
+		/* An RMPP reassembly (the SA's GetTable answers): the
+		 * kernel keeps it first in the queue and says how long it
+		 * is. One we cannot take would stay there and block every
+		 * later MAD: closing the port drops it (the reopen has a
+		 * new queue). */
+		struct mad_rx *big = len > PROXY_MAD_SIZE && len <=
+		    MAD_RMPP_MAX ? realloc(rx, sizeof(*rx) + umad_size() +
+		    (size_t)len) : NULL;
+
+		if (big == NULL) {
+			free(rx);
+			return EMSGSIZE;
+		}
+		rx = big;
+		agent = umad_recv(mad_fd, rx->umad, &len, 0);
+	}
+	if (agent < 0) {
+		free(rx);
+		return port_error(-agent) ? -agent : 1;
+	}
+	if (agent != mad_agent_dr && agent != mad_agent_lid &&
+	    agent != mad_agent_perf && agent != mad_agent_sa &&
+	    agent != mad_agent_tun) {
+		atomic_fetch_add(&mad_stray, 1);
+		free(rx);
+		*out = NULL;
+		return 0;
+	}
+	rx->len = len + (int)umad_size();
+	rx->next = NULL;
+	*out = rx;
+	return 0;
+}
+
 static void *
 mad_reader(void *arg)
 {
@@ -574,46 +630,15 @@ mad_reader(void *arg)
 		if (poll(&pfd, 1, 200) <= 0)
 			continue;
 		for (;;) {
-			struct mad_rx *rx = malloc(sizeof(*rx) + mad_umad_len);
-			int len = PROXY_MAD_SIZE, agent, wake;
+			struct mad_rx *rx;
+			int wake, rc = reader_take(&rx);
 
-			if (rx == NULL)
+			if (rc == 1)
 				break;
-			agent = umad_recv(mad_fd, rx->umad, &len, 0);
-			if (agent == -ENOSPC && len > PROXY_MAD_SIZE &&
-			    len <= MAD_RMPP_MAX) {
-				/* An RMPP reassembly (the SA's GetTable
-				 * answers): the kernel kept it queued and
-				 * said how long it is. */
-				struct mad_rx *big = realloc(rx, sizeof(*rx) +
-				    umad_size() + (size_t)len);
-
-				if (big == NULL) {
-					free(rx);
-					break;
-				}
-				rx = big;
-				agent = umad_recv(mad_fd, rx->umad, &len, 0);
-			}
-			if (agent < 0) {
-				free(rx);
-				if (!port_error(-agent))
-					break;
-				/* The loop takes the port down and
-				 * reopens it; this thread is done. */
-				atomic_store(&mad_rx_err, -agent);
-				(void)!write(mad_wake[1], "", 1);
-				return NULL;
-			}
-			if (agent != mad_agent_dr && agent != mad_agent_lid &&
-			    agent != mad_agent_perf && agent != mad_agent_sa &&
-			    agent != mad_agent_tun) {
-				atomic_fetch_add(&mad_stray, 1);
-				free(rx);
+			if (rc != 0)
+				return reader_quit(rc);
+			if (rx == NULL)
 				continue;
-			}
-			rx->len = len + (int)umad_size();
-			rx->next = NULL;
 			pthread_mutex_lock(&mad_rx_lock);
 			/* The loop takes the whole queue at each wake-up:
 			 * only the first answer of a batch wakes it (a
@@ -652,8 +677,12 @@ mad_wake_cb(int fd, short revents, void *arg)
 			handle_answer(rx->umad, rx->len);
 		free(rx);
 	}
-	if (atomic_load(&mad_rx_err) != 0)
-		port_failed("umad_recv", atomic_exchange(&mad_rx_err, 0));
+	if (atomic_load(&mad_rx_err) != 0) {
+		int err = atomic_exchange(&mad_rx_err, 0);
+
+		port_failed(err == EMSGSIZE ? "umad_recv of an answer over "
+		    "16 MB, which would block the queue" : "umad_recv", err);
+	}
 }
 
 int

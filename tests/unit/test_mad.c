@@ -56,7 +56,25 @@ fake_clock(void)
 	return now_ms;
 }
 
+/* What umad_recv() hands the reader (reader_take): a MAD of recv_len
+ * octets for agent recv_agent; over the buffer, -ENOSPC and the length,
+ * as the kernel does with an RMPP reassembly (it stays queued). */
+static int recv_len = PROXY_MAD_SIZE, recv_agent;
+
 /* libibumad, device side. */
+int
+umad_recv(int fd, void *umad, int *length, int timeout_ms)
+{
+	if (*length < recv_len) {
+		*length = recv_len;
+		errno = ENOSPC;
+		return -ENOSPC;
+	}
+	memset(umad, 0, umad_size() + (size_t)recv_len);
+	*length = recv_len;
+	return recv_agent;
+}
+
 int
 umad_init(void)
 {
@@ -482,6 +500,37 @@ test_unknown_tid(void **state)
 	assert_int_equal(mad_st.stale, 2);
 }
 
+/* An answer larger than the reader takes would stay first in the
+ * kernel's queue and block every later MAD: the port is reopened (its
+ * queue goes with it). One it takes is read whole; one for an agent not
+ * ours is counted and dropped. */
+static void
+test_oversized_answer(void **state)
+{
+	struct mad_rx *rx = NULL;
+
+	recv_agent = mad_agent_sa;
+	recv_len = 4096;
+	assert_int_equal(reader_take(&rx), 0);
+	assert_non_null(rx);
+	assert_int_equal(rx->len, 4096 + (int)umad_size());
+	free(rx);
+	recv_agent = 999;
+	recv_len = PROXY_MAD_SIZE;
+	assert_int_equal(reader_take(&rx), 0);
+	assert_null(rx);
+	assert_int_equal(atomic_load(&mad_stray), 1);
+	recv_agent = mad_agent_sa;
+	recv_len = MAD_RMPP_MAX + 1;
+	assert_int_equal(reader_take(&rx), EMSGSIZE);
+	(void)reader_quit(EMSGSIZE);
+	mad_wake_cb(mad_wake[0], POLLIN, NULL);
+	assert_int_equal(proxy_mad_port_up(), 0);
+	assert_int_equal(mad_st.port_failures, 1);
+	recv_len = PROXY_MAD_SIZE;
+	recv_agent = 0;
+}
+
 /* A MAD status error ends the request with -EIO at once. */
 static void
 test_status_error(void **state)
@@ -609,6 +658,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_tid, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_answer, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_status_error, setup,
 		    teardown),

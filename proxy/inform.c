@@ -517,8 +517,11 @@ report_cb(void *arg, const void *req, const uint8_t *mad, size_t len)
 	if (len < NOTICE_OFFS + NOTICE_LEN || !(nt[0] & 0x80)) {
 		/* Too short, or a vendor Notice (IsGeneric 0): answered
 		 * all the same, so the SA does not resend it. */
+		static struct log_limit lim;
+
 		inf_st.malformed++;
-		log_warnx("inform: %s Report dropped (%zu octets)",
+		log_limited(&lim, LOG_WARNING, "inform: %s Report dropped (%zu "
+		    "octets)",
 		    len < NOTICE_OFFS + NOTICE_LEN ? "short" : "vendor", len);
 	}
 	/* ReportResp (13.4.5 Table 104): the Report back, same TID. */

@@ -503,8 +503,10 @@ handle_answer(uint8_t *umad, int len)
 	int st;
 
 	if (len < (int)umad_size() + 24) {
+		static struct log_limit lim;
+
 		/* Not even a common MAD header (IBA 13.4.3): no TID. */
-		log_warnx("mad: %d-octet answer dropped",
+		log_limited(&lim, LOG_WARNING, "mad: %d-octet answer dropped",
 		    len - (int)umad_size());
 		mad_st.malformed++;
 		return;
@@ -542,10 +544,13 @@ handle_answer(uint8_t *umad, int len)
 	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    mad[1] != r->attr_check[0] ||
 	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {
+		static struct log_limit lim;
+
 		/* Garbled on the way, most likely: asked again like a lost
 		 * answer, within the same retry count. */
-		log_warnx("mad: malformed answer for TID 0x%08x (%d octets, "
-		    "class 0x%02x method 0x%02x attribute 0x%02x%02x)", tid,
+		log_limited(&lim, LOG_WARNING, "mad: malformed answer for TID "
+		    "0x%08x (%d octets, class 0x%02x method 0x%02x attribute "
+		    "0x%02x%02x)", tid,
 		    len - (int)umad_size(), mad[1], mad[3], mad[16], mad[17]);
 		mad_st.malformed++;
 		r->garbled = 1;

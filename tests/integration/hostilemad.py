@@ -19,8 +19,9 @@ engine's budget is spent in bounded time (a reader stuck on a MAD would
 stop it); the counters of ctl stats account for what was injected
 (answers with a TID nothing waits for in unknown-tid, MADs under a
 header in malformed, MADs for other agents in foreign-agent, requests
-in requests: each at least the shim's count); open descriptors are as
-before and RSS grew less than 48 MB (three times the 16 MB the reader
+in requests: each at least the shim's count); the log grew by less
+than a line per 100 hostile MADs (what a peer can cause at will is
+rate-limited); open descriptors are as before and RSS grew less than 48 MB (three times the 16 MB the reader
 takes for one RMPP answer: once glibc has handed out a buffer that size,
 it keeps freed ones in the heap; not checked under ASan, whose
 quarantine holds freed memory); after a clean sweep, GETs answer what
@@ -230,6 +231,7 @@ def main():
     fd0, rss0 = fds(), rss_kb()
     load = Load()
     load.start()
+    lines0 = fab.log().count("\n")
     open(go, "w").close()
     t0 = time.time()
     limit = COUNT / RATE * 3 + 60
@@ -237,6 +239,7 @@ def main():
                        not alive(), limit, step=0.5)
     took = time.time() - t0
     sh = shim_stats(stats)
+    lines = fab.log().count("\n") - lines0
     load.stop.set()
     load.join(60)
     R.check(alive(), "the gateway survives the hostile MADs (seed %d)" %
@@ -251,6 +254,11 @@ def main():
             "meanwhile answered: %d with values, %d genErr, %d silent %s" %
             (load.answers, load.errors, load.silent, load.silences[:5]))
     check_counters(sh)
+    # What a peer can cause at will is logged a line per kind every
+    # 10 s with a count; what is left is sweeps, polls and SA queries.
+    R.check(lines < max(COUNT // 100, 200), "the log grew by %d lines for "
+            "%d hostile MADs (bound: one per 100)" % (lines, COUNT),
+            "\n".join(fab.log().splitlines()[lines0:lines0 + 15]))
     fd1, rss1 = fds(), rss_kb()
     R.check(fd1 <= fd0, "open descriptors %d -> %d" % (fd0, fd1))
     if ASAN:

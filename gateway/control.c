@@ -269,13 +269,14 @@ cmd_stats(FILE *f)
 	proxy_inform_get_stats(&inf);
 	fprintf(f, "sm-events %s sm-lid %u subscriptions %llu failures %llu "
 	    "lost %llu reports %llu malformed %llu requests %llu unexpected "
-	    "%llu\n", inf.state, inf.sm_lid,
+	    "%llu foreign %llu\n", inf.state, inf.sm_lid,
 	    (unsigned long long)inf.subscriptions,
 	    (unsigned long long)inf.failures, (unsigned long long)inf.lost,
 	    (unsigned long long)inf.reports,
 	    (unsigned long long)inf.malformed,
 	    (unsigned long long)m.requests,
-	    (unsigned long long)m.unexpected);
+	    (unsigned long long)m.unexpected,
+	    (unsigned long long)inf.foreign);
 	cmd_stats_tunnel(f);
 }
 

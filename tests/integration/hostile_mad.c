@@ -64,8 +64,10 @@ static unsigned		 hm_state;
 static uint64_t		 hm_count[HM_NKINDS];
 /* Of those, what the gateway cannot take, by the counter it should
  * land in: an unknown TID, fewer than 24 octets, an unknown agent, a
- * request (any class, R bit clear). */
+ * request (any class, R bit clear), and of those the SA Reports from
+ * another LID than the SM's. */
 static uint64_t		 hm_stale, hm_short, hm_stray, hm_requests;
+static uint64_t		 hm_foreign;	/* Reports not from the SM's LID */
 static uint64_t		 hm_real_requests;
 static struct hm_mad	 hm_ring[HM_RING];	/* real answers seen */
 static unsigned		 hm_ring_n;
@@ -133,10 +135,10 @@ hm_write_stats(void)
 		fprintf(f, "%s %llu\n", hm_names[k],
 		    (unsigned long long)hm_count[k]);
 	fprintf(f, "expect-stale %llu\nexpect-short %llu\nexpect-stray %llu\n"
-	    "expect-requests %llu\nreal-requests %llu\n",
+	    "expect-requests %llu\nexpect-foreign %llu\nreal-requests %llu\n",
 	    (unsigned long long)hm_stale, (unsigned long long)hm_short,
 	    (unsigned long long)hm_stray, (unsigned long long)hm_requests,
-	    (unsigned long long)hm_real_requests);
+	    (unsigned long long)hm_foreign, (unsigned long long)hm_real_requests);
 	fclose(f);
 	rename(tmp, path);
 }
@@ -509,8 +511,13 @@ hm_classify(const struct hm_mad *m, int known_tid)
 		hm_short++;
 		return;
 	}
-	if (!(m->mad[3] & 0x80) && m->hdr.status != 110)
+	if (!(m->mad[3] & 0x80) && m->hdr.status != 110) {
 		hm_requests++;
+		if (m->mad[1] == 0x03 && m->mad[3] == 0x06 &&
+		    m->mad[16] == 0 && m->mad[17] == 0x02 &&
+		    ntohs(m->hdr.addr.lid) != hm_sm_lid)
+			hm_foreign++;
+	}
 	else if (!known_tid && m->hdr.status != 110)
 		hm_stale++;
 }

@@ -19,7 +19,8 @@ engine's budget is spent in bounded time (a reader stuck on a MAD would
 stop it); the counters of ctl stats account for what was injected
 (answers with a TID nothing waits for in unknown-tid, MADs under a
 header in malformed, MADs for other agents in foreign-agent, requests
-in requests: each at least the shim's count); the log grew by less
+in requests, SA Reports from another LID than the SM's in foreign: each
+at least the shim's count); the log grew by less
 than a line per 100 hostile MADs (what a peer can cause at will is
 rate-limited); open descriptors are as before and RSS grew less than 48 MB (three times the 16 MB the reader
 takes for one RMPP answer: once glibc has handed out a buffer that size,
@@ -130,7 +131,8 @@ def gw_stats():
     st = {}
     for line, keys in (("mad ", ["malformed", "unknown-tid",
                                  "foreign-agent"]),
-                       ("sm-events ", ["reports", "requests", "unexpected"]),
+                       ("sm-events ", ["reports", "requests", "unexpected",
+                                       "foreign"]),
                        ("tunnel ", ["malformed", "spoofed", "unmatched",
                                     "broken"])):
         text = next((l for l in out.splitlines() if l.startswith(line)), "")
@@ -198,17 +200,22 @@ def check_counters(sh):
              "the gateway's")):
         R.check(st[gw] >= sh.get(shim, 0) > 0, "%s counted: %s %d >= %d "
                 "injected" % (what, gw, st[gw], sh.get(shim, 0)), text)
+    R.check(st["sm-events.foreign"] >= sh.get("expect-foreign", 0) > 0,
+            "Reports from another LID than the SM's dropped: %d >= %d "
+            "injected" % (st["sm-events.foreign"],
+                          sh.get("expect-foreign", 0)), text)
     want = sh.get("expect-requests", 0) + sh.get("real-requests", 0)
     R.check(st["sm-events.requests"] >= want > 0, "requests to the "
             "gateway counted: %d >= %d (injected and real)" %
             (st["sm-events.requests"], want), text)
     rejected = (st["mad.malformed"] + st["mad.unknown-tid"] +
                 st["mad.foreign-agent"] + st["sm-events.unexpected"] +
-                st["sm-events.malformed"] + st["tunnel.malformed"] +
+                st["sm-events.malformed"] + st["sm-events.foreign"] +
+                st["tunnel.malformed"] +
                 st["tunnel.spoofed"] + st["tunnel.unmatched"] +
                 st["tunnel.broken"])
     floor = sh.get("expect-stale", 0) + sh.get("expect-short", 0) + \
-        sh.get("expect-stray", 0)
+        sh.get("expect-stray", 0) + sh.get("expect-foreign", 0)
     R.check(rejected >= floor, "%d MADs rejected in all, at least the %d "
             "the gateway cannot take" % (rejected, floor), text)
 

@@ -52,6 +52,8 @@ struct mad_req {
 	int			 garbled;	/* a malformed answer came */
 	uint64_t		 deadline;
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
+	uint8_t			 mod_check[4];	/* attr modifier (be32) */
+	uint8_t			 check_mod;	/* answers echo it */
 	uint8_t			 umad[];	/* umad_size() + MAD */
 };
 
@@ -543,7 +545,8 @@ handle_answer(uint8_t *umad, int len)
 	    IB_SA_DATA_OFFS : PROXY_MAD_SIZE) ||
 	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    mad[1] != r->attr_check[0] ||
-	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {
+	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2] ||
+	    (r->check_mod && memcmp(mad + 20, r->mod_check, 4) != 0)) {
 		static struct log_limit lim;
 
 		/* Garbled on the way, most likely: asked again like a lost
@@ -816,6 +819,13 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	r->attr_check[0] = mad[1];
 	r->attr_check[1] = a->answer_attr ? a->answer_attr >> 8 : mad[16];
 	r->attr_check[2] = a->answer_attr ? a->answer_attr & 0xff : mad[17];
+	/* An SMA's or PMA's GetResp carries the request's modifier (the
+	 * port, the block): another one is the answer to something else,
+	 * which would be filed under this port (opensm reads the port of a
+	 * PortInfo answer from it too). */
+	memcpy(r->mod_check, mad + 20, 4);
+	r->check_mod = a->raw == NULL && (mad[1] == ATTR_CLASS_SMI ||
+	    mad[1] == ATTR_CLASS_SMI_DR || mad[1] == ATTR_CLASS_PERF);
 	r->node = n;
 	r->cb = cb;
 	r->arg = arg;

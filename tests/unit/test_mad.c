@@ -469,6 +469,27 @@ test_garbled(void **state)
 	assert_int_equal(q2->status, 0);
 }
 
+/* An answer with another attribute modifier (another port, another
+ * block) answers something else: malformed, asked again. */
+static void
+test_other_modifier(void **state)
+{
+	struct req *q;
+	uint8_t umad[sizeof(sent[0].umad)];
+	void *mad = umad_get_mad(umad);
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	memcpy(umad, sent[0].umad, sizeof(umad));
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, 5);
+	handle_answer(umad, UMAD_LEN);
+	assert_int_equal(mad_st.malformed, 1);
+	assert_int_equal(q->calls, 0);
+	assert_int_equal(nsent, 2);		/* asked again */
+	answer(1, 0);
+	assert_int_equal(q->status, 0);
+}
+
 /* Answers nothing waits for (a duplicate, a late one, one to a TID
  * never sent) are dropped and counted; the request is not disturbed.
  * An SMP request to us that we do not answer is counted unexpected. */
@@ -657,6 +678,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fail_queue_resubmit,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_modifier, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_tid, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_oversized_answer, setup,

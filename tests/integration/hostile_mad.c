@@ -351,7 +351,8 @@ hm_report(struct hm_mad *m)
 	uint64_t guid;
 
 	m->mad[2] = 2;
-	m->mad[3] = 0x06;
+	/* A Report, or now and then a ReportResp nothing asked for. */
+	m->mad[3] = hm_rand() % 6 ? 0x06 : 0x86;
 	m->mad[17] = 0x02;
 	nt[0] = (uint8_t)(hm_rand() % 8 ? 0x81 : hm_rand());
 	nt[3] = (uint8_t)(hm_rand() % 4 + 1);

@@ -29,6 +29,7 @@ quarantine holds freed memory); after a clean sweep, GETs answer what
 smpquery and perfquery say. The seed is printed; HOSTILE_SEED=N repeats
 the sequence (the interleaving with real answers still varies)."""
 
+import atexit
 import os
 import re
 import signal
@@ -285,4 +286,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # After the summary too, so that a failure's log names it.
+    atexit.register(lambda: print("# hostile MAD seed %d: HOSTILE_SEED=%d "
+                                  "repeats it" % (SEED, SEED)))
     simlib.run(main, fab, R)

@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define HM_SZ		256
@@ -79,6 +80,7 @@ static struct hm_mad	 hm_dup;
 static int		 hm_dup_on;
 static uint8_t		*hm_pend;		/* an oversized answer */
 static size_t		 hm_pend_len;		/* of its MAD */
+static size_t		 hm_pend_sz;		/* of its mapping */
 static int		 hm_pend_fd = -1;
 static uint16_t		 hm_sm_lid;
 
@@ -539,9 +541,13 @@ hm_oversize(int fd, const struct hm_mad *m)
 	}
 	hm_pend_len = len;
 	hm_pend_fd = fd;
-	hm_pend = calloc(1, umad_size() + (len < HM_RMPP_MAX + 1 ? len :
-	    HM_SZ));
-	if (hm_pend == NULL) {
+	/* A mapping of its own, so as to leave the gateway's heap as it
+	 * was (the RSS the test checks is the gateway's, not ours). */
+	hm_pend_sz = umad_size() + (len < HM_RMPP_MAX + 1 ? len : HM_SZ);
+	hm_pend = mmap(NULL, hm_pend_sz, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (hm_pend == MAP_FAILED) {
+		hm_pend = NULL;
 		hm_pend_fd = -1;
 		return;
 	}
@@ -560,7 +566,7 @@ hm_read_pending(void *buf, size_t count)
 
 	if (count >= umad_size() + hm_pend_len) {
 		memcpy(buf, hm_pend, umad_size() + have);
-		free(hm_pend);
+		munmap(hm_pend, hm_pend_sz);
 		hm_pend = NULL;
 		hm_pend_fd = -1;
 		return (ssize_t)(umad_size() + hm_pend_len);
@@ -729,7 +735,7 @@ static void
 hm_close(int fd)
 {
 	if (hm_pend != NULL && fd == hm_pend_fd) {
-		free(hm_pend);
+		munmap(hm_pend, hm_pend_sz);
 		hm_pend = NULL;
 		hm_pend_fd = -1;
 	}

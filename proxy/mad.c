@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 
 #include <infiniband/mad.h>
@@ -27,6 +28,8 @@
 #define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
 /* The largest RMPP answer taken (an SA table of a large fabric). */
 #define MAD_RMPP_MAX	(16 << 20)
+/* An RMPP answer past which its buffer is a mapping of its own. */
+#define MAD_BIG		(1 << 20)
 
 struct mad_req;
 
@@ -121,6 +124,7 @@ static void	issm_open(void);
 struct mad_rx {
 	struct mad_rx	*next;
 	int		 len;
+	size_t		 mapped;	/* its own mapping's size, or 0 */
 	uint8_t		 umad[];
 };
 
@@ -582,6 +586,43 @@ reader_quit(int err)
 	return NULL;
 }
 
+/* A buffer for an RMPP answer of len octets. One over a megabyte gets
+ * a mapping of its own, unmapped when freed: from malloc, once glibc
+ * had handed out one that size it kept them in the reader's arena, and
+ * 16 MB answers left 33 MB of RSS for good (hostilemad.py). */
+static struct mad_rx *
+rx_alloc_big(struct mad_rx *rx, int len)
+{
+	size_t sz = sizeof(*rx) + umad_size() + (size_t)len;
+	struct mad_rx *big;
+
+	if (len <= PROXY_MAD_SIZE || len > MAD_RMPP_MAX) {
+		free(rx);
+		return NULL;
+	}
+	if (sz < MAD_BIG) {
+		if ((big = realloc(rx, sz)) == NULL)
+			free(rx);
+		return big;
+	}
+	free(rx);
+	big = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (big == MAP_FAILED)
+		return NULL;
+	big->mapped = sz;
+	return big;
+}
+
+static void
+rx_free(struct mad_rx *rx)
+{
+	if (rx != NULL && rx->mapped != 0)
+		munmap(rx, rx->mapped);
+	else
+		free(rx);
+}
+
 /* One MAD off the port into a new mad_rx: 0, 1 when there is none now,
  * or an errno that ends the reader. */
 static int
@@ -592,6 +633,7 @@ reader_take(struct mad_rx **out)
 
 	if (rx == NULL)
 		return 1;
+	rx->mapped = 0;
 	agent = umad_recv(mad_fd, rx->umad, &len, 0);
 	if (agent == -ENOSPC) {
 		/* An RMPP reassembly (the SA's GetTable answers): the
@@ -599,26 +641,19 @@ reader_take(struct mad_rx **out)
 		 * is. One we cannot take would stay there and block every
 		 * later MAD: closing the port drops it (the reopen has a
 		 * new queue). */
-		struct mad_rx *big = len > PROXY_MAD_SIZE && len <=
-		    MAD_RMPP_MAX ? realloc(rx, sizeof(*rx) + umad_size() +
-		    (size_t)len) : NULL;
-
-		if (big == NULL) {
-			free(rx);
+		if ((rx = rx_alloc_big(rx, len)) == NULL)
 			return EMSGSIZE;
-		}
-		rx = big;
 		agent = umad_recv(mad_fd, rx->umad, &len, 0);
 	}
 	if (agent < 0) {
-		free(rx);
+		rx_free(rx);
 		return port_error(-agent) ? -agent : 1;
 	}
 	if (agent != mad_agent_dr && agent != mad_agent_lid &&
 	    agent != mad_agent_perf && agent != mad_agent_sa &&
 	    agent != mad_agent_tun) {
 		atomic_fetch_add(&mad_stray, 1);
-		free(rx);
+		rx_free(rx);
 		*out = NULL;
 		return 0;
 	}
@@ -683,7 +718,7 @@ mad_wake_cb(int fd, short revents, void *arg)
 		nx = rx->next;
 		if (!mad_down)
 			handle_answer(rx->umad, rx->len);
-		free(rx);
+		rx_free(rx);
 	}
 	if (atomic_load(&mad_rx_err) != 0) {
 		int err = atomic_exchange(&mad_rx_err, 0);
@@ -1289,7 +1324,7 @@ proxy_mad_finalise(void)
 		mad_wake[0] = mad_wake[1] = -1;
 		for (rx = mad_rx_head; rx != NULL; rx = nx) {
 			nx = rx->next;
-			free(rx);
+			rx_free(rx);
 		}
 		mad_rx_head = NULL;
 		mad_rx_tail = &mad_rx_head;

@@ -535,7 +535,12 @@ test_oversized_answer(void **state)
 	assert_int_equal(reader_take(&rx), 0);
 	assert_non_null(rx);
 	assert_int_equal(rx->len, 4096 + (int)umad_size());
-	free(rx);
+	rx_free(rx);
+	recv_len = 4 << 20;		/* a mapping of its own */
+	assert_int_equal(reader_take(&rx), 0);
+	assert_int_equal(rx->len, (4 << 20) + (int)umad_size());
+	assert_true(rx->mapped >= (size_t)rx->len);
+	rx_free(rx);
 	recv_agent = 999;
 	recv_len = PROXY_MAD_SIZE;
 	assert_int_equal(reader_take(&rx), 0);

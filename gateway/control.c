@@ -226,11 +226,13 @@ cmd_stats(FILE *f)
 	proxy_discover_get_stats(&s);
 	fprintf(f, "mad sent %llu answered %llu timeouts %llu retries %llu "
 	    "errors %llu malformed %llu throttled %llu inflight %llu queued "
-	    "%llu perfmgt %llu\n", (unsigned long long)m.sent,
+	    "%llu unknown-tid %llu foreign-agent %llu perfmgt %llu\n",
+	    (unsigned long long)m.sent,
 	    (unsigned long long)m.answered, (unsigned long long)m.timeouts,
 	    (unsigned long long)m.retries, (unsigned long long)m.errors,
 	    (unsigned long long)m.malformed, (unsigned long long)m.throttled,
 	    (unsigned long long)m.inflight, (unsigned long long)m.queued,
+	    (unsigned long long)m.stale, (unsigned long long)m.stray,
 	    (unsigned long long)m.perf_sent);
 	fprintf(f, "cache hits %llu misses %llu coalesced %llu fetches %llu "
 	    "failures %llu entries %llu stale %llu\n",
@@ -283,13 +285,14 @@ cmd_stats(FILE *f)
 	proxy_inform_get_stats(&inf);
 	fprintf(f, "sm-events %s sm-lid %u subscriptions %llu failures %llu "
 	    "lost %llu reports %llu malformed %llu requests %llu unexpected "
-	    "%llu\n", inf.state, inf.sm_lid,
+	    "%llu foreign %llu\n", inf.state, inf.sm_lid,
 	    (unsigned long long)inf.subscriptions,
 	    (unsigned long long)inf.failures, (unsigned long long)inf.lost,
 	    (unsigned long long)inf.reports,
 	    (unsigned long long)inf.malformed,
 	    (unsigned long long)m.requests,
-	    (unsigned long long)m.unexpected);
+	    (unsigned long long)m.unexpected,
+	    (unsigned long long)inf.foreign);
 	cmd_stats_tunnel(f);
 	gw_ha_stats(f);
 }

@@ -436,12 +436,28 @@ report_cb(void *arg, const void *req, const uint8_t *mad, size_t len)
 	    mad[3] != IB_MAD_METHOD_REPORT ||
 	    be16(mad + 16) != ATTR_NOTICE)
 		return -1;
+	if (req != NULL && proxy_mad_request_slid(req) != inf_sm_lid) {
+		static struct log_limit lim;
+
+		/* Reports come from the SA we subscribed at (13.4.8.2);
+		 * the source LID is the sending port's, set by its HCA.
+		 * Another port's would post made-up link events and cost
+		 * a switch's PortInfo reads each: not answered, dropped. */
+		inf_st.foreign++;
+		log_limited(&lim, LOG_WARNING, "inform: Report from LID %u "
+		    "dropped: the SM we subscribed at is LID %u",
+		    proxy_mad_request_slid(req), inf_sm_lid);
+		return 0;
+	}
 	inf_st.reports++;
 	if (len < NOTICE_OFFS + NOTICE_LEN || !(nt[0] & 0x80)) {
 		/* Too short, or a vendor Notice (IsGeneric 0): answered
 		 * all the same, so the SA does not resend it. */
+		static struct log_limit lim;
+
 		inf_st.malformed++;
-		log_warnx("inform: %s Report dropped (%zu octets)",
+		log_limited(&lim, LOG_WARNING, "inform: %s Report dropped (%zu "
+		    "octets)",
 		    len < NOTICE_OFFS + NOTICE_LEN ? "short" : "vendor", len);
 	}
 	/* ReportResp (13.4.5 Table 104): the Report back, same TID. */

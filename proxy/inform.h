@@ -12,6 +12,7 @@ struct proxy_inform_stats {
 	uint64_t	 lost;		/* found gone, or at a former master */
 	uint64_t	 reports;	/* Reports answered */
 	uint64_t	 malformed;	/* of those, not usable */
+	uint64_t	 foreign;	/* Reports not from the SM's LID */
 	const char	*state;		/* off, subscribing, up, failed */
 	uint16_t	 sm_lid;
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 
 #include <infiniband/mad.h>
@@ -27,6 +28,8 @@
 #define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
 /* The largest RMPP answer taken (an SA table of a large fabric). */
 #define MAD_RMPP_MAX	(16 << 20)
+/* An RMPP answer past which its buffer is a mapping of its own. */
+#define MAD_BIG		(1 << 20)
 
 struct mad_req;
 
@@ -52,6 +55,8 @@ struct mad_req {
 	int			 garbled;	/* a malformed answer came */
 	uint64_t		 deadline;
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
+	uint8_t			 mod_check[4];	/* attr modifier (be32) */
+	uint8_t			 check_mod;	/* answers echo it */
 	uint8_t			 umad[];	/* umad_size() + MAD */
 };
 
@@ -119,6 +124,7 @@ static void	issm_open(void);
 struct mad_rx {
 	struct mad_rx	*next;
 	int		 len;
+	size_t		 mapped;	/* its own mapping's size, or 0 */
 	uint8_t		 umad[];
 };
 
@@ -126,6 +132,7 @@ static pthread_t		 mad_thread;
 static int			 mad_thread_on;
 static atomic_int		 mad_stop;
 static atomic_int		 mad_rx_err;	/* the reader's fatal errno */
+static atomic_uint_fast64_t	 mad_stray;	/* for agents not ours */
 static pthread_mutex_t		 mad_rx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mad_rx		*mad_rx_head, **mad_rx_tail = &mad_rx_head;
 static int			 mad_wake[2] = { -1, -1 };
@@ -475,10 +482,11 @@ handle_request(uint8_t *umad, int len)
 
 	mad_st.requests++;
 	if (mad[1] == ATTR_CLASS_SMI || mad[1] == ATTR_CLASS_SMI_DR) {
-		if (!answer_sminfo(umad, mad, mlen))
-			log_debug("mad: SMP request method 0x%02x attribute "
-			    "0x%02x%02x to us ignored", mad[3], mad[16],
-			    mad[17]);
+		if (answer_sminfo(umad, mad, mlen))
+			return;
+		mad_st.unexpected++;
+		log_debug("mad: SMP request method 0x%02x attribute "
+		    "0x%02x%02x to us ignored", mad[3], mad[16], mad[17]);
 		return;
 	}
 	for (int i = 0; i < MAD_REQ_CLASSES && fn == NULL; i++)
@@ -504,8 +512,10 @@ handle_answer(uint8_t *umad, int len)
 	int st;
 
 	if (len < (int)umad_size() + 24) {
+		static struct log_limit lim;
+
 		/* Not even a common MAD header (IBA 13.4.3): no TID. */
-		log_warnx("mad: %d-octet answer dropped",
+		log_limited(&lim, LOG_WARNING, "mad: %d-octet answer dropped",
 		    len - (int)umad_size());
 		mad_st.malformed++;
 		return;
@@ -520,6 +530,9 @@ handle_answer(uint8_t *umad, int len)
 	tid = mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffff;
 	r = mad_slots[tid & (SLOT_COUNT - 1)];
 	if (r == NULL || r->tid != tid) {
+		/* Late (after its timeout or retry), twice, or to nothing
+		 * we sent. */
+		mad_st.stale++;
 		log_debug("mad: answer with unknown TID 0x%08x dropped", tid);
 		return;
 	}
@@ -539,11 +552,15 @@ handle_answer(uint8_t *umad, int len)
 	    IB_SA_DATA_OFFS : PROXY_MAD_SIZE) ||
 	    !mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    mad[1] != r->attr_check[0] ||
-	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2]) {
+	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2] ||
+	    (r->check_mod && memcmp(mad + 20, r->mod_check, 4) != 0)) {
+		static struct log_limit lim;
+
 		/* Garbled on the way, most likely: asked again like a lost
 		 * answer, within the same retry count. */
-		log_warnx("mad: malformed answer for TID 0x%08x (%d octets, "
-		    "class 0x%02x method 0x%02x attribute 0x%02x%02x)", tid,
+		log_limited(&lim, LOG_WARNING, "mad: malformed answer for TID "
+		    "0x%08x (%d octets, class 0x%02x method 0x%02x attribute "
+		    "0x%02x%02x)", tid,
 		    len - (int)umad_size(), mad[1], mad[3], mad[16], mad[17]);
 		mad_st.malformed++;
 		r->garbled = 1;
@@ -562,6 +579,93 @@ handle_answer(uint8_t *umad, int len)
 	mad_dispatch();
 }
 
+/* The reader cannot go on: the loop takes the port down and reopens it
+ * (port_failed), and this thread is done. */
+static void *
+reader_quit(int err)
+{
+	atomic_store(&mad_rx_err, err);
+	(void)!write(mad_wake[1], "", 1);
+	return NULL;
+}
+
+/* A buffer for an RMPP answer of len octets. One over a megabyte gets
+ * a mapping of its own, unmapped when freed: from malloc, once glibc
+ * had handed out one that size it kept them in the reader's arena, and
+ * 16 MB answers left 33 MB of RSS for good (hostilemad.py). */
+static struct mad_rx *
+rx_alloc_big(struct mad_rx *rx, int len)
+{
+	size_t sz = sizeof(*rx) + umad_size() + (size_t)len;
+	struct mad_rx *big;
+
+	if (len <= PROXY_MAD_SIZE || len > MAD_RMPP_MAX) {
+		free(rx);
+		return NULL;
+	}
+	if (sz < MAD_BIG) {
+		if ((big = realloc(rx, sz)) == NULL)
+			free(rx);
+		return big;
+	}
+	free(rx);
+	big = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (big == MAP_FAILED)
+		return NULL;
+	big->mapped = sz;
+	return big;
+}
+
+static void
+rx_free(struct mad_rx *rx)
+{
+	if (rx != NULL && rx->mapped != 0)
+		munmap(rx, rx->mapped);
+	else
+		free(rx);
+}
+
+/* One MAD off the port into a new mad_rx: 0, 1 when there is none now,
+ * or an errno that ends the reader. */
+static int
+reader_take(struct mad_rx **out)
+{
+	struct mad_rx *rx = malloc(sizeof(*rx) + mad_umad_len);
+	int len = PROXY_MAD_SIZE, agent;
+
+	if (rx == NULL)
+		return 1;
+	rx->mapped = 0;
+	agent = umad_recv(mad_fd, rx->umad, &len, 0);
+	if (agent == -ENOSPC) {
+		/* An RMPP reassembly (the SA's GetTable answers): the
+		 * kernel keeps it first in the queue and says how long it
+		 * is. One we cannot take would stay there and block every
+		 * later MAD: closing the port drops it (the reopen has a
+		 * new queue). */
+		if ((rx = rx_alloc_big(rx, len)) == NULL)
+			return EMSGSIZE;
+		agent = umad_recv(mad_fd, rx->umad, &len, 0);
+	}
+	if (agent < 0) {
+		rx_free(rx);
+		return port_error(-agent) ? -agent : 1;
+	}
+	if (agent != mad_agent_dr && agent != mad_agent_lid &&
+	    agent != mad_agent_perf && agent != mad_agent_sa &&
+	    agent != mad_agent_tun) {
+		atomic_fetch_add(&mad_stray, 1);
+		rx_free(rx);
+		*out = NULL;
+		return 0;
+	}
+	rx->len = len + (int)umad_size();
+	rx->next = NULL;
+	*out = rx;
+	return 0;
+}
+
 static void *
 mad_reader(void *arg)
 {
@@ -572,45 +676,15 @@ mad_reader(void *arg)
 		if (poll(&pfd, 1, 200) <= 0)
 			continue;
 		for (;;) {
-			struct mad_rx *rx = malloc(sizeof(*rx) + mad_umad_len);
-			int len = PROXY_MAD_SIZE, agent, wake;
+			struct mad_rx *rx;
+			int wake, rc = reader_take(&rx);
 
-			if (rx == NULL)
+			if (rc == 1)
 				break;
-			agent = umad_recv(mad_fd, rx->umad, &len, 0);
-			if (agent == -ENOSPC && len > PROXY_MAD_SIZE &&
-			    len <= MAD_RMPP_MAX) {
-				/* An RMPP reassembly (the SA's GetTable
-				 * answers): the kernel kept it queued and
-				 * said how long it is. */
-				struct mad_rx *big = realloc(rx, sizeof(*rx) +
-				    umad_size() + (size_t)len);
-
-				if (big == NULL) {
-					free(rx);
-					break;
-				}
-				rx = big;
-				agent = umad_recv(mad_fd, rx->umad, &len, 0);
-			}
-			if (agent < 0) {
-				free(rx);
-				if (!port_error(-agent))
-					break;
-				/* The loop takes the port down and
-				 * reopens it; this thread is done. */
-				atomic_store(&mad_rx_err, -agent);
-				(void)!write(mad_wake[1], "", 1);
-				return NULL;
-			}
-			if (agent != mad_agent_dr && agent != mad_agent_lid &&
-			    agent != mad_agent_perf && agent != mad_agent_sa &&
-			    agent != mad_agent_tun) {
-				free(rx);
+			if (rc != 0)
+				return reader_quit(rc);
+			if (rx == NULL)
 				continue;
-			}
-			rx->len = len + (int)umad_size();
-			rx->next = NULL;
 			pthread_mutex_lock(&mad_rx_lock);
 			/* The loop takes the whole queue at each wake-up:
 			 * only the first answer of a batch wakes it (a
@@ -647,10 +721,14 @@ mad_wake_cb(int fd, short revents, void *arg)
 		nx = rx->next;
 		if (!mad_down)
 			handle_answer(rx->umad, rx->len);
-		free(rx);
+		rx_free(rx);
 	}
-	if (atomic_load(&mad_rx_err) != 0)
-		port_failed("umad_recv", atomic_exchange(&mad_rx_err, 0));
+	if (atomic_load(&mad_rx_err) != 0) {
+		int err = atomic_exchange(&mad_rx_err, 0);
+
+		port_failed(err == EMSGSIZE ? "umad_recv of an answer over "
+		    "16 MB, which would block the queue" : "umad_recv", err);
+	}
 }
 
 int
@@ -779,6 +857,13 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	r->attr_check[0] = mad[1];
 	r->attr_check[1] = a->answer_attr ? a->answer_attr >> 8 : mad[16];
 	r->attr_check[2] = a->answer_attr ? a->answer_attr & 0xff : mad[17];
+	/* An SMA's or PMA's GetResp carries the request's modifier (the
+	 * port, the block): another one is the answer to something else,
+	 * which would be filed under this port (opensm reads the port of a
+	 * PortInfo answer from it too). */
+	memcpy(r->mod_check, mad + 20, 4);
+	r->check_mod = a->raw == NULL && (mad[1] == ATTR_CLASS_SMI ||
+	    mad[1] == ATTR_CLASS_SMI_DR || mad[1] == ATTR_CLASS_PERF);
 	r->node = n;
 	r->cb = cb;
 	r->arg = arg;
@@ -1242,7 +1327,7 @@ proxy_mad_finalise(void)
 		mad_wake[0] = mad_wake[1] = -1;
 		for (rx = mad_rx_head; rx != NULL; rx = nx) {
 			nx = rx->next;
-			free(rx);
+			rx_free(rx);
 		}
 		mad_rx_head = NULL;
 		mad_rx_tail = &mad_rx_head;
@@ -1276,4 +1361,5 @@ proxy_mad_get_stats(struct proxy_mad_stats *st)
 	st->inflight = mad_inflight_n;
 	st->queued = mad_queued_n;
 	st->port_down = mad_down;
+	st->stray = atomic_load(&mad_stray);
 }

@@ -69,6 +69,8 @@ struct proxy_mad_stats {
 	uint64_t port_failures;	/* times the local port went down */
 	uint64_t requests;	/* requests to us (SA Reports, SMInfo) */
 	uint64_t unexpected;	/* of those, none of ours took */
+	uint64_t stale;		/* answers whose TID nothing waits for */
+	uint64_t stray;		/* MADs for an agent not ours */
 	uint64_t responses;	/* answers we sent to requests */
 	uint64_t reopens;	/* and came back */
 	uint64_t perf_sent;	/* of sent, PerfMgt (class 0x04) */

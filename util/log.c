@@ -294,6 +294,33 @@ log_warn(const char *fmt, ...)
 }
 
 void
+log_limited(struct log_limit *l, int pri, const char *fmt, ...)
+{
+	struct timespec ts;
+	unsigned long long now;
+	char buf[512];
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (unsigned long long)ts.tv_sec * 1000 +
+	    (unsigned long long)ts.tv_nsec / 1000000 + 1;
+	if (l->at_ms != 0 && now - l->at_ms < LOG_LIMIT_MS) {
+		l->skipped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (l->skipped > 0)
+		log_msg(pri, "%s (and %lu more like it not logged in %d s)",
+		    buf, l->skipped, LOG_LIMIT_MS / 1000);
+	else
+		log_msg(pri, "%s", buf);
+	l->at_ms = now;
+	l->skipped = 0;
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	va_list ap;

@@ -36,6 +36,16 @@ void log_notice(const char *fmt, ...) LOG_PRINTF(1, 2);
 /* log_warn appends strerror(errno); log_warnx does not. */
 void log_warn(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_warnx(const char *fmt, ...) LOG_PRINTF(1, 2);
+/* A line a peer can cause at will (a hostile fabric's MADs): at most
+ * one per LOG_LIMIT_MS for each limiter (zeroed static storage), the
+ * next one saying how many were left out since. */
+#define LOG_LIMIT_MS	10000
+struct log_limit {
+	unsigned long long	at_ms;
+	unsigned long		skipped;
+};
+void log_limited(struct log_limit *l, int pri, const char *fmt, ...)
+    LOG_PRINTF(3, 4);
 void fatal(const char *fmt, ...) LOG_PRINTF(1, 2) __attribute__((noreturn));
 void fatalx(const char *fmt, ...) LOG_PRINTF(1, 2) __attribute__((noreturn));
 

@@ -26,6 +26,8 @@
  *   driver reload (portdown.py).
  * - $SHIM_VLARB_PORT: PortInfo answers for that port say VLArbHighCap
  *   100, outside the MIB's 0..64, as a broken SMA might (cluster.py).
+ * - $SHIM_HOSTILE (a count): hostile MADs, mutated answers and
+ *   injected ones, from the engine in hostile_mad.c (hostilemad.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -37,8 +39,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
+
+#include "hostile_mad.c"
 
 static unsigned	fuzz_state;
 
@@ -137,7 +143,54 @@ write(int fd, const void *buf, size_t count)
 		errno = EIO;
 		return -1;
 	}
+	if (fd >= 1024 && getenv("SHIM_HOSTILE") != NULL)
+		hm_note_sent(buf, count);
 	return next(fd, buf, count);
+}
+
+int
+poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	static int (*next)(struct pollfd *, nfds_t, int);
+
+	if (next == NULL)
+		next = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT,
+		    "poll");
+	if (getenv("SHIM_HOSTILE") == NULL)
+		return next(fds, nfds, timeout);
+	return hm_poll(fds, nfds, timeout, next);
+}
+
+int
+ioctl(int fd, unsigned long req, ...)
+{
+	static int (*next)(int, unsigned long, ...);
+	va_list ap;
+	void *arg;
+	int rc;
+
+	if (next == NULL)
+		next = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT,
+		    "ioctl");
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	rc = next(fd, req, arg);
+	if (fd >= 1024 && getenv("SHIM_HOSTILE") != NULL)
+		hm_note_agent(req, arg, rc);
+	return rc;
+}
+
+int
+close(int fd)
+{
+	static int (*next)(int);
+
+	if (next == NULL)
+		next = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (fd >= 1024 && getenv("SHIM_HOSTILE") != NULL)
+		hm_close(fd);
+	return next(fd);
 }
 
 int
@@ -178,6 +231,8 @@ read(int fd, void *buf, size_t count)
 		errno = EIO;
 		return -1;
 	}
+	if (fd >= 1024 && getenv("SHIM_HOSTILE") != NULL)
+		return hm_read(fd, buf, count, next);
 	n = next(fd, buf, count);
 	/* Only umad2sim's fake umad descriptors (1024 and up). */
 	if (fd < 1024 || n < 0 || (size_t)n < umad_size() + 128)

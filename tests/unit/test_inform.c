@@ -14,6 +14,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <infiniband/umad.h>
+#include <infiniband/mad.h>
+
 #include "proxy/inform.h"
 #include "store/events.h"
 #include "store/store.h"
@@ -171,6 +174,27 @@ test_unknown_lid(void **state)
 	assert_non_null(strstr(heard[0].text, "not in the inventory"));
 }
 
+/* A Report from another LID than the SM's we subscribed at (none
+ * here): dropped, not answered, no event, counted. */
+static void
+test_foreign_report(void **state)
+{
+	uint8_t umad[512], *mad, dd[2] = { 0x00, 0x03 };
+	struct proxy_inform_stats st, st0;
+
+	(void)state;
+	memset(umad, 0, sizeof(umad));
+	umad_set_addr(umad, 7, 1, 0, IB_DEFAULT_QP1_QKEY);
+	mad = umad_get_mad(umad);
+	report(mad, 128, dd, sizeof(dd));
+	proxy_inform_get_stats(&st0);
+	assert_int_equal(proxy_inform_report(umad, mad, 256), 0);
+	assert_int_equal(nheard, 0);
+	proxy_inform_get_stats(&st);
+	assert_int_equal(st.foreign, st0.foreign + 1);
+	assert_int_equal(st.reports, st0.reports);
+}
+
 static void
 test_malformed(void **state)
 {
@@ -215,6 +239,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_gid_out_of_service, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_lid, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_report, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 		    teardown),

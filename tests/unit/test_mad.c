@@ -56,7 +56,25 @@ fake_clock(void)
 	return now_ms;
 }
 
+/* What umad_recv() hands the reader (reader_take): a MAD of recv_len
+ * octets for agent recv_agent; over the buffer, -ENOSPC and the length,
+ * as the kernel does with an RMPP reassembly (it stays queued). */
+static int recv_len = PROXY_MAD_SIZE, recv_agent;
+
 /* libibumad, device side. */
+int
+umad_recv(int fd, void *umad, int *length, int timeout_ms)
+{
+	if (*length < recv_len) {
+		*length = recv_len;
+		errno = ENOSPC;
+		return -ENOSPC;
+	}
+	memset(umad, 0, umad_size() + (size_t)recv_len);
+	*length = recv_len;
+	return recv_agent;
+}
+
 int
 umad_init(void)
 {
@@ -451,6 +469,94 @@ test_garbled(void **state)
 	assert_int_equal(q2->status, 0);
 }
 
+/* An answer with another attribute modifier (another port, another
+ * block) answers something else: malformed, asked again. */
+static void
+test_other_modifier(void **state)
+{
+	struct req *q;
+	uint8_t umad[sizeof(sent[0].umad)];
+	void *mad = umad_get_mad(umad);
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	memcpy(umad, sent[0].umad, sizeof(umad));
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, 5);
+	handle_answer(umad, UMAD_LEN);
+	assert_int_equal(mad_st.malformed, 1);
+	assert_int_equal(q->calls, 0);
+	assert_int_equal(nsent, 2);		/* asked again */
+	answer(1, 0);
+	assert_int_equal(q->status, 0);
+}
+
+/* Answers nothing waits for (a duplicate, a late one, one to a TID
+ * never sent) are dropped and counted; the request is not disturbed.
+ * An SMP request to us that we do not answer is counted unexpected. */
+static void
+test_unknown_tid(void **state)
+{
+	struct req *q;
+	uint8_t umad[sizeof(sent[0].umad)];
+	void *mad = umad_get_mad(umad);
+
+	assert_int_equal(submit_to(1, 0, &q), 0);
+	memcpy(umad, sent[0].umad, sizeof(umad));
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, sent[0].tid ^ 0x10000);
+	handle_answer(umad, UMAD_LEN);		/* never sent */
+	assert_int_equal(mad_st.stale, 1);
+	assert_int_equal(q->calls, 0);
+	answer(0, 0);
+	assert_int_equal(q->status, 0);
+	answer(0, 0);				/* twice */
+	assert_int_equal(mad_st.stale, 2);
+	assert_int_equal(mad_st.answered, 1);
+	/* A SubnSet to us (no SMInfo Get, no IsSM): a request, ignored. */
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
+	handle_answer(umad, UMAD_LEN);
+	assert_int_equal(mad_st.requests, 1);
+	assert_int_equal(mad_st.unexpected, 1);
+	assert_int_equal(mad_st.stale, 2);
+}
+
+/* An answer larger than the reader takes would stay first in the
+ * kernel's queue and block every later MAD: the port is reopened (its
+ * queue goes with it). One it takes is read whole; one for an agent not
+ * ours is counted and dropped. */
+static void
+test_oversized_answer(void **state)
+{
+	struct mad_rx *rx = NULL;
+
+	recv_agent = mad_agent_sa;
+	recv_len = 4096;
+	assert_int_equal(reader_take(&rx), 0);
+	assert_non_null(rx);
+	assert_int_equal(rx->len, 4096 + (int)umad_size());
+	rx_free(rx);
+	recv_len = 4 << 20;		/* a mapping of its own */
+	assert_int_equal(reader_take(&rx), 0);
+	assert_int_equal(rx->len, (4 << 20) + (int)umad_size());
+	assert_true(rx->mapped >= (size_t)rx->len);
+	rx_free(rx);
+	recv_agent = 999;
+	recv_len = PROXY_MAD_SIZE;
+	assert_int_equal(reader_take(&rx), 0);
+	assert_null(rx);
+	assert_int_equal(atomic_load(&mad_stray), 1);
+	recv_agent = mad_agent_sa;
+	recv_len = MAD_RMPP_MAX + 1;
+	assert_int_equal(reader_take(&rx), EMSGSIZE);
+	(void)reader_quit(EMSGSIZE);
+	mad_wake_cb(mad_wake[0], POLLIN, NULL);
+	assert_int_equal(proxy_mad_port_up(), 0);
+	assert_int_equal(mad_st.port_failures, 1);
+	recv_len = PROXY_MAD_SIZE;
+	recv_agent = 0;
+}
+
 /* A MAD status error ends the request with -EIO at once. */
 static void
 test_status_error(void **state)
@@ -577,6 +683,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fail_queue_resubmit,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_modifier, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_tid, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_answer, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_status_error, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_timeout, setup,

@@ -53,7 +53,6 @@ def skip_unless_netns():
 simlib.skip_if_missing()
 skip_unless_netns()
 R = simlib.Report()
-GW = simlib.GW_BASE
 BOOTS = ".1.3.6.1.6.3.10.2.1.2.0"
 HC_IN = ".1.3.6.1.2.1.31.1.1.1.6.1"
 NOT_IN_TIME = "1.3.6.1.6.3.15.1.1.2.0"
@@ -227,17 +226,6 @@ def busy_traffic(halt):
         halt.wait(0.3)
 
 
-def event_seqs():
-    """ibsnmpgwEventIndex of every notification the sink received."""
-    out = []
-    for _trap, _g, _p, vb in simlib.gw_notes(SINK):
-        for o in vb:
-            if o.startswith(GW + ".6.1.1.8."):
-                out.append(int(o.split(".")[-1]))
-                break
-    return out
-
-
 def main():
     vip = fab.endpoint
     R.equal(ha_status()[0], "gw1", "gw1 is active after the start: " +
@@ -349,17 +337,14 @@ def main():
                 (n, max(seq) if seq else None, true))
 
     # (c) every event gw1 kept arrives, at least once, without a gap.
-    R.check(wait(lambda: set(kept) <= set(event_seqs()), 20, 0.2),
+    R.check(wait(lambda: set(kept) <= set(simlib.event_seqs(SINK)), 20, 0.2),
             "the events gw1 kept (%s) arrived: %s" % (kept[-5:],
-                                                      sorted(set(event_seqs()))[-8:]))
-    got = sorted(set(event_seqs()))
+                                                      sorted(set(simlib.event_seqs(SINK)))[-8:]))
+    got = sorted(set(simlib.event_seqs(SINK)))
     R.equal(got, list(range(got[0], got[-1] + 1)) if got else [],
             "no gap in the sequence numbers (%d notifications, %d "
-            "distinct)" % (len(event_seqs()), len(got)))
-    fo = [vb for t, _g, _p, vb in simlib.gw_notes(SINK)
-          if t == GW + ".7.0.9"]
-    names = [bytes.fromhex(v).decode(errors="replace") for vb in fo
-             for o, v in vb.items() if o.startswith(GW + ".8.")]
+            "distinct)" % (len(simlib.event_seqs(SINK)), len(got)))
+    names = simlib.failover_names(SINK)
     R.check("gw1" in names and "gw2" in names, "ibsnmpgwHaFailover names "
             "gw1 and gw2 (%s)" % names)
     fab.cmd('ReLink "node06"')

@@ -350,6 +350,26 @@ def gw_notes(sink, since=0):
     return got
 
 
+def event_seqs(sink):
+    """ibsnmpgwEventIndex (the event's sequence number, the instance of
+    its IBSNMPGW-MIB varbinds) of every notification at a TrapSink."""
+    out = []
+    for _trap, _g, _p, vb in gw_notes(sink):
+        for o in vb:
+            if o.startswith(GW_BASE + ".6.1.1.8."):
+                out.append(int(o.split(".")[-1]))
+                break
+    return out
+
+
+def failover_names(sink):
+    """The gateway names the ibsnmpgwHaFailover notifications at a
+    TrapSink carry (old and new active)."""
+    return [bytes.fromhex(v).decode(errors="replace")
+            for t, _g, _p, vb in gw_notes(sink) if t == GW_BASE + ".7.0.9"
+            for o, v in vb.items() if o.startswith(GW_BASE + ".8.")]
+
+
 def wait(cond, timeout, step=0.01):
     """Poll cond until it holds or timeout seconds pass; its last value."""
     end = time.time() + timeout

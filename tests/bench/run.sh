@@ -19,6 +19,9 @@
 #      without SM events (tests/bench/quiet.py);
 #  (j) only with BENCH_ONLY=j: ~30,000 nodes with the default policies
 #      for 10 minutes: CPU, MAD timeouts, RSS (tests/bench/big30k.py);
+#  (k) only with BENCH_ONLY=k (root, keepalived): the pair's takeover
+#      time, the median of five kill -9s of the active gateway, from the
+#      kill to the first v3 answer through the VIP (tests/bench/takeover.py);
 #  (h) a GET tunneled through the gateway and the fabric to a host's
 #      snmpd (IB SNMP Tunneling, ibsnmp-tunneld) against a direct UDP
 #      GET to the same snmpd: latency (one in flight) and throughput,
@@ -55,7 +58,8 @@ STATS=.1.3.6.1.4.1.8072.9999.9999.117.2
 stat() { snmpget -v2c -c public -Oqv "$ep" "$STATS.$1.0"; }
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 # BENCH_ONLY="b d" runs only those parts ((a) runs with (c), (a') with (f)).
-# (j), the ~30,000-node fabric, runs only when asked for.
+# (j), the ~30,000-node fabric, and (k), the pair's takeover (root and
+# keepalived), run only when asked for.
 ONLY=${BENCH_ONLY:-a b c d e f g h i}
 want() { for w in "$@"; do case " $ONLY " in *" $w "*) return 0 ;; esac; done; return 1; }
 # user+sys CPU of a process in ms (/proc/PID/stat fields 14, 15).
@@ -370,6 +374,13 @@ j_out=$(BENCH_WORK=$work IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /
 echo "$j_out"
 fi
 
+if want k; then
+echo
+echo "== (k) the pair's takeover time, median of ${BENCH_TAKEOVER_KILLS:-5} kill -9s"
+k_out=$(IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/takeover.py" 2>&1) || true
+echo "$k_out"
+fi
+
 if want h; then
 echo
 echo "== (h) tunneled GET (gateway, fabric, ibsnmp-tunneld) vs direct GET, same snmpd"
@@ -464,6 +475,9 @@ if want i; then
 fi
 if want j; then
 	echo "$j_out" | grep '^(j)'
+fi
+if want k; then
+	echo "$k_out" | grep '^(k)'
 fi
 if want h; then
 	h_p50=$(field "$h_tun1" p50_us)

@@ -33,7 +33,6 @@ IN_ERR = IF + ".14.1"
 DISC = ".1.3.6.1.2.1.31.1.1.1.19.1"
 BOOTS = ".1.3.6.1.6.3.10.2.1.2.0"
 EID = ".1.3.6.1.6.3.10.2.1.1.0"
-GW = simlib.GW_BASE
 fab = simlib.Fabric(extra=["--no-gateway"], extra_yaml=(
     "cache:\n  ttl:\n    counters: 1\n"
     "polling:\n"
@@ -260,12 +259,7 @@ def main():
 
 def check_informs(sink, qa):
     def seqs():
-        out = []
-        for trap, _g, _p, vb in simlib.gw_notes(sink):
-            for o in vb:
-                if o.startswith(GW + ".6.1.1.8."):
-                    out.append(int(o.split(".")[-1]))
-        return out
+        return simlib.event_seqs(sink)
     R.check(wait(lambda: len(set(seqs())) >= 2, 20, 0.1),
             "B's informs arrive: sequence numbers %s" % seqs())
     got = sorted(set(seqs()))
@@ -273,10 +267,7 @@ def check_informs(sink, qa):
             "from B" % qa)
     R.equal(got, list(range(got[0], got[-1] + 1)) if got else [],
             "no gap in the sequence numbers")
-    fo = [vb for t, _g, _p, vb in simlib.gw_notes(sink)
-          if t == GW + ".7.0.9"]
-    names = [bytes.fromhex(v).decode() for vb in fo for o, v in vb.items()
-             if o.startswith(GW + ".8.")]
+    names = simlib.failover_names(sink)
     R.check("gwA" in names and "gwB" in names, "ibsnmpgwHaFailover names "
             "the old and the new active (%s)" % names)
 

@@ -94,6 +94,10 @@ class Fabric:
         self.v3priv = self.info["v3-priv"].split(":", 1)
         self.diag_env = dict(os.environ, IBSIM_SOCKNAME=self.info[
             "ibsim-socket"], LD_PRELOAD=UMAD2SIM, SIM_HOST="node04")
+        if "ibsim-server" in self.info:     # start --ha: ibsim's inet mode
+            host, port = self.info["ibsim-server"].rsplit(":", 1)
+            self.diag_env.update(IBSIM_SERVER_NAME=host,
+                                 IBSIM_SERVER_PORT=port)
 
     def stop(self):
         if self.dir and os.path.isdir(self.dir):
@@ -280,14 +284,16 @@ def free_udp_port():
 
 class TrapSink:
     """pysnmp's notification receiver (tests/integration/trapsink.py) on
-    127.0.0.1:port: v2c with community, and v3 traps of v3 = (user,
-    auth pass, priv pass, sender engine ID hex) if given."""
+    host:port (127.0.0.1 unless given): v2c with community, and v3 traps
+    of v3 = (user, auth pass, priv pass, sender engine ID hex) if
+    given."""
 
-    def __init__(self, community="public", v3=None, port=None):
+    def __init__(self, community="public", v3=None, port=None,
+                 host="127.0.0.1"):
         self.port = port or free_udp_port()
         self.dir = tempfile.mkdtemp(prefix="ibsnmpgw-sink-")
         self.out = os.path.join(self.dir, "sink.jsonl")
-        args = [str(self.port), community] + list(v3 or ())
+        args = ["%s:%d" % (host, self.port), community] + list(v3 or ())
         self.proc = subprocess.Popen(
             ["/usr/bin/python3", os.path.join(os.path.dirname(
                 os.path.abspath(__file__)), "trapsink.py")] + args,
@@ -342,6 +348,26 @@ def gw_notes(sink, since=0):
         got.append((vb.get(TRAP_OID), int(guid[0], 16) if guid else 0,
                     port[0] if port else 0, vb))
     return got
+
+
+def event_seqs(sink):
+    """ibsnmpgwEventIndex (the event's sequence number, the instance of
+    its IBSNMPGW-MIB varbinds) of every notification at a TrapSink."""
+    out = []
+    for _trap, _g, _p, vb in gw_notes(sink):
+        for o in vb:
+            if o.startswith(GW_BASE + ".6.1.1.8."):
+                out.append(int(o.split(".")[-1]))
+                break
+    return out
+
+
+def failover_names(sink):
+    """The gateway names the ibsnmpgwHaFailover notifications at a
+    TrapSink carry (old and new active)."""
+    return [bytes.fromhex(v).decode(errors="replace")
+            for t, _g, _p, vb in gw_notes(sink) if t == GW_BASE + ".7.0.9"
+            for o, v in vb.items() if o.startswith(GW_BASE + ".8.")]
 
 
 def wait(cond, timeout, step=0.01):

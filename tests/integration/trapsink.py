@@ -3,7 +3,8 @@
 JSON line per notification it accepts (traps and informs; informs are
 acknowledged by pysnmp), for notify.py.
 
-Usage: trapsink.py PORT COMMUNITY [V3USER V3AUTHPASS V3PRIVPASS ENGINEID]
+Usage: trapsink.py [HOST:]PORT COMMUNITY [V3USER V3AUTHPASS V3PRIVPASS ENGINEID]
+HOST defaults to 127.0.0.1.
 SNMPv3 traps are accepted from the engine ENGINEID (hex, the sender's:
 it is authoritative for traps), with SHA and AES-128."""
 
@@ -15,10 +16,11 @@ from pysnmp.entity import config, engine
 from pysnmp.entity.rfc3413 import ntfrcv
 from pysnmp.proto import rfc1902
 
-port, community = int(sys.argv[1]), sys.argv[2]
+host, _, port = sys.argv[1].rpartition(":")
+host, port, community = host or "127.0.0.1", int(port), sys.argv[2]
 eng = engine.SnmpEngine()
 config.addTransport(eng, udp.domainName,
-                    udp.UdpTransport().openServerMode(("127.0.0.1", port)))
+                    udp.UdpTransport().openServerMode((host, port)))
 config.addV1System(eng, community, community)
 if len(sys.argv) > 6:
     config.addV3User(eng, sys.argv[3], config.usmHMACSHAAuthProtocol,

@@ -128,14 +128,16 @@ for f in "$CONF" /lib/systemd/system/ibsnmpgw.service \
 	/usr/lib/sysusers.d/ibsnmpgw.conf /usr/lib/tmpfiles.d/ibsnmpgw.conf \
 	/usr/lib/udev/rules.d/90-ibsnmpgw-umad.rules \
 	/usr/share/man/man8/ibsnmpgw.8.gz /usr/share/man/man5/ibsnmpgw.yaml.5.gz \
-	/usr/share/doc/ibsnmpgw/copyright; do
+	/usr/share/doc/ibsnmpgw/copyright \
+	/usr/share/doc/ibsnmpgw/examples/keepalived.conf \
+	/usr/share/doc/ibsnmpgw/examples/ibsnmpgw-notify; do
 	[ -f "$f" ] || missing="$missing $f"
 done
 for m in $MIBS; do
 	[ -f "$MIBDIR/$m" ] || missing="$missing $MIBDIR/$m"
 done
 [ -z "$missing" ]
-ok $? "configuration, unit, sysusers, tmpfiles, udev rule, man pages and MIBs are installed" "missing:$missing"
+ok $? "configuration, unit, sysusers, tmpfiles, udev rule, man pages, MIBs and the keepalived examples are installed" "missing:$missing"
 
 dpkg-query -W -f='${Conffiles}\n' "$PKG" | grep "^ $CONF " >/dev/null
 ok $? "$CONF is a conffile"

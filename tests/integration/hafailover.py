@@ -1,0 +1,380 @@
+#!/usr/bin/python3
+"""A failover of the pair as managers see it (docs/ha.md): two gateways,
+each in its own network namespace with its own keepalived, behind one
+VIP (`ibsnmpgw-sim start --ha`); `ibsnmpgw-sim ha-kill` sends SIGKILL
+to the active one.
+
+Through the failover, from the root namespace: (a) a pysnmp manager
+(one SNMP engine for the whole run, as a poller keeps one) GETs through
+the VIP with v3 authPriv: answers come back within the takeover time,
+with at most one notInTimeWindow resynchronisation and no
+unknownEngineID; (b) net-snmp samples two busy ports' ifHCInOctets every
+second: none goes down, and none passes what the port really counted
+(perfquery); (c) informs of events the active kept just before it died,
+while the receiver was not acknowledging, are received at least once,
+with no gap in their sequence numbers; (d) the killed gateway started
+again in its namespace becomes the standby: no second active, the VIP
+stays, and the new active is protected again.
+
+The replication link cut and a reset during the gap are in ha.py.
+Needs root, ip netns and keepalived (skips with 77 without them)."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+from simlib import parse_vars, wait  # noqa: E402
+
+
+def skip_unless_netns():
+    """Exit 77 unless root, keepalived and ip netns are there."""
+    if os.geteuid() != 0:
+        print("SKIP: network namespaces need root")
+        sys.exit(77)
+    for prog in ("keepalived", "ip"):
+        if shutil.which(prog) is None:
+            print("SKIP: %s not found" % prog)
+            sys.exit(77)
+    probe = "ibgw-probe-%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", probe],
+                      capture_output=True).returncode != 0:
+        print("SKIP: ip netns add does not work here")
+        sys.exit(77)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+
+
+simlib.skip_if_missing()
+skip_unless_netns()
+R = simlib.Report()
+BOOTS = ".1.3.6.1.6.3.10.2.1.2.0"
+HC_IN = ".1.3.6.1.2.1.31.1.1.1.6.1"
+NOT_IN_TIME = "1.3.6.1.6.3.15.1.1.2.0"
+UNKNOWN_ENGINE = "1.3.6.1.6.3.15.1.1.4.0"
+BUSY = ("node04", "node05")
+LID = {"node04": 107, "node05": 109}    # port 1 (tests/sim/README.md)
+TAKEOVER = 10       # s: track script (1 s) + adverts (3.6 s) + promotion
+# Informs to a receiver in the root namespace: the launcher's @HOST@.
+SINK = simlib.TrapSink(host="0.0.0.0")
+fab = simlib.Fabric(extra=["--ha"], extra_yaml=(
+    "cache:\n  ttl:\n    counters: 1\n"
+    "polling:\n"
+    "  - name: busy\n"
+    "    match: {name: \"node0[45]\"}\n"
+    "    groups: [counters]\n"
+    "    interval: 1\n"
+    "    ttl: 1\n"
+    "notify:\n"
+    "  targets:\n"
+    "    - name: sink\n"
+    "      address: \"udp:@HOST@:%d\"\n"
+    "      type: inform\n"
+    "      community: public\n"
+    "      timeout-ms: 300\n"
+    "      retries: 1\n" % SINK.port))
+BIN = os.environ.get("IBSNMPGW", os.path.join(simlib.BUILD, "gateway",
+                                              "ibsnmpgw"))
+
+
+def sim(*args, timeout=120):
+    return subprocess.run([simlib.SIM] + list(args), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def ha_status():
+    out = sim("ha-status", fab.dir).stdout
+    m = re.search(r"^active: (.*)$", out, re.M)
+    return (m.group(1) if m else "?"), out
+
+
+def ctl(gw, *args):
+    return subprocess.run([BIN, "-c", os.path.join(fab.dir, gw,
+                                                   "ibsnmpgw.yaml"),
+                           "ctl"] + list(args), capture_output=True,
+                          text=True, timeout=30)
+
+
+def gw_pid(gw):
+    pid = None
+    with open(os.path.join(fab.dir, "pids")) as f:
+        for line in f:
+            name, p = line.split()
+            if name == "ibsnmpgw-" + gw:
+                pid = int(p)
+    return pid
+
+
+def gw_log(gw):
+    with open(os.path.join(fab.dir, gw, "ibsnmpgw.log"),
+              errors="replace") as f:
+        return f.read()
+
+
+def vrrp_state(gw):
+    """The state gw's keepalived entered last."""
+    with open(os.path.join(fab.dir, gw, "keepalived.log"),
+              errors="replace") as f:
+        states = re.findall(r"Entering (\w+) STATE", f.read())
+    return states[-1] if states else None
+
+
+def hc(node, endpoint=None):
+    out = fab.snmp("snmpget", fab.v2(node), [HC_IN], timeout=1,
+                   endpoint=endpoint)
+    return parse_vars(out.stdout).get(HC_IN, (None, None))[1]
+
+
+def true_octets(node):
+    """ifHCInOctets as the port counted it: 4 x PortRcvData + 4 x
+    PortRcvPkts + 8 x PortRcvFlowPkts (counters.py)."""
+    lid = str(LID[node])
+
+    def perfquery(*args):
+        out = subprocess.run(
+            ["perfquery"] + list(args) + [lid, "1"], capture_output=True,
+            text=True, timeout=30, cwd=fab.dir, env=dict(
+                fab.diag_env, SIM_HOST="node08"))
+        if out.returncode != 0:
+            print("# perfquery %s: %s" % (" ".join(args), out.stderr.strip()))
+        return simlib.parse_diag(out.stdout)
+    x = perfquery("-x")
+    fc = perfquery("--flowctlcounters")
+    if "PortRcvData" not in x or "PortRcvPkts" not in x:
+        return None
+    return 4 * int(x["PortRcvData"]) + 4 * int(x["PortRcvPkts"]) + \
+        8 * int(fc.get("PortRcvFlowPkts", 0))
+
+
+class Loop(threading.Thread):
+    """Calls step() until stopped; step's results with their time."""
+
+    def __init__(self, step, every):
+        super().__init__(daemon=True)
+        self.step, self.every, self.got = step, every, []
+        self.halt = threading.Event()
+        self.error = None
+
+    def run(self):
+        while not self.halt.is_set():
+            t = time.time()
+            try:
+                self.got.append((t, self.step()))
+            except Exception as e:  # noqa: BLE001 - reported by the test
+                self.error = "%s: %s" % (type(e).__name__, e)
+                return
+            self.halt.wait(max(0.0, self.every - (time.time() - t)))
+
+    def stop(self):
+        self.halt.set()
+        self.join(30)
+
+
+class V3Manager:
+    """One pysnmp engine GETting snmpEngineBoots through the VIP with
+    authPriv, as a long-running poller does: the engine ID, boots and
+    time it discovered are kept between requests. The Report PDUs it
+    receives (usmStats OIDs) are recorded with their time."""
+
+    def __init__(self, endpoint):
+        from pysnmp import hlapi
+        self.h = hlapi
+        host, port = endpoint.split(":")[1:]
+        self.engine = hlapi.SnmpEngine()
+        self.user = hlapi.UsmUserData(
+            fab.v3user, fab.v3auth[1], fab.v3priv[1],
+            authProtocol=hlapi.usmHMACSHAAuthProtocol,
+            privProtocol=hlapi.usmAesCfb128Protocol)
+        self.target = hlapi.UdpTransportTarget((host, int(port)),
+                                               timeout=1, retries=0)
+        self.reports = []
+        self.engine.observer.registerObserver(
+            self.observe, "rfc3412.prepareDataElements:internal")
+
+    def observe(self, engine, point, variables, ctx):
+        from pysnmp.proto.api import v2c
+        vbs = v2c.apiPDU.getVarBinds(variables["pdu"])
+        for oid, _v in vbs:
+            self.reports.append((time.time(), str(oid)))
+
+    def get(self):
+        h = self.h
+        err, status, _i, vbs = next(h.getCmd(
+            self.engine, self.user, self.target, h.ContextData(),
+            h.ObjectType(h.ObjectIdentity(BOOTS)), lookupMib=False))
+        if err or status:
+            return str(err or status.prettyPrint())
+        return int(vbs[0][1])
+
+
+def busy_traffic(halt):
+    """The busy ports count on: PortRcvData up by 2^20 every 0.3 s."""
+    v = {n: 1 << 24 for n in BUSY}
+    while not halt.is_set():
+        for n in BUSY:
+            v[n] += 1 << 20
+            try:
+                fab.cmd('PerformanceSet "%s"[1] PortCountersExtended.'
+                        'PortRcvData=%d' % (n, v[n]))
+            except subprocess.CalledProcessError:
+                return      # the fabric is gone: the test ends
+        halt.wait(0.3)
+
+
+def main():
+    vip = fab.endpoint
+    R.equal(ha_status()[0], "gw1", "gw1 is active after the start: " +
+            ha_status()[1].replace("\n", "; "))
+    R.check(ctl("gw1", "ha", "status").stdout.find("\nprotected") >= 0,
+            "gw1 is protected (gw2 holds its snapshot)")
+    R.check(fab.snmp("snmpget", fab.v3(), [BOOTS], timeout=2).returncode
+            == 0, "a v3 authPriv GET through the VIP answers")
+    R.check(fab.snmp("snmpget", fab.v2(), [BOOTS], timeout=1,
+                     endpoint=fab.info["gw2"]).returncode != 0,
+            "gw2 (standby) answers nothing on its own address")
+
+    # (b)'s traffic, and the counters served before the failover.
+    halt = threading.Event()
+    traffic = threading.Thread(target=busy_traffic, args=(halt,),
+                               daemon=True)
+    traffic.start()
+    R.check(wait(lambda: all((hc(n) or 0) > 1 << 26 for n in BUSY), 20,
+                 0.2), "the busy ports' ifHCInOctets move through the VIP")
+    samples = Loop(lambda: {n: hc(n) for n in BUSY}, 1.0)
+    mgr = V3Manager(vip)
+    R.check(wait(lambda: isinstance(mgr.get(), int), 10, 0.2),
+            "pysnmp: a v3 authPriv GET of snmpEngineBoots through the VIP")
+    boots0 = mgr.get()
+    del mgr.reports[:]      # its discovery (unknownEngineID) is over
+    gets = Loop(mgr.get, 0.1)
+    samples.start()
+    gets.start()
+    time.sleep(3)           # samples before the failover
+
+    # (c) The receiver stops acknowledging; the active keeps events
+    # (a node's links go down: its sweep sees it) and dies.
+    os.kill(SINK.proc.pid, signal.SIGSTOP)
+    fab.cmd('Unlink "node06"')
+    before = gw_log("gw1").count(" done: ")
+    os.kill(gw_pid("gw1"), signal.SIGUSR1)
+    R.check(wait(lambda: gw_log("gw1").count(" done: ") > before, 30, 0.05),
+            "gw1's sweep saw node06 go")
+    kept = [int(x) for x in re.findall(r"^\S+ (\d+) ", ctl("gw1", "events")
+                                       .stdout, re.M)]
+    R.check(wait(lambda: re.search(r"^sink .*\bqueued [1-9]",
+                                   ctl("gw1", "targets").stdout, re.M)
+                 is not None, 10, 0.05),
+            "informs wait unacknowledged in gw1's queue")
+    time.sleep(1.2)         # the standby acknowledged the last changes
+    kill = sim("ha-kill", fab.dir)
+    killed = dict(l.split(": ", 1) for l in kill.stdout.splitlines()
+                  if ": " in l)
+    R.equal(killed.get("killed"), "gw1", "ha-kill killed the active, gw1 "
+            "(%s)" % kill.stderr.strip())
+    t_kill = int(killed.get("at-ms", 0)) / 1000.0
+    os.kill(SINK.proc.pid, signal.SIGCONT)
+
+    # (a) answers come back within the takeover time.
+    def answered_after():
+        return [(t, v) for t, v in gets.got if t > t_kill and
+                isinstance(v, int)]
+    R.check(wait(lambda: answered_after(), TAKEOVER + 5, 0.1),
+            "pysnmp: answers through the VIP again after the kill")
+    first = answered_after()[0] if answered_after() else (None, None)
+    took = first[0] - t_kill if first[0] else None
+    print("# takeover: first v3 answer through the VIP %.2f s after the "
+          "kill" % (took or -1))
+    R.check(took is not None and took <= TAKEOVER, "the first answer came "
+            "%.2f s after the kill (at most %d s)" % (took or -1, TAKEOVER))
+    R.equal(ha_status()[0], "gw2", "gw2 is active")
+    time.sleep(4)           # and it goes on answering
+    gets.stop()
+    R.check(gets.error is None, "the GET loop ran to its end", gets.error)
+    after = [v for t, v in gets.got if t > first[0]] if first[0] else []
+    R.check(after and all(isinstance(v, int) for v in after),
+            "every GET after the first answer is answered (%d)" % len(after),
+            ["%.2f s: %s" % (t - t_kill, v) for t, v in gets.got
+             if t > first[0] and not isinstance(v, int)][:8])
+    R.check(first[1] is not None and first[1] > boots0, "snmpEngineBoots "
+            "went up (%s -> %s)" % (boots0, first[1]))
+    rep = [o for _t, o in mgr.reports]
+    R.check(rep.count(NOT_IN_TIME) <= 1, "at most one notInTimeWindow "
+            "resynchronisation (%d)" % rep.count(NOT_IN_TIME), rep)
+    R.equal(rep.count(UNKNOWN_ENGINE), 0, "no unknownEngineID report")
+    R.check(set(rep) <= {NOT_IN_TIME}, "no other report", rep)
+
+    # (b) the counters never went down, nor past what was counted.
+    R.check(wait(lambda: any(t > first[0] + 2 and None not in v.values()
+                             for t, v in samples.got), 15, 0.2),
+            "counters sampled after the failover")
+    samples.stop()
+    halt.set()
+    traffic.join(30)
+    R.check(samples.error is None, "the sampler ran to its end",
+            samples.error)
+    for n in BUSY:
+        seq = [v[n] for _t, v in samples.got if v.get(n) is not None]
+        down = [(a, b) for a, b in zip(seq, seq[1:]) if b < a]
+        R.equal(down, [], "%s ifHCInOctets never went down (%d samples, "
+                "%s -> %s)" % (n, len(seq), seq[0] if seq else None,
+                               seq[-1] if seq else None))
+        gap = [t for t, v in samples.got if v.get(n) is None]
+        R.check(len(gap) <= TAKEOVER + 2, "%s: %d samples unanswered in "
+                "the failover" % (n, len(gap)))
+        true = None
+        for _ in range(10):         # a MAD of perfquery may be lost
+            true = true_octets(n)
+            if true is not None:
+                break
+            time.sleep(0.5)
+        R.check(true is not None and seq and max(seq) <= true,
+                "%s: no sample passed what the port counted (%s <= %s)" %
+                (n, max(seq) if seq else None, true))
+
+    # (c) every event gw1 kept arrives, at least once, without a gap.
+    R.check(wait(lambda: set(kept) <= set(simlib.event_seqs(SINK)), 20, 0.2),
+            "the events gw1 kept (%s) arrived: %s" % (kept[-5:],
+                                                      sorted(set(simlib.event_seqs(SINK)))[-8:]))
+    got = sorted(set(simlib.event_seqs(SINK)))
+    R.equal(got, list(range(got[0], got[-1] + 1)) if got else [],
+            "no gap in the sequence numbers (%d notifications, %d "
+            "distinct)" % (len(simlib.event_seqs(SINK)), len(got)))
+    names = simlib.failover_names(SINK)
+    R.check("gw1" in names and "gw2" in names, "ibsnmpgwHaFailover names "
+            "gw1 and gw2 (%s)" % names)
+    fab.cmd('ReLink "node06"')
+
+    # (d) the old active comes back as the standby.
+    out = sim("ha-restart", fab.dir, "gw1")
+    R.check(out.returncode == 0, "gw1 started again in its namespace",
+            out.stderr)
+    R.check(wait(lambda: ctl("gw1", "ha", "status").returncode == 0, 30,
+                 0.2), "gw1 took a snapshot from gw2 and is eligible: " +
+            ctl("gw1", "ha", "status").stdout.replace("\n", "; "))
+    R.check(wait(lambda: vrrp_state("gw1") == "BACKUP", 15, 0.2),
+            "gw1's keepalived left FAULT for BACKUP (%s)" %
+            vrrp_state("gw1"))
+    seen = set()
+    end = time.time() + 6
+    while time.time() < end:
+        seen.add(ha_status()[0])
+        time.sleep(0.3)
+    R.equal(seen, {"gw2"}, "for 6 s only gw2 is active: " +
+            ha_status()[1].replace("\n", "; "))
+    R.check("role standby" in ctl("gw1", "ha", "status").stdout,
+            "gw1 is the standby")
+    R.check(wait(lambda: "\nprotected" in ctl("gw2", "ha", "status").stdout,
+                 10, 0.2), "gw2 is protected again")
+    R.check(fab.snmp("snmpget", fab.v3(), [BOOTS], timeout=2).returncode
+            == 0, "the VIP still answers")
+
+
+try:
+    simlib.run(main, fab, R)
+finally:
+    SINK.stop()

@@ -151,6 +151,8 @@ set_role(FILE *f, enum repl_role r)
 		return 0;
 	}
 	ha_link_reset(NULL);
+	if (ha_role == REPL_ACTIVE && r != REPL_ACTIVE)
+		ha_link_unsync();
 	if (r == REPL_ACTIVE) {
 		if (promote(1) == -1) {
 			fprintf(f, "error: not promoted (see the log)\n");

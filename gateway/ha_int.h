@@ -32,6 +32,7 @@ int	ha_link_protected(const char **why);
 /* The standby: a snapshot was received whole (latched until the next
  * one begins). */
 int	ha_link_synced(void);
+void	ha_link_unsync(void);
 
 /* ha.c, for the link */
 enum repl_role gw_ha_role(void);

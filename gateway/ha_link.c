@@ -923,3 +923,12 @@ ha_link_synced(void)
 {
 	return lk_synced;
 }
+
+/* A demoted active's copy is its own, not a snapshot of the new
+ * active's: not eligible until one has come. (A standby whose link
+ * drops stays eligible: that is how an active's death looks.) */
+void
+ha_link_unsync(void)
+{
+	lk_synced = 0;
+}

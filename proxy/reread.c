@@ -545,7 +545,9 @@ got_nodeinfo(struct rr_req *r, const uint8_t *data)
 	struct smp_nodeinfo ni;
 	struct store_port np;
 
-	if (n == NULL || smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
+	/* A sweep in between may have found n with fewer ports. */
+	if (n == NULL || r->from_port > n->num_ports ||
+	    smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
 		sweep("a garbled NodeInfo behind a link that came up");
 		rr_free(r);
 		return;

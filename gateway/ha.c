@@ -84,7 +84,9 @@ gw_ha_peer_role(enum repl_role r, const char *name)
 		post_ha_event(STORE_EV_HA_SPLIT_BRAIN, name, text);
 	}
 	st->split_brain = 1;
-	ha_link_reset(NULL);
+	/* Not ha_link_reset(): its reconnect at the next tick would find
+	 * the same active again twice a second, on both sides. */
+	ha_link_drop();
 }
 
 /* ---- Roles */

@@ -25,8 +25,12 @@ struct ha_conf {
 /* ha_link.c */
 int	ha_link_init(const struct ha_conf *hc);
 void	ha_link_finalise(void);
-/* Our role changed: the link is closed (a new one takes a snapshot). */
+/* Our role changed: the link is closed (a new one takes a snapshot)
+ * and the peer is connected again at the next tick. */
 void	ha_link_reset(const char *why);
+/* Split brain: the link is closed; the next try waits the usual
+ * interval from now (an active's few seconds), not the next tick. */
+void	ha_link_drop(void);
 /* Whether the link is up with a standby that has the whole snapshot. */
 int	ha_link_protected(const char **why);
 /* The standby: a snapshot was received whole (latched until the next

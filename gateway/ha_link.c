@@ -900,6 +900,13 @@ ha_link_reset(const char *why)
 	lk_bw.n = 0;
 }
 
+void
+ha_link_drop(void)
+{
+	ha_link_reset(NULL);
+	lk_last_try = ev_now();
+}
+
 int
 ha_link_protected(const char **why)
 {

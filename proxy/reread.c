@@ -27,7 +27,6 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/reread.h"
-#include "proxy/route.h"
 #include "store/cache.h"
 #include "store/events.h"
 #include "store/store.h"
@@ -208,12 +207,55 @@ move_node(struct store_node *m, const struct store_path *via,
 	return moved;
 }
 
+/* The way around the link at n's port p to node `to` just behind it:
+ * the route of a reachable switch next to `to` (by another link, its
+ * route over the link in neither direction) and its port to `to`, the
+ * shortest such. Not a path worked out afresh (proxy_route_around):
+ * the inventory's routes are a tree, each one's beginning the route of
+ * the node it leads through, and routes_use() finds the routes over a
+ * link by the route of its near end; a fresh path through switches
+ * whose own routes differ would hide the moved routes from the next
+ * link that goes down on it. -1 if `to` has no such neighbour. */
+static int
+around_of(const struct store_node *n, uint8_t p, const struct store_node *to,
+    struct store_path *out)
+{
+	uint8_t tp = n->ports[p].remote_port;
+	struct store_path fwd, back;
+	int have_back, rc = -1;
+
+	if (route_out(n, p, &fwd) == -1)
+		return -1;
+	have_back = tp >= 1 && tp <= to->num_ports &&
+	    route_out(to, tp, &back) == 0;
+	for (int q = 1; q <= to->num_ports; q++) {
+		const struct store_port *sp = &to->ports[q];
+		const struct store_node *x;
+		uint8_t xp = sp->remote_port;
+
+		if (q == tp || sp->remote_guid == 0 || !link_up(sp) ||
+		    (x = store_node_by_guid(sp->remote_guid)) == NULL ||
+		    x == to || x->type != STORE_NODE_SWITCH || !x->reachable ||
+		    xp < 1 || xp > x->num_ports ||
+		    x->ports[xp].remote_guid != to->guid || (x == n && xp == p) ||
+		    no_route(&x->route) || x->route.cnt + 1 >= STORE_PATH_MAX ||
+		    starts_with(&x->route, &fwd) ||
+		    (have_back && starts_with(&x->route, &back)))
+			continue;
+		if (rc == 0 && x->route.cnt + 1 >= out->cnt)
+			continue;
+		*out = x->route;
+		out->hop[++out->cnt] = xp;
+		rc = 0;
+	}
+	return rc;
+}
+
 /* The routes that cross the link at n's port p (they begin with via,
- * route_out(n, p), and lead into to) go around it instead: the
- * inventory's shortest way to `to` that avoids the link replaces that
- * beginning; the rest of each route is unchanged (directed routes name
- * output ports only, IBA 14.2.2). -1 if there is no way or a route
- * would grow too long: a sweep's then. */
+ * route_out(n, p), and lead into to) go around it instead: around_of()
+ * replaces that beginning; the rest of each route is unchanged
+ * (directed routes name output ports only, IBA 14.2.2). -1 if there
+ * is no way or a route would grow too long: a sweep's then. */
 static int
 reroute(const struct store_node *n, uint8_t p, const struct store_node *to)
 {
@@ -221,7 +263,7 @@ reroute(const struct store_node *n, uint8_t p, const struct store_node *to)
 	unsigned moved = 0;
 
 	if (route_out(n, p, &via) == -1 ||
-	    proxy_route_around(to, n, p, &around) == -1)
+	    around_of(n, p, to, &around) == -1)
 		return -1;
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < store_node_count(); i++) {
@@ -503,7 +545,9 @@ got_nodeinfo(struct rr_req *r, const uint8_t *data)
 	struct smp_nodeinfo ni;
 	struct store_port np;
 
-	if (n == NULL || smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
+	/* A sweep in between may have found n with fewer ports. */
+	if (n == NULL || r->from_port > n->num_ports ||
+	    smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
 		sweep("a garbled NodeInfo behind a link that came up");
 		rr_free(r);
 		return;

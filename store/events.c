@@ -488,12 +488,19 @@ store_event_repl_reset(uint64_t max)
 void
 store_event_repl_apply(const struct store_event *ev)
 {
+	const struct store_event *old;
+
 	if (ev->seq == 0)
 		return;
 	save(ev);
-	/* In order only: the ring stays sorted (store_event_by_seq). */
+	/* In order only: the ring stays sorted (store_event_by_seq). One
+	 * it has under that number (this gateway's own, numbered while it
+	 * was active: split brain, or an active that came back as a
+	 * standby) is replaced, as the database's row was. */
 	if (ev_n == 0 || store_event_at(ev_n - 1)->seq < ev->seq)
 		ring_push(ev);
+	else if ((old = store_event_by_seq(ev->seq)) != NULL)
+		*(struct store_event *)old = *ev;
 	if (ev->seq > ev_seq)
 		ev_seq = ev->seq;
 }

@@ -356,6 +356,45 @@ test_persisted(void **state)
 	assert_int_equal(store_event_queue_load("nms", q, 4), 1);
 }
 
+
+/* A standby's snapshot: events this gateway numbered itself while it
+ * was active (split brain) give way to the active's under the same
+ * numbers, in the history the event table serves as in the database. */
+static void
+test_repl_replaces(void **state)
+{
+	struct store_event ev;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		post(STORE_EV_NODE_GONE, STORE_SRC_SWEEP, 0x100 + (uint64_t)i,
+		    0);
+	assert_int_equal(store_event_last_seq(), 4);
+	store_event_set_replica(1);
+	store_event_repl_reset(6);	/* the active's newest is 6 */
+	for (uint64_t s = 1; s <= 6; s++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.seq = s;
+		ev.when = 5000;
+		ev.type = STORE_EV_NODE_BACK;
+		ev.source = STORE_SRC_SM;
+		ev.node_guid = 0x200 + s;
+		snprintf(ev.text, sizeof(ev.text), "active %llu",
+		    (unsigned long long)s);
+		store_event_repl_apply(&ev);
+	}
+	store_event_set_replica(0);
+	assert_int_equal(store_event_count(), 6);
+	for (uint64_t s = 1; s <= 6; s++) {
+		const struct store_event *e = store_event_by_seq(s);
+
+		assert_non_null(e);
+		assert_int_equal(e->node_guid, 0x200 + s);
+		assert_int_equal(e->type, STORE_EV_NODE_BACK);
+	}
+	assert_int_equal(store_event_last_seq(), 6);
+}
+
 int
 main(void)
 {
@@ -368,6 +407,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repl_replaces, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_persisted, db_setup,
 		    db_teardown),
 	};

@@ -33,10 +33,12 @@
 #include "util/ev.h"
 #include "util/log.h"
 
-#define RR_ACTIVE_TRIES	6	/* re-reads of a link not yet Active, */
-#define RR_ACTIVE_MS	1000	/*   1, 2, 4 ... 32 s after (the SM arms
-				 *   it in its own sweep: seconds on a
-				 *   large fabric) */
+/* A link up but not yet Active is read again 1, 2, 4, 8 and 16 s
+ * later (the SM arms it in its own sweep: seconds on a large fabric):
+ * the nth re-read is RR_ACTIVE_MS << (n - 1) after the reading before,
+ * until n reaches RR_ACTIVE_TRIES. */
+#define RR_ACTIVE_TRIES	6
+#define RR_ACTIVE_MS	1000
 
 enum rr_kind {
 	RR_NODEINFO,		/* who is behind a port that came up */
@@ -618,7 +620,7 @@ got_fill(struct rr_req *r, const uint8_t *data)
 	(void)store_node_save(m);
 	changed();
 	if (link_up(&pt) && pt.state < 4)
-		check_later(m, r->port, 0, RR_ACTIVE_MS);
+		check_later(m, r->port, 1, RR_ACTIVE_MS);
 	rr_free(r);
 }
 

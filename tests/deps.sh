@@ -4,7 +4,8 @@ DEPS="build-essential autoconf automake libtool pkg-config
  libyaml-dev libcmocka-dev ibsim-utils opensm infiniband-diags
  smitools erlang-snmp python3 python3-pysnmp4
  debhelper dpkg-dev fakeroot lintian rpm prometheus-snmp-exporter
- php-cli php-xml clang libclang-rt-14-dev"
+ php-cli php-xml clang libclang-rt-14-dev keepalived iproute2
+ monitoring-plugins-standard"
 
 # What `make interop` adds (tests/interop): a real Zabbix 6.0 server on
 # PostgreSQL and its frontend's API, run by the test itself.

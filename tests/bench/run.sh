@@ -228,6 +228,22 @@ fi
 # takes at least N / 20,000 s.
 printf '  rate-limit: 0\n' > "$work/nocap.yaml"
 med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
+# stock_run DIR OUT TOOL: a stock tool on the simulated fabric. umad2sim
+# (ibsim 0.10) can crash a client at exit when a MAD arrives after its
+# port closed (tests/sim/README.md): such a run is not timed, and the
+# tool runs again (three tries).
+stock_run() {
+	for sr_try in 1 2 3; do
+		sr_s=$(date +%s%N)
+		if (cd "$1" && SIM_HOST=node0003 timeout 300 "$3" > "$2" 2>&1); then
+			sr_e=$(date +%s%N)
+			echo "$(( (sr_e - sr_s) / 1000000 ))" > "$work/stock.ms"
+			return 0
+		fi
+		echo "($3 failed, try $sr_try: $(tail -n 1 "$2"))" >&2
+	done
+	return 1
+}
 
 if want b; then
 echo
@@ -253,10 +269,8 @@ grep "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log" | tail -1 | sed 's/.*ibsnm
 eval "$("$SIM" env "$work/fab-mid")"
 ibnd=""
 for i in 1 2 3; do
-	s=$(date +%s%N)
-	(cd "$work/fab-mid" && SIM_HOST=node0003 timeout 300 ibnetdiscover > "$work/ibnd.out")
-	e=$(date +%s%N)
-	ibnd="$ibnd $(( (e - s) / 1000000 ))"
+	stock_run "$work/fab-mid" "$work/ibnd.out" ibnetdiscover
+	ibnd="$ibnd $(cat "$work/stock.ms")"
 done
 unset LD_PRELOAD
 nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd.out")
@@ -297,10 +311,8 @@ grep "poll done" "$work/fab-ctr/ibsnmpgw.log" | tail -1 | sed 's/.*ibsnmpgw\[inf
 eval "$("$SIM" env "$work/fab-ctr")"
 iqe=""
 for i in 1 2 3; do
-	s=$(date +%s%N)
-	(cd "$work/fab-ctr" && SIM_HOST=node0003 timeout 300 ibqueryerrors > "$work/iqe.out" 2>&1)
-	e=$(date +%s%N)
-	iqe="$iqe $(( (e - s) / 1000000 ))"
+	stock_run "$work/fab-ctr" "$work/iqe.out" ibqueryerrors
+	iqe="$iqe $(cat "$work/stock.ms")"
 done
 unset LD_PRELOAD
 ports=$(sed -n 's/^## *\([0-9]*\) ports checked.*/\1/p' "$work/iqe.out")

@@ -228,7 +228,8 @@ status(FILE *f)
 	refresh();
 	ok = eligible(&why);
 	fprintf(f, "role %s\nname %s\npeer %s\n%s%s%s\nlag %llu frames\n"
-	    "last-frame-ms %lld\nboots %u peer-boots %u\neligible %s%s%s\n",
+	    "last-frame-ms %lld\nboots %u peer-boots %u\neligible %s%s%s\n"
+	    "access ", 
 	    store_repl_role_name(ha_role), ha_hc.name, st->peer,
 	    st->protected ? "protected" : "unprotected",
 	    st->protected ? "" : ": ", st->reason,
@@ -236,6 +237,9 @@ status(FILE *f)
 	    (long long)(ev_now() - (uint64_t)st->last_rx_ms) : -1LL,
 	    gw_snmp_engine_boots(), ha_peer_boots, ok ? "yes" : "no",
 	    ok ? "" : ": ", why);
+	for (size_t i = 0; i < sizeof(ha_hc.access); i++)
+		fprintf(f, "%02x", ha_hc.access[i]);
+	fprintf(f, "\n");
 	return ok ? 0 : 1;
 }
 
@@ -298,6 +302,10 @@ load_conf(const struct gw_conf *c)
 	memcpy(ha_hc.engine_id, c->engine_id, c->engine_id_len);
 	ha_hc.engine_id_len = c->engine_id_len;
 	ha_hc.timeout_ms = h->takeover_timeout * 1000;
+	if (ha_access_digest(c, ha_hc.access) == -1) {
+		log_warnx("ha: cannot digest the SNMP access configuration");
+		return -1;
+	}
 	return 0;
 }
 

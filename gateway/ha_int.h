@@ -20,7 +20,13 @@ struct ha_conf {
 	uint8_t			engine_id[GW_ENGINE_ID_MAX];
 	size_t			engine_id_len;
 	int			timeout_ms;
+	uint8_t			access[32];	/* ha_access_digest() */
 };
+
+/* ha_access.c: SHA-256 over the SNMP access both gateways must share
+ * (USM users, communities). 0, or -1. */
+struct gw_conf;
+int	ha_access_digest(const struct gw_conf *c, uint8_t out[32]);
 
 /* ha_link.c */
 int	ha_link_init(const struct ha_conf *hc);

@@ -221,7 +221,7 @@ send_frame(struct ha_conn *c, uint8_t type, const void *p, size_t len)
 static void
 send_hello(struct ha_conn *c)
 {
-	uint8_t b[128];
+	uint8_t b[192];
 	struct repl_w w = { b, 0, sizeof(b), 0 };
 
 	repl_putb(&w, c->nonce, REPL_NONCE);
@@ -230,6 +230,7 @@ send_hello(struct ha_conn *c)
 	repl_put8(&w, (uint8_t)lk_hc->engine_id_len);
 	repl_putb(&w, lk_hc->engine_id, lk_hc->engine_id_len);
 	repl_puts(&w, lk_hc->name);
+	repl_putb(&w, lk_hc->access, sizeof(lk_hc->access));
 	/* The connector's HELLO is MACed over zeros: it has no nonce of
 	 * the acceptor yet. */
 	if (send_frame(c, REPL_HELLO, b, w.n) == 0)
@@ -547,7 +548,7 @@ read_hello(struct ha_conn *c, const struct repl_frame *f, const char **why)
 	struct repl_r r = { f->payload, f->len, 0, 0 };
 	uint8_t eid[GW_ENGINE_ID_MAX];
 	size_t elen;
-	uint8_t role;
+	uint8_t role, access[32];
 
 	repl_getb(&r, c->tx.nonce, REPL_NONCE);
 	role = repl_get8(&r);
@@ -560,6 +561,7 @@ read_hello(struct ha_conn *c, const struct repl_frame *f, const char **why)
 	repl_getb(&r, eid, elen);
 	repl_gets(&r, c->peer_name, sizeof(c->peer_name) > 255 ? 255 :
 	    sizeof(c->peer_name));
+	repl_getb(&r, access, sizeof(access));
 	if (r.bad || r.off != r.n || role > REPL_FAULT) {
 		*why = "malformed HELLO";
 		return -1;
@@ -568,6 +570,12 @@ read_hello(struct ha_conn *c, const struct repl_frame *f, const char **why)
 	    elen) != 0) {
 		*why = "the peer's snmp.engine-id differs: the pair must be "
 		    "one SNMP engine";
+		return -1;
+	}
+	if (memcmp(access, lk_hc->access, sizeof(access)) != 0) {
+		*why = "the peer's SNMP access differs (snmp users or "
+		    "communities; ctl ha status shows each side's digest): "
+		    "the pair must answer managers alike";
 		return -1;
 	}
 	c->peer_role = (enum repl_role)role;

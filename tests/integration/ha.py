@@ -121,13 +121,14 @@ class Gw:
         return parse_vars(out.stdout)
 
 
-def hello(key):
-    """A connector's HELLO (docs/ha.md) MACed with key over zeros."""
+def hello(key, access):
+    """A connector's HELLO (docs/ha.md) MACed with key over zeros,
+    carrying the access digest given (32 octets)."""
     import hashlib
     import hmac
     import struct
     payload = b"\x07" * 16 + b"\x02" + struct.pack(">I", 1) + \
-        bytes([15]) + bytes.fromhex(ENGINE[2:]) + b"\x03gwX"
+        bytes([15]) + bytes.fromhex(ENGINE[2:]) + b"\x03gwX" + access
     hdr = b"IBHA\x01\x01\x00\x00" + struct.pack(">I", len(payload)) + \
         b"\x00" * 12
     return hdr + payload + hmac.new(key, b"\x00" * 16 + hdr + payload,
@@ -213,9 +214,19 @@ def main():
 
     # A wrong key, a replayed frame and a truncated one are refused,
     # each with its reason logged.
-    refuse_a(a, hello(b"not-the-key-of-this-pair-at-all"), "bad MAC",
-             "a HELLO MACed with a wrong key")
-    good = hello(open(key, "rb").read().strip())
+    m = re.search(r"^access ([0-9a-f]{64})$", a.ctl("ha", "status").stdout,
+                  re.M)
+    access = bytes.fromhex(m.group(1)) if m else b"\0" * 32
+    R.check(m and m.group(1) == re.search(
+        r"^access ([0-9a-f]{64})$", b.ctl("ha", "status").stdout,
+        re.M).group(1), "ctl ha status: both show the same SNMP access "
+        "digest (users, communities)", a.ctl("ha", "status").stdout)
+    refuse_a(a, hello(b"not-the-key-of-this-pair-at-all", access),
+             "bad MAC", "a HELLO MACed with a wrong key")
+    good = hello(open(key, "rb").read().strip(), access)
+    refuse_a(a, hello(open(key, "rb").read().strip(), b"\x5a" * 32),
+             "SNMP access differs", "a HELLO of the right key whose SNMP "
+             "access (users, communities) differs")
     refuse_a(a, good + good, ("out of sequence", "bad MAC"), "a HELLO "
              "replayed in the same connection")
     refuse_a(a, good[:40], "truncated", "a truncated frame")

@@ -270,13 +270,14 @@ gw_ha_stats(FILE *f)
 	refresh();
 	fprintf(f, "ha role %s %s%s%s peer %s lag %llu frames-out %llu "
 	    "frames-in %llu refused %llu snapshots %llu events-dropped %llu "
-	    "split-brain %d\n", store_repl_role_name(ha_role),
+	    "split-brain %d bytes-out %llu\n", store_repl_role_name(ha_role),
 	    st->protected ? "protected" : "unprotected", st->protected ? "" :
 	    ": ", st->protected ? "" : st->reason, st->peer,
 	    (unsigned long long)st->lag, (unsigned long long)st->frames_out,
 	    (unsigned long long)st->frames_in,
 	    (unsigned long long)st->refused, (unsigned long long)st->snapshots,
-	    (unsigned long long)st->events_dropped, st->split_brain);
+	    (unsigned long long)st->events_dropped, st->split_brain,
+	    (unsigned long long)st->bytes_out);
 }
 
 /* ---- Start and stop */

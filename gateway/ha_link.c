@@ -215,6 +215,7 @@ send_frame(struct ha_conn *c, uint8_t type, const void *p, size_t len)
 		return -1;
 	}
 	store_repl_status()->frames_out++;
+	store_repl_status()->bytes_out += REPL_HDR + len + REPL_MAC;
 	return 0;
 }
 

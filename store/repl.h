@@ -108,6 +108,7 @@ struct repl_status {
 	char		previous[64];	/* the active it took over from */
 	uint64_t	lag;		/* frames sent, not acknowledged */
 	uint64_t	frames_out, frames_in, refused;
+	uint64_t	bytes_out;	/* frames queued, headers and MACs too */
 	uint64_t	snapshots, events_dropped;
 	int64_t		last_rx_ms;	/* ev_now() of the last frame */
 };

@@ -19,6 +19,8 @@
 #      without SM events (tests/bench/quiet.py);
 #  (j) only with BENCH_ONLY=j: ~30,000 nodes with the default policies
 #      for 10 minutes: CPU, MAD timeouts, RSS (tests/bench/big30k.py);
+#  (l) only with BENCH_ONLY=l: an HA pair's replication write rate on the
+#      (i) fabric with the default policies (tests/bench/harate.py);
 #  (k) only with BENCH_ONLY=k (root, keepalived): the pair's takeover
 #      time, the median of five kill -9s of the active gateway, from the
 #      kill to the first v3 answer through the VIP (tests/bench/takeover.py);
@@ -88,7 +90,7 @@ start_fabric() {	# name topology [map [extra-yaml]]
 	sed -n 's/^endpoint: //p' "$d.info"
 }
 
-gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out=""
+gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" l_out=""
 h_tun1="" smps=""
 if want a c; then
 echo "== (a) cached GET throughput, window $WIN, $DUR s each"
@@ -393,6 +395,13 @@ k_out=$(IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "
 echo "$k_out"
 fi
 
+if want l; then
+echo
+echo "== (l) HA: the replication's write rate at ~10,000 nodes"
+l_out=$(BENCH_WORK=$work IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/harate.py" 2>&1) || true
+echo "$l_out"
+fi
+
 if want h; then
 echo
 echo "== (h) tunneled GET (gateway, fabric, ibsnmp-tunneld) vs direct GET, same snmpd"
@@ -487,6 +496,9 @@ if want i; then
 fi
 if want j; then
 	echo "$j_out" | grep '^(j)'
+fi
+if want l; then
+	echo "$l_out" | grep '^(l)'
 fi
 if want k; then
 	echo "$k_out" | grep '^(k)'

@@ -513,6 +513,10 @@ lldp_finalise(void)
 	lldp_nnodes = 0;
 }
 
+/* A table added to lldp_tables and not listed here is never registered. */
+_Static_assert(sizeof(lldp_tables) / sizeof(lldp_tables[0]) == 5,
+    "list every lldp_tables entry in tables[] and update this count");
+
 static const struct gw_table *const tables[] = {
 	&lldp_tables[0], &lldp_tables[1], &lldp_tables[2], &lldp_tables[3],
 	&lldp_tables[4], NULL

@@ -498,10 +498,18 @@ snmpv2_configure(const struct gw_conf *c)
 	    c->fabric_name ? c->fabric_name : "");
 }
 
+/* Every entry of gw_tables is listed below: a table added there and
+ * not here is never registered (ibsnmpgwHa once pushed the node
+ * contexts' snmpEngine out of the list this way). */
+_Static_assert(sizeof(gw_tables) / sizeof(gw_tables[0]) == 9,
+    "list every gw_tables entry in tables[] and update this count");
+_Static_assert(sizeof(fabric_tables) / sizeof(fabric_tables[0]) == 2,
+    "list every fabric_tables entry in tables[] and update this count");
+
 static const struct gw_table *const tables[] = {
 	&gw_tables[0], &gw_tables[1], &gw_tables[2], &gw_tables[3],
 	&gw_tables[4], &node_sys_table, &fabric_tables[0], &fabric_tables[1],
-	&gw_tables[5], &gw_tables[6], &gw_tables[7], NULL
+	&gw_tables[5], &gw_tables[6], &gw_tables[7], &gw_tables[8], NULL
 };
 
 const struct gw_mib_module gw_mod_snmpv2_mib = {

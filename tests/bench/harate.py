@@ -97,8 +97,8 @@ def main():
                       a.ctl("stats"), re.M)
         print("(l) replication at %s nodes, default policies: %.0f bytes/s "
               "(%.1f kB/s), %.1f frames/s over %d s; A's counter rows %s; "
-              "%s" % (re.search(r"(\d+) nodes", open(a.log.name).read())
-                      .group(1), db / dt, db / dt / 1024, df / dt, dt,
+              "%s" % (re.search(r"sweep \d+ done: (\d+) nodes",
+                                open(a.log.name).read()).group(1), db / dt, db / dt / 1024, df / dt, dt,
                       m.group(2) if m else "?",
                       "B eligible" if "eligible yes" in b.ctl("ha",
                                                               "status")

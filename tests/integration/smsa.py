@@ -10,6 +10,7 @@ sa-client joins two ports to a group) ibSmMcastMemberTable against
 the gateway's own port, as the gateway asks. A second walk within the
 TTLs sends no MAD; a tenant sees its own ports' members and services."""
 
+import atexit
 import ipaddress
 import os
 import re
@@ -46,6 +47,8 @@ compute=0x0022, ipoib : %s, %s=full, %s=limited;
        port_guid("node02", 1))
 
 TMP = tempfile.mkdtemp(prefix="ibsnmpgw-it-parts-")
+# simlib.run exits: removed at exit, after the fabric it configured.
+atexit.register(shutil.rmtree, TMP, True)
 with open(os.path.join(TMP, "partitions.conf"), "w") as f:
     f.write(PARTS)
 fab = simlib.Fabric(extra=["--partitions",
@@ -479,4 +482,3 @@ def main():
 
 
 simlib.run(main, fab, R)
-shutil.rmtree(TMP, ignore_errors=True)

@@ -11,7 +11,9 @@ while informs wait unacknowledged; `ctl ha master` on B: a v3 GET works
 with the same engine ID and higher boots, no counter is lower than A
 served (a reset in the gap moves ifCounterDiscontinuityTime), and the
 informs A had queued arrive from B with their sequence numbers and no
-gap."""
+gap. A HELLO whose SNMP access digest differs is refused. Split brain: A
+restarted, caught up, then made active beside B: both log it, both send
+ibsnmpgwHaSplitBrain, ctl shows it; A made standby again ends it."""
 
 import os
 import re
@@ -264,8 +266,45 @@ def main():
     R.check(vals[-1][1] is not None and disc_a is not None and
             vals[-1][1] != disc_a, "ifCounterDiscontinuityTime moved")
     check_informs(sink, qa)
+    check_split_brain(a, b, sink)
     sink.stop()
+    a.kill(signal.SIGTERM)
     b.kill(signal.SIGTERM)
+
+
+def check_split_brain(a, b, sink):
+    """A comes back as standby and takes B's snapshot; then A is made
+    active too (a cut VRRP path does this, ctl here): both log the split
+    brain and notify it, ctl shows it; A made standby again ends it."""
+    a.start()
+    R.check(wait(lambda: status(a).returncode == 0, 30, 0.1),
+            "A restarted as standby and is eligible: " +
+            status(a).stdout.replace("\n", "; "))
+    n = len(sink.notes())
+    R.check("error" not in a.ctl("ha", "master").stdout, "ctl ha master "
+            "on A too: two actives")
+    R.check(wait(lambda: "split brain" in a.log() and
+                 "split brain" in b.log(), 15, 0.1),
+            "both A and B log the split brain")
+
+    def splits():
+        return [g for t, g, _p, _vb in simlib.gw_notes(sink)[n:]
+                if t == simlib.GW_BASE + ".7.0.10"]
+    R.check(wait(lambda: len(splits()) >= 2, 15, 0.1),
+            "both notify it (ibsnmpgwHaSplitBrain): %d" % len(splits()))
+    # (An active stays eligible: keepalived failing both actives'
+    # track_scripts would leave none.)
+    R.check(re.search(r"^ha .*split-brain 1", a.ctl("stats").stdout, re.M)
+            is not None and "unprotected: split brain" in
+            status(a).stdout, "ctl: A shows split-brain 1 and is "
+            "unprotected because of it", a.ctl("stats").stdout +
+            status(a).stdout)
+    R.check("error" not in a.ctl("ha", "backup").stdout, "ctl ha backup "
+            "on A")
+    R.check(wait(lambda: "\nprotected" in status(b).stdout and
+                 status(a).returncode == 0, 30, 0.1),
+            "one active again: B protected, A a standby with its snapshot: "
+            + status(b).stdout.replace("\n", "; "))
 
 
 def check_informs(sink, qa):

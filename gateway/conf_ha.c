@@ -2,16 +2,13 @@
 #include "config.h"
 
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <netdb.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <yaml.h>
 
 #include "gateway/conf.h"
@@ -60,25 +57,10 @@ int
 gw_conf_read_ha_key(const char *path, uint8_t *key, FILE *err)
 {
 	uint8_t buf[GW_HA_KEY_MAX + 2];
-	struct stat st;
 	ssize_t n;
-	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW)) == -1 ||
-	    fstat(fd, &st) == -1) {
-		fprintf(err, "%s:0: cannot open: %s\n", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
+	if ((n = conf_read_secret(path, buf, sizeof(buf), err)) == -1)
 		return -1;
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 077)) {
-		fprintf(err, "%s:0: must be a regular file readable only by "
-		    "its owner (mode 0600 or 0400)\n", path);
-		close(fd);
-		return -1;
-	}
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
 	    buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;

@@ -27,6 +27,7 @@ int	conf_check_listener(const char *s, char *norm, size_t nlen,
 	    const char **why);
 /* A community or user name: printable, no spaces, no '@'. */
 int	conf_valid_name(const char *s);
+ssize_t	conf_read_secret(const char *path, void *buf, size_t size, FILE *err);
 /* "0x" and 5 to 32 octets in hex (an SnmpEngineID): 0, or -1. */
 int	conf_hex_engine_id(const char *s, uint8_t *id, size_t *len);
 /* A node selector's keys (arg: a store_select), a user's (a gw_user). */

@@ -43,8 +43,10 @@ struct gw_eval {
 	int			 have_last;	/* last: the attribute */
 	struct cache_key	 last;		/* a getter read last */
 	const struct gw_col	*col;		/* being evaluated */
+	netsnmp_agent_request_info *ri;		/* the request */
 	const struct store_select *sel;		/* requester's nodes */
-	int			 sel_ok;	/* requester still configured */
+	int			 sel_ok;	/* requester still configured;
+						   -1: not looked up yet */
 };
 
 struct gw_job {
@@ -90,16 +92,27 @@ gw_column(struct gw_eval *e)
 	return e->col;
 }
 
+/* The requester's node selector, looked up once a pass and only by the
+ * rows that ask (fabric rows, LLDP-MIB's neighbours): a reload may have
+ * replaced it while the request waited. */
+static int
+sel_lookup(struct gw_eval *e)
+{
+	if (e->sel_ok < 0)
+		e->sel_ok = gw_snmp_request_select(e->ri, &e->sel) == 0;
+	return e->sel_ok;
+}
+
 int
 gw_visible(struct gw_eval *e, const struct store_node *n)
 {
-	return e->sel_ok && store_select_match(e->sel, n);
+	return sel_lookup(e) && store_select_match(e->sel, n);
 }
 
 int
 gw_visible_all(struct gw_eval *e)
 {
-	return e->sel_ok && (e->sel == NULL || !e->sel->set);
+	return sel_lookup(e) && (e->sel == NULL || !e->sel->set);
 }
 
 static void
@@ -672,11 +685,10 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
 		j->e.need = 0;
 		j->e.failed = 0;
 		j->e.n = j->node;
-		/* Looked up on every pass, as a reload may have replaced
-		 * it: fabric rows, and a node context's rows that name
-		 * other nodes (LLDP-MIB's neighbours). The node itself was
-		 * checked on arrival. */
-		j->e.sel_ok = gw_snmp_request_select(ri, &j->e.sel) == 0;
+		/* The node itself was checked on arrival; the selector
+		 * is looked up when a row asks (sel_lookup). */
+		j->e.ri = ri;
+		j->e.sel_ok = -1;
 		j->answered = 0;
 		rc = j->mode == MODE_GET ? eval_get(j, ri, r) :
 		    eval_getnext(j, ri, r);

@@ -66,6 +66,7 @@ static struct rr_req		*rr_live;	/* in flight or waiting */
 static struct proxy_reread_stats rr_st;
 static void			(*rr_changed_fn)(void *);
 static void			*rr_changed_arg;
+static struct ev_timer		 rr_changed_timer;
 
 static void	rr_send(struct rr_req *r);
 static void	rr_free(struct rr_req *r);
@@ -97,13 +98,27 @@ static void
 changed(void)
 {
 	rr_st.changes++;
+	/* The hook walks every node (the poller's lists, LLDP-MIB, the
+	 * IPoIB map): once for all the readings of a loop iteration, not
+	 * once per reading (a trap 128 reads every port of a switch). */
+	if (!ev_timer_pending(&rr_changed_timer))
+		ev_timer_add(&rr_changed_timer, 0);
+}
+
+static void
+changed_cb(void *arg)
+{
+	(void)arg;
 	if (rr_changed_fn)
 		rr_changed_fn(rr_changed_arg);
 }
 
+/* An event of ours, from the SM's Report (state: a link event's
+ * PortState after, as the sweep's). store_event_post drops one the
+ * stream already has (trap 64/65's own, or inform.c's). */
 static void
 post(int type, const struct store_node *n, uint8_t port, uint16_t lid,
-    const char *what)
+    uint8_t state, const char *what)
 {
 	struct store_event ev;
 
@@ -113,6 +128,7 @@ post(int type, const struct store_node *n, uint8_t port, uint16_t lid,
 	ev.node_guid = n->guid;
 	ev.port = port;
 	ev.lid = lid;
+	ev.data[0] = state;
 	snprintf(ev.text, sizeof(ev.text), "%s%s%s", store_node_ident(n),
 	    what ? ": " : "", what ? what : "");
 	store_event_post(&ev);
@@ -287,25 +303,13 @@ reroute(const struct store_node *n, uint8_t p, const struct store_node *to)
 	return 0;
 }
 
-/* A CA port's link event, as trap 64/65 would post it (which then
- * finds it posted): the switch's end was read first. */
+/* A port's link event, as inform.c's read or trap 64/65 would post it
+ * (whichever comes second finds it posted). */
 static void
 post_link(const struct store_node *n, uint8_t p, uint8_t state)
 {
-	int now = state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
-	struct store_event ev;
-
-	if (store_event_link_state(n->guid, p) == now)
-		return;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = (uint8_t)now;
-	ev.source = STORE_SRC_SM;
-	ev.node_guid = n->guid;
-	ev.port = p;
-	ev.lid = n->ports[p].lid;
-	ev.data[0] = state;	/* PortState after, as the sweep's */
-	snprintf(ev.text, sizeof(ev.text), "%s", store_node_ident(n));
-	store_event_post(&ev);
+	post(state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP, n, p,
+	    n->ports[p].lid, state, NULL);
 }
 
 /* A CA or router is reached through its lowest-numbered routed port
@@ -346,7 +350,7 @@ ca_port_down(struct store_node *n, uint8_t p, uint8_t phys)
 		n->reachable = 0;
 		log_notice("reread: %s is unreachable (port %u)",
 		    store_node_ident(n), p);
-		post(STORE_EV_NODE_GONE, n, 0, n->lid, NULL);
+		post(STORE_EV_NODE_GONE, n, 0, n->lid, 0, NULL);
 	}
 	cache_flush(n->idx);
 	(void)store_node_save(n);
@@ -473,7 +477,7 @@ post_port_changed(const struct store_node *n, const struct store_port *o,
 
 	snprintf(what, sizeof(what), "port %u width 0x%x->0x%x speed "
 	    "0x%x->0x%x", pt->num, o->width, pt->width, o->speed, pt->speed);
-	post(STORE_EV_PORT_CHANGED, n, pt->num, pt->lid, what);
+	post(STORE_EV_PORT_CHANGED, n, pt->num, pt->lid, 0, what);
 }
 
 static int
@@ -614,7 +618,7 @@ got_fill(struct rr_req *r, const uint8_t *data)
 		m->last_seen = ev_wall();
 		log_notice("reread: %s is reachable again (port %u)",
 		    store_node_ident(m), r->port);
-		post(STORE_EV_NODE_BACK, m, 0, pt.lid, NULL);
+		post(STORE_EV_NODE_BACK, m, 0, pt.lid, 0, NULL);
 	}
 	cache_flush(m->idx);
 	(void)store_node_save(m);
@@ -762,11 +766,13 @@ void
 proxy_reread_init(void)
 {
 	rr_on = 1;
+	ev_timer_init(&rr_changed_timer, changed_cb, NULL);
 }
 
 void
 proxy_reread_finalise(void)
 {
+	ev_timer_del(&rr_changed_timer);
 	/* Those waiting on a timer go now; those in flight when their
 	 * answer (or the engine's cancel) comes. */
 	for (struct rr_req *r = rr_live, *nx; r != NULL; r = nx) {

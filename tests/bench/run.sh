@@ -90,7 +90,7 @@ start_fabric() {	# name topology [map [extra-yaml]]
 	sed -n 's/^endpoint: //p' "$d.info"
 }
 
-gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" l_out=""
+gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
 h_tun1="" smps=""
 if want a c; then
 echo "== (a) cached GET throughput, window $WIN, $DUR s each"
@@ -367,39 +367,34 @@ echo "counter writes over the next 65 s (every port read again): $((c3 - c2)) tr
 "$SIM" stop "$work/fab-mem" >/dev/null
 fi
 
+# py_part TITLE SCRIPT: one of the parts a Python script measures; its
+# output is echoed, and kept in $py_out for the summary.
+py_part() {
+	echo
+	echo "== $1"
+	py_out=$(BENCH_WORK=$work IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} \
+	    /usr/bin/python3 "$top/tests/bench/$2" 2>&1) || true
+	echo "$py_out"
+}
 if want g; then
-echo
-echo "== (g) event latency: Unlink to linkDown at a receiver (SM, sweep, smpquery loop)"
-g_out=$(IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/eventlatency.py" 2>&1) || true
-echo "$g_out"
+	py_part "(g) event latency: Unlink to linkDown at a receiver (SM, sweep, smpquery loop)" eventlatency.py
+	g_out=$py_out
 fi
-
 if want i; then
-echo
-echo "== (i) a quiet ~10,000-node fabric, and how fast the inventory follows a change"
-i_out=$(BENCH_WORK=$work IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/quiet.py" 2>&1) || true
-echo "$i_out"
+	py_part "(i) a quiet ~10,000-node fabric, and how fast the inventory follows a change" quiet.py
+	i_out=$py_out
 fi
-
 if want j; then
-echo
-echo "== (j) ~30,000 nodes, the default policies, ${BIG_SECONDS:-600} s"
-j_out=$(BENCH_WORK=$work IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/big30k.py" 2>&1) || true
-echo "$j_out"
+	py_part "(j) ~30,000 nodes, the default policies, ${BIG_SECONDS:-600} s" big30k.py
+	j_out=$py_out
 fi
-
 if want k; then
-echo
-echo "== (k) the pair's takeover time, median of ${BENCH_TAKEOVER_KILLS:-5} kill -9s"
-k_out=$(IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/takeover.py" 2>&1) || true
-echo "$k_out"
+	py_part "(k) the pair's takeover time, median of ${BENCH_TAKEOVER_KILLS:-5} kill -9s" takeover.py
+	k_out=$py_out
 fi
-
 if want l; then
-echo
-echo "== (l) HA: the replication's write rate at ~10,000 nodes"
-l_out=$(BENCH_WORK=$work IBSNMPGW=$IBSNMPGW top_builddir=${top_builddir:-$top} /usr/bin/python3 "$top/tests/bench/harate.py" 2>&1) || true
-echo "$l_out"
+	py_part "(l) HA: the replication's write rate at ~10,000 nodes" harate.py
+	l_out=$py_out
 fi
 
 if want h; then

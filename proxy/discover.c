@@ -605,7 +605,7 @@ diff_port(const struct store_node *old, const struct store_port *o,
 	char what[64];
 	int now, stream;
 
-	proxy_settle_read(old->guid, o, p);
+	proxy_settle_read(old->guid, p);
 	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
 		return;
 	now = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;

@@ -77,12 +77,10 @@ timer_cb(void *arg)
 }
 
 void
-proxy_settle_read(uint64_t guid, const struct store_port *o,
-    const struct store_port *p)
+proxy_settle_read(uint64_t guid, const struct store_port *p)
 {
 	struct settle *s;
 
-	(void)o;
 	if (st_n == 0 || (s = find(guid, p->num)) == NULL)
 		return;
 	s->read = 1;

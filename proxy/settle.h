@@ -16,9 +16,8 @@ struct proxy_settle_stats {
 /* Registers with store/events.c; ask_sweep is proxy_discover_event. */
 void	proxy_settle_init(void (*ask_sweep)(const char *why));
 void	proxy_settle_finalise(void);
-/* A sweep read port p of a node the inventory had as o. */
-void	proxy_settle_read(uint64_t guid, const struct store_port *o,
-	    const struct store_port *p);
+/* A sweep read port p of node guid. */
+void	proxy_settle_read(uint64_t guid, const struct store_port *p);
 /* A sweep is done (its readings are in the inventory). */
 void	proxy_settle_sweep_done(void);
 void	proxy_settle_get_stats(struct proxy_settle_stats *st);

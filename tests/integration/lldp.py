@@ -251,7 +251,7 @@ def check_pysnmp(oids):
                                   ObjectType, SnmpEngine, UdpTransportTarget,
                                   getCmd)
     except ImportError as e:
-        R.check(True, "pysnmp check skipped (%s)" % e)
+        print("# skip: pysnmp check (%s)" % e)     # not a pass
         return
     host, port = fab.endpoint.split(":")[1:]
     err, status, idx, vbs = next(getCmd(
@@ -270,8 +270,7 @@ def check_plugin():
     plugin = shutil.which("check_snmp") or \
         "/usr/lib/nagios/plugins/check_snmp"
     if not os.access(plugin, os.X_OK):
-        R.check(True, "check_snmp skipped (monitoring-plugins not "
-                "installed)")
+        print("# skip: check_snmp (monitoring-plugins not installed)")
         return
     host, port = fab.endpoint.split(":")[1:]
     out = subprocess.run([plugin, "-H", host, "-p", port, "-P", "2c",

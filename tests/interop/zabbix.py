@@ -413,9 +413,10 @@ def discovered():
 def main():
     z = D.zbx
     z.start_db()
-    R.check(True, "PostgreSQL cluster with the Zabbix %s schema" %
-            z.psql("SELECT mandatory FROM dbversion", db="zabbix",
-                   user="zabbix"))
+    schema = z.psql("SELECT mandatory FROM dbversion", db="zabbix",
+                    user="zabbix").strip()
+    R.check(schema.isdigit(), "PostgreSQL cluster with the Zabbix %s "
+            "schema" % schema)
     z.start_server()
     ver = z.start_frontend()
     z.login()

@@ -417,7 +417,7 @@ handle(FILE *f, char *line)
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
-		    "ha master|backup|fault|status)\n", cmd);
+		    "ha master|backup|yield|fault|status)\n", cmd);
 }
 
 static void

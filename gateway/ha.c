@@ -1,5 +1,5 @@
 /* gw_ha: the standby pair's roles (docs/ha.md). keepalived decides who
- * is active and says so through `ctl ha master|backup|fault`; this file
+ * is active and says so through `ctl ha master|backup|yield|fault`; this file
  * makes the change: what a standby keeps closed, and a promotion that
  * managers see as one agent's clean restart (RFC 3414 2.2.2: boots up,
  * on disk before the listener answers). */
@@ -29,6 +29,9 @@ static enum repl_role	 ha_role = REPL_STANDALONE;
 static const struct gw_conf *ha_conf;
 static uint32_t		 ha_peer_boots;
 static char		 ha_last_active[64];	/* the peer, when it was */
+/* keepalived made this node BACKUP while it was the only active (ctl ha
+ * yield): it stays active until a HELLO shows an active peer. */
+static int		 ha_yield_pending;
 
 enum repl_role
 gw_ha_role(void)
@@ -48,6 +51,9 @@ gw_ha_peer_boots(uint32_t boots)
 		log_warnx("ha: the peer's boots (%u) could not be stored",
 		    boots);
 }
+
+static void	stand_down(enum repl_role r);
+static void	refresh(void);
 
 static void
 post_ha_event(int type, const char *other, const char *text)
@@ -87,6 +93,13 @@ gw_ha_peer_role(enum repl_role r, const char *name)
 	/* Not ha_link_reset(): its reconnect at the next tick would find
 	 * the same active again twice a second, on both sides. */
 	ha_link_drop();
+	if (ha_yield_pending) {
+		log_info("ha: keepalived made this node BACKUP and %s is "
+		    "active: standing down", name);
+		ha_yield_pending = 0;
+		ha_link_unsync();
+		stand_down(REPL_STANDBY);
+	}
 }
 
 /* ---- Roles */
@@ -148,6 +161,7 @@ promote(int failover)
 static int
 set_role(FILE *f, enum repl_role r)
 {
+	ha_yield_pending = 0;
 	if (r == ha_role) {
 		fprintf(f, "already %s\n", store_repl_role_name(r));
 		return 0;
@@ -166,6 +180,33 @@ set_role(FILE *f, enum repl_role r)
 		stand_down(r);
 	}
 	fprintf(f, "%s\n", store_repl_role_name(r));
+	return 0;
+}
+
+/* keepalived's BACKUP or FAULT (packaging/keepalived/ibsnmpgw-notify):
+ * a standby, except for an active that no standby protects, whose
+ * demotion would leave nothing to promote. That one stays active until
+ * it learns the peer is active too (VRRP chose the peer: a split brain
+ * ends), now or at a later handshake. */
+static int
+yield(FILE *f)
+{
+	const char *why;
+
+	refresh();
+	if (ha_role != REPL_ACTIVE || store_repl_status()->protected ||
+	    store_repl_status()->split_brain) {
+		if (ha_role == REPL_ACTIVE && store_repl_status()->split_brain)
+			log_info("ha: keepalived made this node BACKUP and the "
+			    "peer is active: standing down");
+		return set_role(f, REPL_STANDBY);
+	}
+	(void)ha_link_protected(&why);
+	ha_yield_pending = 1;
+	log_warnx("ha: keepalived made this node BACKUP, but no standby "
+	    "holds a copy (%s): staying active until the peer is", why);
+	fprintf(f, "active: unprotected (%s); stays active until the peer "
+	    "is\n", why);
 	return 0;
 }
 
@@ -240,6 +281,8 @@ status(FILE *f)
 	for (size_t i = 0; i < sizeof(ha_hc.access); i++)
 		fprintf(f, "%02x", ha_hc.access[i]);
 	fprintf(f, "\n");
+	if (ha_yield_pending)
+		fprintf(f, "yield-pending yes\n");
 	return ok ? 0 : 1;
 }
 
@@ -258,7 +301,9 @@ gw_ha_ctl(FILE *f, const char *arg)
 		return set_role(f, REPL_STANDBY);
 	if (strcmp(arg, "fault") == 0)
 		return set_role(f, REPL_FAULT);
-	fprintf(f, "error: ctl ha master|backup|fault|status\n");
+	if (strcmp(arg, "yield") == 0)
+		return yield(f);
+	fprintf(f, "error: ctl ha master|backup|yield|fault|status\n");
 	return 1;
 }
 

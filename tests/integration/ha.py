@@ -268,7 +268,6 @@ def main():
     check_informs(sink, qa)
     check_split_brain(a, b, sink)
     sink.stop()
-    a.kill(signal.SIGTERM)
     b.kill(signal.SIGTERM)
 
 
@@ -299,12 +298,46 @@ def check_split_brain(a, b, sink):
             status(a).stdout, "ctl: A shows split-brain 1 and is "
             "unprotected because of it", a.ctl("stats").stdout +
             status(a).stdout)
-    R.check("error" not in a.ctl("ha", "backup").stdout, "ctl ha backup "
-            "on A")
+    # keepalived's BACKUP (the notify script's ctl ha yield) on A, which
+    # knows B is active: A stands down.
+    out = a.ctl("ha", "yield").stdout
+    R.check(out.strip() == "standby", "ctl ha yield on A in the split "
+            "brain: A stands down (%s)" % out.strip())
     R.check(wait(lambda: "\nprotected" in status(b).stdout and
                  status(a).returncode == 0, 30, 0.1),
             "one active again: B protected, A a standby with its snapshot: "
             + status(b).stdout.replace("\n", "; "))
+    # The other order: the BACKUP comes before a handshake has shown B
+    # active (a VRRP cut shorter than the reconnect). A stays active,
+    # yield pending, and stands down at the handshake.
+    n = a.log().count("standing down")
+    R.check("error" not in a.ctl("ha", "master").stdout, "A active again")
+    out = a.ctl("ha", "yield").stdout.strip()
+    print("# ctl ha yield right after ctl ha master: %s" % out)
+    R.check(out == "standby" or out.startswith("active: unprotected"),
+            "ctl ha yield: standby, or active until the peer is (%s)" % out)
+    R.check(wait(lambda: a.log().count("standing down") > n and
+                 "role standby" in status(a).stdout, 15, 0.1),
+            "A stood down as soon as it learnt B is active: " +
+            status(a).stdout.replace("\n", "; "))
+    R.check("yield-pending" not in status(a).stdout, "nothing pending")
+    R.check(wait(lambda: "\nprotected" in status(b).stdout and
+                 status(a).returncode == 0, 30, 0.1),
+            "B protected again, A eligible: "
+            + status(b).stdout.replace("\n", "; "))
+    # A lone active (no standby connected: A stopped) told BACKUP stays
+    # active and says so.
+    a.kill(signal.SIGTERM)
+    R.check(wait(lambda: "\nunprotected" in status(b).stdout, 15, 0.1),
+            "B unprotected once A stopped")
+    out = b.ctl("ha", "yield").stdout.strip()
+    R.check(out.startswith("active: unprotected") and
+            "yield-pending yes" in status(b).stdout and
+            "role active" in status(b).stdout,
+            "ctl ha yield on a lone active: it stays active (%s)" % out)
+    R.check("error" not in b.ctl("ha", "master").stdout and
+            "yield-pending" not in status(b).stdout,
+            "ctl ha master clears the pending yield")
 
 
 def check_informs(sink, qa):

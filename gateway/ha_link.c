@@ -772,9 +772,38 @@ accept_cb(int fd, short revents, void *arg)
 	lk_pend = conn_new(s, 0);
 }
 
+/* The connection leaves from ha.listen's address (any port), not from
+ * whatever the route prefers: a replication network of its own, and a
+ * peer that filters by source (rp_filter), see the address configured.
+ * A wildcard listen address leaves the choice to the kernel. */
+static int
+bind_source(int s)
+{
+	struct sockaddr_storage a = lk_hc->listen;
+
+	if (a.ss_family != lk_hc->peer.ss_family)
+		return 0;
+	if (a.ss_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&a;
+
+		if (in->sin_addr.s_addr == htonl(INADDR_ANY))
+			return 0;
+		in->sin_port = 0;
+	} else if (a.ss_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a;
+
+		if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr))
+			return 0;
+		in6->sin6_port = 0;
+	} else
+		return 0;
+	return bind(s, (struct sockaddr *)&a, lk_hc->listen_len);
+}
+
 static void
 connect_peer(void)
 {
+	static int bind_failed;
 	int one = 1, s = socket(lk_hc->peer.ss_family, SOCK_STREAM |
 	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct ha_conn *c;
@@ -785,6 +814,16 @@ connect_peer(void)
 		return;
 	}
 	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (bind_source(s) == -1) {
+		/* Once, until it works again (an address not yet up). */
+		if (!bind_failed)
+			log_warn("ha: cannot connect to the peer from ha.listen's "
+			    "address");
+		bind_failed = 1;
+		close(s);
+		return;
+	}
+	bind_failed = 0;
 	if (connect(s, (const struct sockaddr *)&lk_hc->peer,
 	    lk_hc->peer_len) == -1 && errno != EINPROGRESS) {
 		log_debug("ha: cannot reach %s: %s", lk_hc->peer_addr,

@@ -14,7 +14,9 @@ second: none goes down, and none passes what the port really counted
 while the receiver was not acknowledging, are received at least once,
 with no gap in their sequence numbers; (d) the killed gateway started
 again in its namespace becomes the standby: no second active, the VIP
-stays, and the new active is protected again.
+stays, and the new active is protected again; (e) VRRP cut between
+the two (ha-cut-vrrp): two actives, both say so; VRRP back: one stands
+down, the other is protected again.
 
 The replication link cut and a reset during the gap are in ha.py.
 Needs root, ip netns and keepalived (skips with 77 without them)."""
@@ -372,6 +374,57 @@ def main():
                  10, 0.2), "gw2 is protected again")
     R.check(fab.snmp("snmpget", fab.v3(), [BOOTS], timeout=2).returncode
             == 0, "the VIP still answers")
+    split_brain()
+
+
+def split_brain():
+    """(e) VRRP cut between the two (replication kept): both keepalived
+    become MASTER, both gateways active; both log and notify the split
+    brain and both answer. VRRP restored: the node it makes BACKUP
+    stands down (ibsnmpgw-notify's ctl ha yield), one active remains,
+    protected again."""
+    n = len(SINK.notes())
+    out = sim("ha-cut-vrrp", fab.dir)
+    R.check(out.returncode == 0, "ha-cut-vrrp", out.stderr)
+    R.check(wait(lambda: vrrp_state("gw1") == "MASTER" and
+                 vrrp_state("gw2") == "MASTER", 20, 0.2),
+            "VRRP cut: both keepalived MASTER (%s, %s)" %
+            (vrrp_state("gw1"), vrrp_state("gw2")))
+    R.check(wait(lambda: ha_status()[0] == "gw1 gw2", 15, 0.2),
+            "both gateways active: " + ha_status()[1].replace("\n", "; "))
+    R.check(wait(lambda: "split brain" in gw_log("gw1") and
+                 "split brain" in gw_log("gw2"), 15, 0.1),
+            "both log the split brain")
+
+    def splits():
+        """The addresses ibsnmpgwHaSplitBrain came from."""
+        return {d.get("from") for d in SINK.notes()[n:]
+                if dict(d["varbinds"]).get(simlib.TRAP_OID) ==
+                simlib.GW_BASE + ".7.0.10"}
+    R.check(wait(lambda: len(splits()) >= 2, 15, 0.1),
+            "both notify it (ibsnmpgwHaSplitBrain from %s)" % splits())
+    for gw in ("gw1", "gw2"):
+        R.check(fab.snmp("snmpget", fab.v2(), [BOOTS], timeout=2,
+                         endpoint=fab.info[gw]).returncode == 0,
+                "%s answers on its own address in the split" % gw)
+    out = sim("ha-heal-vrrp", fab.dir)
+    R.check(out.returncode == 0, "ha-heal-vrrp", out.stderr)
+    R.check(wait(lambda: sorted((vrrp_state("gw1"), vrrp_state("gw2"))) ==
+                 ["BACKUP", "MASTER"], 20, 0.2),
+            "VRRP back: one MASTER, one BACKUP (%s, %s)" %
+            (vrrp_state("gw1"), vrrp_state("gw2")))
+    master = "gw1" if vrrp_state("gw1") == "MASTER" else "gw2"
+    backup = "gw2" if master == "gw1" else "gw1"
+    R.check(wait(lambda: ha_status()[0] == master, 20, 0.2),
+            "only %s (keepalived's MASTER) is active: %s" %
+            (master, ha_status()[1].replace("\n", "; ")))
+    R.check(wait(lambda: "\nprotected" in ctl(master, "ha", "status").stdout
+                 and ctl(backup, "ha", "status").returncode == 0, 30, 0.2),
+            "%s protected again, %s an eligible standby: %s" % (
+                master, backup, ctl(backup, "ha", "status").stdout
+                .replace("\n", "; ")))
+    R.check(fab.snmp("snmpget", fab.v3(), [BOOTS], timeout=2).returncode
+            == 0, "the VIP answers after the split")
 
 
 try:

@@ -55,6 +55,7 @@ def received(snmp_engine, ref, ctx_engine, ctx_name, var_binds, cb):
         "security": str(last.get("securityName", "")),
         "model": int(last.get("securityModel", 0)),
         "context": bytes(ctx_name).decode(errors="replace"),
+        "from": str((last.get("transportAddress") or ("",))[0]),
         "varbinds": [["." + str(o), value(v)] for o, v in var_binds]}),
         flush=True)
 

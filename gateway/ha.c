@@ -328,31 +328,146 @@ gw_ha_stats(FILE *f)
 /* ---- Start and stop */
 
 static int
-load_conf(const struct gw_conf *c)
+load_conf(const struct gw_conf *c, struct ha_conf *hc, FILE *err)
 {
 	const struct gw_ha_conf *h = &c->ha;
 	int n;
 
-	memset(&ha_hc, 0, sizeof(ha_hc));
-	if (gw_conf_ha_addr(h->listen, &ha_hc.listen, &ha_hc.listen_len) ==
-	    -1 || gw_conf_ha_addr(h->peer, &ha_hc.peer, &ha_hc.peer_len) == -1)
+	memset(hc, 0, sizeof(*hc));
+	if (gw_conf_ha_addr(h->listen, &hc->listen, &hc->listen_len) ==
+	    -1 || gw_conf_ha_addr(h->peer, &hc->peer, &hc->peer_len) == -1)
 		return -1;
-	if ((n = gw_conf_read_ha_key(h->key_file, ha_hc.key, stderr)) == -1)
+	if ((n = gw_conf_read_ha_key(h->key_file, hc->key, err)) == -1) {
+		fprintf(err, "ha: %s: the key file cannot be used\n",
+		    h->key_file);
 		return -1;
-	ha_hc.keylen = (size_t)n;
+	}
+	hc->keylen = (size_t)n;
 	if (h->name != NULL)
-		snprintf(ha_hc.name, sizeof(ha_hc.name), "%s", h->name);
-	else if (gethostname(ha_hc.name, sizeof(ha_hc.name) - 1) == -1)
-		snprintf(ha_hc.name, sizeof(ha_hc.name), "%s", h->listen);
-	snprintf(ha_hc.peer_addr, sizeof(ha_hc.peer_addr), "%s", h->peer);
-	memcpy(ha_hc.engine_id, c->engine_id, c->engine_id_len);
-	ha_hc.engine_id_len = c->engine_id_len;
-	ha_hc.timeout_ms = h->takeover_timeout * 1000;
-	if (ha_access_digest(c, ha_hc.access) == -1) {
-		log_warnx("ha: cannot digest the SNMP access configuration");
+		snprintf(hc->name, sizeof(hc->name), "%s", h->name);
+	else if (gethostname(hc->name, sizeof(hc->name) - 1) == -1)
+		snprintf(hc->name, sizeof(hc->name), "%s", h->listen);
+	snprintf(hc->peer_addr, sizeof(hc->peer_addr), "%s", h->peer);
+	memcpy(hc->engine_id, c->engine_id, c->engine_id_len);
+	hc->engine_id_len = c->engine_id_len;
+	hc->timeout_ms = h->takeover_timeout * 1000;
+	if (ha_access_digest(c, hc->access) == -1) {
+		fprintf(err, "ha: cannot digest the SNMP access "
+		    "configuration\n");
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- Reload: the ha: section's settings, not whether there is one */
+
+static struct ha_conf	 ha_next;
+static int		 ha_next_set;
+static int		 ha_next_fd = -1;
+
+static int
+same_addr(const struct sockaddr_storage *a, unsigned alen,
+    const struct sockaddr_storage *b, unsigned blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+int
+gw_ha_reload_prepare(const struct gw_conf *c, FILE *err)
+{
+	ha_next_set = 0;
+	if (ha_on != c->ha.enabled) {
+		log_warnx("reload: %s the ha: section takes a restart; the "
+		    "pair's settings in force stay", ha_on ? "removing" :
+		    "adding");
+		return 0;
+	}
+	if (!ha_on)
+		return 0;
+	if (load_conf(c, &ha_next, err) == -1)
+		return -1;
+	/* The engine is the running one (snmp.engine-id is read at
+	 * start): HELLO must go on naming it. */
+	memcpy(ha_next.engine_id, ha_hc.engine_id, ha_hc.engine_id_len);
+	ha_next.engine_id_len = ha_hc.engine_id_len;
+	if (!same_addr(&ha_next.listen, ha_next.listen_len, &ha_hc.listen,
+	    ha_hc.listen_len) && (ha_next_fd = ha_link_listen(&ha_next)) ==
+	    -1) {
+		fprintf(err, "ha.listen: %s: cannot listen there\n",
+		    c->ha.listen);
+		explicit_bzero(&ha_next, sizeof(ha_next));
+		return -1;
+	}
+	if (c->ha.role != ha_conf->ha.role)
+		log_info("reload: ha.role applies at start; ctl ha changes "
+		    "the role of a running gateway");
+	ha_next_set = 1;
+	return 0;
+}
+
+void
+gw_ha_reload_abort(void)
+{
+	if (ha_next_fd >= 0)
+		close(ha_next_fd);
+	ha_next_fd = -1;
+	ha_next_set = 0;
+	explicit_bzero(&ha_next, sizeof(ha_next));
+}
+
+static void
+add(char *b, const char *w, size_t len)
+{
+	size_t n = strlen(b);
+
+	snprintf(b + n, len - n, "%s", w);
+}
+
+/* What changed, in the order of the ha: keys. */
+static void
+changes(char *b, size_t len)
+{
+	const struct ha_conf *o = &ha_hc, *n = &ha_next;
+
+	b[0] = '\0';
+	if (!same_addr(&o->listen, o->listen_len, &n->listen, n->listen_len))
+		add(b, " listen", len);
+	if (!same_addr(&o->peer, o->peer_len, &n->peer, n->peer_len))
+		add(b, " peer", len);
+	if (o->keylen != n->keylen || memcmp(o->key, n->key, o->keylen))
+		add(b, " key", len);
+	if (strcmp(o->name, n->name) != 0)
+		add(b, " name", len);
+	if (o->timeout_ms != n->timeout_ms)
+		add(b, " takeover-timeout", len);
+	if (memcmp(o->access, n->access, sizeof(o->access)) != 0)
+		add(b, " snmp-access", len);
+}
+
+void
+gw_ha_reload_commit(void)
+{
+	char what[96];
+
+	if (!ha_next_set)
+		return;
+	ha_next_set = 0;
+	changes(what, sizeof(what));
+	if (what[0] == '\0') {
+		explicit_bzero(&ha_next, sizeof(ha_next));
+		return;
+	}
+	ha_hc = ha_next;
+	explicit_bzero(&ha_next, sizeof(ha_next));
+	if (ha_next_fd >= 0)
+		ha_link_set_listener(ha_next_fd);
+	ha_next_fd = -1;
+	snprintf(store_repl_status()->name, sizeof(store_repl_status()->name),
+	    "%s", ha_hc.name);
+	store_repl_status()->peer[0] = '\0';
+	log_info("reload: ha:%s changed; the link to the peer starts again",
+	    what);
+	ha_link_reset("the ha: settings were reloaded");
 }
 
 int
@@ -364,9 +479,8 @@ gw_ha_init(const struct gw_conf *c)
 	store_repl_status()->role = REPL_STANDALONE;
 	if (!c->ha.enabled)
 		return 0;
-	if (load_conf(c) == -1) {
-		log_warnx("ha: %s: the key file cannot be used (see above)",
-		    c->ha.key_file);
+	if (load_conf(c, &ha_hc, stderr) == -1) {
+		log_warnx("ha: the ha: section cannot be used (see above)");
 		return -1;
 	}
 	ha_on = 1;
@@ -407,6 +521,7 @@ gw_ha_finalise(void)
 {
 	if (!ha_on)
 		return;
+	gw_ha_reload_abort();
 	ha_link_finalise();
 	explicit_bzero(ha_hc.key, sizeof(ha_hc.key));
 	ha_on = 0;

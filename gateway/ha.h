@@ -14,9 +14,15 @@
 int	gw_ha_init(const struct gw_conf *c);
 /* After the modules started: the link, and role: active promoted. */
 int	gw_ha_start(void);
-/* The configuration in force (a reload). The ha: section itself is
- * read at start only. */
+/* The configuration in force (a reload). */
 void	gw_ha_set_conf(const struct gw_conf *c);
+/* A reload of the ha: section's settings (adding or removing the
+ * section takes a restart): prepare reads the key file and opens a
+ * moved listener, -1 with why on err; commit applies them and starts
+ * the link again if anything changed; abort forgets them. */
+int	gw_ha_reload_prepare(const struct gw_conf *c, FILE *err);
+void	gw_ha_reload_commit(void);
+void	gw_ha_reload_abort(void);
 void	gw_ha_finalise(void);
 /* `ctl ha ARG`: master, backup, fault, status. Returns 0 (status: this
  * node may be promoted), 1 otherwise. */

@@ -31,6 +31,10 @@ int	ha_access_digest(const struct gw_conf *c, uint8_t out[32]);
 /* ha_link.c */
 int	ha_link_init(const struct ha_conf *hc);
 void	ha_link_finalise(void);
+/* A listening socket on hc's listen address (not yet watched), or -1
+ * (logged); ha_link_set_listener() puts it in place of the old one. */
+int	ha_link_listen(const struct ha_conf *hc);
+void	ha_link_set_listener(int fd);
 /* Our role changed: the link is closed (a new one takes a snapshot)
  * and the peer is connected again at the next tick. */
 void	ha_link_reset(const char *why);

@@ -898,6 +898,26 @@ listen_on(const struct ha_conf *hc)
 }
 
 int
+ha_link_listen(const struct ha_conf *hc)
+{
+	return listen_on(hc);
+}
+
+/* A reload moved ha.listen: the new socket (ha_link_listen) replaces
+ * the old one; connections already accepted stay until the reset. */
+void
+ha_link_set_listener(int fd)
+{
+	if (lk_listen >= 0) {
+		ev_fd_del(lk_listen);
+		close(lk_listen);
+	}
+	lk_listen = fd;
+	if (ev_fd_add(fd, POLLIN, accept_cb, NULL) == -1)
+		log_warnx("ha: the new listener cannot be watched");
+}
+
+int
 ha_link_init(const struct ha_conf *hc)
 {
 	static const struct counters_tap ct = { tap_counter, tap_flush,

@@ -143,6 +143,27 @@ sweep_conf(const struct gw_conf *c)
 	return &sc;
 }
 
+/* The ha: section's part of a reload: its errors logged. */
+static int
+ha_prepare(const struct gw_conf *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *err = open_memstream(&buf, &len);
+	int rc;
+
+	if (err == NULL) {
+		log_warn("reload: ha");
+		return -1;
+	}
+	rc = gw_ha_reload_prepare(c, err);
+	fclose(err);
+	if (rc == -1)
+		log_lines(buf);
+	free(buf);
+	return rc;
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
  * and its errors are logged as file:line. Whatever can fail comes
  * first; new listeners open before anything else is applied. */
@@ -171,12 +192,18 @@ reload(void)
 	free(buf);
 	if (gw_snmp_listeners_prepare(c) == -1)
 		goto fail;
-	if (read_keys(c, &keys) == -1 ||
-	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
+	if (ha_prepare(c) == -1) {
 		gw_snmp_listeners_abort();
 		goto fail;
 	}
+	if (read_keys(c, &keys) == -1 ||
+	    proxy_poll_set_policies(c->policies, c->npolicies) == -1) {
+		gw_snmp_listeners_abort();
+		gw_ha_reload_abort();
+		goto fail;
+	}
 	gw_snmp_listeners_commit(c);
+	gw_ha_reload_commit();
 	apply_keys(c, &keys);
 	if (store_event_config(&c->events) == -1)
 		log_warnx("reload: events: no memory for a history of %u; "

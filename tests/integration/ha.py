@@ -208,6 +208,7 @@ def main():
     b.start()
     R.check(wait(lambda: status(b).returncode == 0, 20, 0.1),
             "restarted B caught up (snapshot) and is eligible")
+    key = check_reload(a, b, key)     # the pair's key is key2 now
     perfset(900)
     R.check(wait_served(a, 900), "A serves 900")
     top, disc_a = served(a)
@@ -269,6 +270,75 @@ def main():
     check_split_brain(a, b, sink)
     sink.stop()
     b.kill(signal.SIGTERM)
+
+
+def reload(g, edit=None):
+    """SIGHUP g after edit(yaml text) -> text; its reload log lines."""
+    if edit:
+        with open(g.yaml) as f:
+            text = edit(f.read())
+        with open(g.yaml, "w") as f:
+            f.write(text)
+    n = len(re.findall(r"reload: .*", g.log()))
+    g.proc.send_signal(signal.SIGHUP)
+    R.check(wait(lambda: re.search(r"reload: (%s: \d+ polling|.*not "
+                                   r"applied)" % re.escape(g.yaml),
+                                   "\n".join(re.findall(r"reload: .*",
+                                                        g.log())[n:]))
+                 is not None, 10, 0.05), "%s reloaded" % g.name)
+    return "\n".join(re.findall(r"reload: .*", g.log())[n:])
+
+
+def check_reload(a, b, key):
+    """The ha: settings reload: a new key on one side parts the pair
+    (refused, logged), on both it joins again; a key file that cannot be
+    read leaves the reload unapplied; ha.listen moved (and the peer's
+    ha.peer) takes effect without a restart."""
+    R.check(wait(lambda: "\nprotected" in status(a).stdout, 15, 0.1),
+            "A protected before the reloads")
+    key2 = key + "2"
+    with open(key2, "w") as f:
+        f.write("fedcba9876543210fedcba9876543210\n")
+    os.chmod(key2, 0o600)
+
+    def use_key2(t):
+        return t.replace("key-file: %s\n" % key, "key-file: %s\n" % key2)
+    out = reload(a, use_key2)
+    R.check("ha: key changed" in out, "A's reload: the key changed, the "
+            "link starts again (%s)" % out.replace("\n", "; "))
+    R.check(wait(lambda: "\nunprotected" in status(a).stdout and
+                 "refused" in b.log() + a.log(), 15, 0.1),
+            "keys differ: A unprotected, a HELLO refused: " +
+            status(a).stdout.split("\n")[3])
+    reload(b, use_key2)
+    R.check(wait(lambda: "\nprotected" in status(a).stdout and
+                 status(b).returncode == 0, 20, 0.1),
+            "B has the new key too: A protected again: " +
+            status(a).stdout.replace("\n", "; "))
+    out = reload(b, lambda t: t.replace(key2, key2 + ".missing"))
+    R.check("not applied" in out, "a key file that is not there: B's "
+            "reload not applied (%s)" % out.replace("\n", "; "))
+    R.check(status(b).returncode == 0 and "\nprotected" in
+            status(a).stdout, "and the pair goes on")
+    reload(b, lambda t: t.replace(key2 + ".missing", key2))
+    new = simlib.free_udp_port()
+    out = reload(b, lambda t: t.replace("listen: 127.0.0.1:%d" % HA_B,
+                                        "listen: 127.0.0.1:%d" % new))
+    R.check("ha: listen changed" in out, "B's ha.listen moved (%s)" %
+            out.replace("\n", "; "))
+    reload(a, lambda t: t.replace("peer: 127.0.0.1:%d" % HA_B,
+                                  "peer: 127.0.0.1:%d" % new))
+    R.check(wait(lambda: "\nprotected" in status(a).stdout and
+                 status(b).returncode == 0, 20, 0.1),
+            "A protected with B at its new address: " +
+            status(a).stdout.replace("\n", "; "))
+    ss = subprocess.run(["ss", "-Hltn", "sport = :%d" % new],
+                        capture_output=True, text=True).stdout
+    R.check("127.0.0.1:%d" % new in ss, "B listens at the new port")
+    ss = subprocess.run(["ss", "-Hltn", "sport = :%d" % HA_B],
+                        capture_output=True, text=True).stdout
+    R.equal(ss.strip(), "", "and no longer at the old one")
+    return key2
 
 
 def check_split_brain(a, b, sink):

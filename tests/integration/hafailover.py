@@ -16,9 +16,11 @@ with no gap in their sequence numbers; (d) the killed gateway started
 again in its namespace becomes the standby: no second active, the VIP
 stays, and the new active is protected again; (e) VRRP cut between
 the two (ha-cut-vrrp): two actives, both say so; VRRP back: one stands
-down, the other is protected again.
+down, the other is protected again; (f) a counter reset while no
+gateway is active (the standby's keepalived held meanwhile): the
+promoted one serves on from the last served value.
 
-The replication link cut and a reset during the gap are in ha.py.
+The replication link cut is in ha.py.
 Needs root, ip netns and keepalived (skips with 77 without them)."""
 
 import os
@@ -425,6 +427,66 @@ def split_brain():
                 .replace("\n", "; ")))
     R.check(fab.snmp("snmpget", fab.v3(), [BOOTS], timeout=2).returncode
             == 0, "the VIP answers after the split")
+    reset_in_gap(master, backup)
+
+
+IN_ERR = ".1.3.6.1.2.1.2.2.1.14.1"
+DISC = ".1.3.6.1.2.1.31.1.1.1.19.1"
+
+
+def served(node):
+    """ifInErrors.1 and ifCounterDiscontinuityTime.1 through the VIP."""
+    out = fab.snmp("snmpget", fab.v2(node), [IN_ERR, DISC], timeout=1)
+    v = parse_vars(out.stdout)
+    return v.get(IN_ERR, (None, None))[1], v.get(DISC, (None, None))[1]
+
+
+def reset_in_gap(active, standby):
+    """(f) A counter reset while no gateway is active, through
+    keepalived: the standby's VRRP process is held (SIGSTOP) while the
+    active is killed and node05's PortRcvErrors goes from 900 to 40;
+    released, keepalived promotes the standby, which serves ifInErrors
+    on from the 900 the old active served (940), never lower, and moves
+    ifCounterDiscontinuityTime."""
+    node = "node05"
+    fab.cmd('PerformanceSet "%s"[1] PortCounters.PortRcvErrors=900' % node)
+    R.check(wait(lambda: served(node)[0] == 900, 15, 0.2),
+            "%s serves ifInErrors 900 for %s" % (active, node))
+    disc0 = served(node)[1]
+    R.check(wait(lambda: re.search(r"^lag 0 frames", ctl(active, "ha",
+                                                         "status").stdout,
+                                   re.M) is not None, 10, 0.1),
+            "the standby has acknowledged everything")
+    with open(os.path.join(fab.dir, standby, "vrrp.pid")) as f:
+        vrrp = int(f.read().split()[0])
+    os.kill(vrrp, signal.SIGSTOP)
+    try:
+        kill = sim("ha-kill", fab.dir)
+        R.check("killed: %s" % active in kill.stdout, "ha-kill killed %s "
+                "(%s)" % (active, kill.stderr.strip()))
+        fab.cmd('PerformanceSet "%s"[1] PortCounters.PortRcvErrors=40' %
+                node)
+        time.sleep(0.5)     # nothing active: the reset is in the gap
+        R.equal(ha_status()[0], "none", "no gateway active in the gap")
+    finally:
+        os.kill(vrrp, signal.SIGCONT)
+    R.check(wait(lambda: ha_status()[0] == standby, TAKEOVER + 5, 0.2),
+            "keepalived promoted %s: %s" % (standby, ha_status()[1]
+                                            .replace("\n", "; ")))
+    R.check(wait(lambda: served(node)[0] is not None, 15, 0.2),
+            "%s serves %s" % (standby, node))
+    vals = []
+    end = time.time() + 4
+    while time.time() < end:
+        vals.append(served(node))
+        time.sleep(0.3)
+    low = [v for v, _d in vals if v is not None and v < 900]
+    R.equal(low, [], "no ifInErrors below the 900 %s served" % active)
+    R.equal(vals[-1][0], 940, "reset in the gap: %s continues from the "
+            "last served value (900 + 40)" % standby)
+    R.check(vals[-1][1] is not None and vals[-1][1] != disc0,
+            "ifCounterDiscontinuityTime moved (%s -> %s)" %
+            (disc0, vals[-1][1]))
 
 
 try:

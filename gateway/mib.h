@@ -26,6 +26,8 @@
 
 struct gw_row {
 	uint32_t	i[GW_MAX_INDEX];
+	uint32_t	node;	/* 1 + the inventory index of the node the
+				   table's rows() found it on; 0: none */
 };
 
 struct gw_val {

@@ -122,10 +122,19 @@ sorted_refresh(void)
 static size_t
 sorted_lower(const uint32_t *sub)
 {
+	static size_t hint;	/* where the last step of a walk landed */
 	size_t lo = 0, hi = sm_nsorted;
 	uint64_t key;
 
 	if (gw_sm_get64(sub, &key) == 0) {
+		/* A walk asks for the row at or after the one it was given
+		 * last time: that one, or the next. */
+		if (hint < sm_nsorted && sm_guids[hint] >= key &&
+		    (hint == 0 || sm_guids[hint - 1] < key))
+			return hint;
+		if (hint + 1 < sm_nsorted && sm_guids[hint + 1] >= key &&
+		    sm_guids[hint] < key)
+			return ++hint;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
@@ -134,7 +143,7 @@ sorted_lower(const uint32_t *sub)
 			else
 				hi = mid;
 		}
-		return lo;
+		return hint = lo;
 	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -183,6 +192,7 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 		memset(out, 0, sizeof(*out));
 		memcpy(out->i, pfx, sizeof(pfx));
 		gw_sm_put64(out->i + 8, n->guid);
+		out->node = n->idx + 1;
 		rc = fn(e, n, bounded ? lb->i + 16 : NULL, incl, out);
 		if (rc != 0)
 			return rc;
@@ -193,10 +203,16 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 const struct store_node *
 gw_sm_row_node(const struct gw_row *row, int at)
 {
+	const struct store_node *n;
 	uint64_t guid;
 
 	if (gw_sm_get64(row->i + at, &guid) == -1)
 		return NULL;
+	/* The node rows() found the row on: no search on a walk. Checked
+	 * against the inventory as it is now, as a GET's row has none. */
+	if (row->node != 0 && row->node <= store_node_count() &&
+	    (n = store_node_at(row->node - 1)) != NULL && n->guid == guid)
+		return n;
 	return store_node_by_guid(guid);
 }
 

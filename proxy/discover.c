@@ -403,6 +403,11 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	if (r->path.cnt > 0 && r->port == dn->entry_port &&
 	    dn->n.type == STORE_NODE_SWITCH)
 		return 0;		/* the way we came in */
+	/* The far end's probe already found this link (a fat tree's
+	 * every uplink is seen first from the spine side): a NodeInfo
+	 * through it would say the same again. */
+	if (pt->remote_guid != 0)
+		return 0;
 	if (r->path.cnt + 1 >= STORE_PATH_MAX)
 		return 0;
 	next = r->path;

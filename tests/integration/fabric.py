@@ -7,6 +7,7 @@ an unreachable node; interop with a second SNMP stack (pysnmp)."""
 
 import concurrent.futures
 import os
+import re
 import sys
 import time
 
@@ -310,6 +311,45 @@ def check_pysnmp():
                 "%r %r %r" % (err, status, vbs))
 
 
+def topo_minimum(path):
+    """The fewest SMPs a full sweep of the topology file can send: a
+    NodeInfo through one end of every link (and the local one), PortInfo
+    of every switch port (0 included) and every cabled CA port, a
+    NodeDescription per node and a SwitchInfo per switch. Links are
+    listed at both ends."""
+    nodes = switches = ports = ends = 0
+    kind = None
+    for line in open(path):
+        line = line.split("#")[0].strip()
+        if line.startswith(("Switch", "Ca", "Hca")):
+            kind = line.split()[0]
+            nodes += 1
+            if kind == "Switch":
+                switches += 1
+                ports += int(line.split()[1]) + 1
+        elif line.startswith("[") and kind:
+            ends += 1
+            if kind != "Switch":
+                ports += 1
+    return ends // 2 + 1 + ports + nodes + switches, ends // 2
+
+
+def check_sweep_minimum():
+    """A full sweep sends the fewest SMPs the fabric allows (issue 21):
+    a link the far end's probe already found is not probed again. Up to
+    two SMInfo more, for the ports that run an SM."""
+    low, links = topo_minimum(simlib.TOPO)
+    fab.sweep()
+    m = re.findall(r"sweep \d+ done: (\d+) nodes, (\d+) links, \d+ "
+                   r"unreachable, (\d+) SMPs", fab.log())
+    nodes, got_links, smps = (int(x) for x in m[-1]) if m else (0, 0, 0)
+    print("# full sweep: %d SMPs, minimum %d (+ SMInfo), %d links" %
+          (smps, low, got_links))
+    R.equal(got_links, links, "the sweep found every link of the topology")
+    R.check(low <= smps <= low + 2, "a full sweep sends the minimum: %d "
+            "SMPs for %d (+ at most 2 SMInfo)" % (smps, low))
+
+
 def main():
     # First, while node05's cache is still cold.
     check_unreachable()
@@ -319,6 +359,7 @@ def main():
     check_unknown_names()
     check_v1_and_ipv6()
     check_pysnmp()
+    check_sweep_minimum()
     R.check("Traceback" not in fab.log() and "crit" not in fab.log(),
             "gateway log has no crash or critical line")
 

@@ -161,10 +161,19 @@ def main():
     R.check("INTEGER: 1" in out.stdout, "... cn0007 answers ifOperStatus.1 "
             "through %s (was %s)" % (route(host), r0),
             out.stdout + out.stderr + node(host))
+    def both_active():
+        """leaf03[up] and the spine's end Active and linked: the SM
+        arms them in its sweep, and a port read not yet Active is read
+        again 1, 2, 4, 8 and 16 s later (proxy/reread.c)."""
+        near = port(LEAF03, up)
+        if near is None or near[0] != 4 or near[2] is None:
+            return False
+        g, p = re.match(r"(0x[0-9a-f]+)\[(\d+)\]", near[2]).groups()
+        far = port(g, int(p))
+        return far is not None and far[0] == 4 and far[2] is not None
     no_sweep('ReLink "leaf03"[%d]' % up,
-             "ReLink leaf03[%d]: Active and linked again" % up,
-             lambda: port(LEAF03, up)[0] == 4 and
-             port(LEAF03, up)[2] is not None)
+             "ReLink leaf03[%d]: both ends Active and linked again" % up,
+             both_active, timeout=30)
 
     before = view()
     fab.sweep()

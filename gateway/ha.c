@@ -263,6 +263,7 @@ static int
 status(FILE *f)
 {
 	const struct repl_status *st = store_repl_status();
+	uint64_t sent, acked;
 	const char *why;
 	int ok;
 
@@ -281,6 +282,9 @@ status(FILE *f)
 	for (size_t i = 0; i < sizeof(ha_hc.access); i++)
 		fprintf(f, "%02x", ha_hc.access[i]);
 	fprintf(f, "\n");
+	ha_link_seqs(&sent, &acked);
+	fprintf(f, "frames sent %llu acked %llu\n", (unsigned long long)sent,
+	    (unsigned long long)acked);
 	if (ha_yield_pending)
 		fprintf(f, "yield-pending yes\n");
 	return ok ? 0 : 1;

@@ -43,6 +43,10 @@ void	ha_link_reset(const char *why);
 void	ha_link_drop(void);
 /* Whether the link is up with a standby that has the whole snapshot. */
 int	ha_link_protected(const char **why);
+/* The active: the last frame sent to the standby and the last one it
+ * acknowledged (it does at each beat), this connection's; 0s without
+ * one. */
+void	ha_link_seqs(uint64_t *sent, uint64_t *acked);
 /* The standby: a snapshot was received whole (latched until the next
  * one begins). */
 int	ha_link_synced(void);

@@ -993,6 +993,18 @@ ha_link_protected(const char **why)
 	return 0;
 }
 
+void
+ha_link_seqs(uint64_t *sent, uint64_t *acked)
+{
+	const struct ha_conn *c = lk_up;
+
+	*sent = *acked = 0;
+	if (c == NULL || !c->sending)
+		return;
+	*sent = c->tx.seq - 1;
+	*acked = c->acked;
+}
+
 int
 ha_link_synced(void)
 {

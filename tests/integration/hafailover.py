@@ -107,14 +107,7 @@ class Trapd:
         return out
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        simlib.terminate(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

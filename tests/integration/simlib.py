@@ -320,14 +320,23 @@ class TrapSink:
 
     def stop(self):
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            terminate(self.proc)
             self.proc = None
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def terminate(proc):
+    """SIGTERM to a process the test started (SIGCONT first, should
+    the test have stopped it), then SIGKILL if 5 s are not enough."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGCONT)
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 GW_BASE = ".1.3.6.1.4.1.8072.9999.9999.117"   # IBSNMPGW-MIB

@@ -138,9 +138,18 @@ BIN = os.environ.get("IBSNMPGW", os.path.join(simlib.BUILD, "gateway",
                                               "ibsnmpgw"))
 
 
-def sim(*args, timeout=120):
-    return subprocess.run([simlib.SIM] + list(args), capture_output=True,
-                          text=True, timeout=timeout)
+def sim(*args, timeout=150):
+    """The launcher; a run that outlasts timeout is a failed one whose
+    stderr says so (the check then shows it), not an exception that ends
+    the test without the gateways' logs."""
+    try:
+        return subprocess.run([simlib.SIM] + list(args),
+                              capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(
+            e.cmd, 124, e.stdout or "", "timed out after %d s: %s" % (
+                timeout, e.stderr or ""))
 
 
 def ha_status():
@@ -425,7 +434,8 @@ def main():
     # (d) the old active comes back as the standby.
     out = sim("ha-restart", fab.dir, "gw1")
     R.check(out.returncode == 0, "gw1 started again in its namespace",
-            out.stderr)
+            out.stderr + "\n--- gw1's log, last lines:\n" +
+            "\n".join(gw_log("gw1").splitlines()[-25:]))
     R.check(wait(lambda: ctl("gw1", "ha", "status").returncode == 0, 30,
                  0.2), "gw1 took a snapshot from gw2 and is eligible: " +
             ctl("gw1", "ha", "status").stdout.replace("\n", "; "))

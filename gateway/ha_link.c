@@ -291,29 +291,13 @@ tap_flush(void *arg)
 }
 
 static void
-put_event(struct repl_w *w, const struct store_event *ev)
-{
-	repl_put64(w, ev->seq);
-	repl_put64(w, (uint64_t)ev->when);
-	repl_put8(w, ev->type);
-	repl_put8(w, ev->source);
-	repl_put8(w, ev->port);
-	repl_put16(w, ev->lid);
-	repl_put16(w, ev->trap);
-	repl_put64(w, ev->node_guid);
-	repl_put32(w, ev->suppressed);
-	repl_putb(w, ev->data, sizeof(ev->data));
-	repl_puts(w, ev->text);
-}
-
-static void
 send_event(struct ha_conn *c, const struct store_event *ev)
 {
 	uint8_t b[256];
 	struct repl_w w = { b, 0, sizeof(b), 0 };
 
 	batch_flush();	/* counters first: the stream stays in order */
-	put_event(&w, ev);
+	store_repl_event_put(&w, ev);
 	send_frame(c, REPL_EVENT, b, w.n);
 }
 
@@ -446,30 +430,6 @@ snap_more(struct ha_conn *c)
 /* ---- The receiver (a standby) */
 
 static int
-get_event(struct repl_r *r, struct store_event *ev)
-{
-	char t[256];
-
-	memset(ev, 0, sizeof(*ev));
-	ev->seq = repl_get64(r);
-	ev->when = (int64_t)repl_get64(r);
-	ev->type = repl_get8(r);
-	ev->source = repl_get8(r);
-	ev->port = repl_get8(r);
-	ev->lid = repl_get16(r);
-	ev->trap = repl_get16(r);
-	ev->node_guid = repl_get64(r);
-	ev->suppressed = repl_get32(r);
-	repl_getb(r, ev->data, sizeof(ev->data));
-	repl_gets(r, t, sizeof(t));
-	memcpy(ev->text, t, sizeof(ev->text) - 1);
-	if (r->bad || r->off != r->n || ev->seq == 0 || ev->type == 0 ||
-	    ev->type >= STORE_EV_MAX)
-		return -1;
-	return 0;
-}
-
-static int
 apply_ctrs(struct repl_r *r)
 {
 	struct repl_ctr x;
@@ -514,7 +474,7 @@ apply(struct ha_conn *c, const struct repl_frame *f, const char **why)
 	case REPL_CTR:
 		return apply_ctrs(&r);
 	case REPL_EVENT:
-		if (get_event(&r, &ev) == -1)
+		if (store_repl_event_get(&r, &ev) == -1)
 			return -1;
 		store_event_repl_apply(&ev);
 		return 0;

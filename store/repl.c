@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/events.h"
 #include "store/repl.h"
 
 static const uint8_t magic[4] = { 'I', 'B', 'H', 'A' };
@@ -258,4 +259,54 @@ store_repl_role_name(enum repl_role r)
 	    "fault" };
 
 	return (unsigned)r < 4 ? n[r] : "?";
+}
+
+_Static_assert(sizeof(((struct store_event *)0)->text) < 256,
+    "an event's text goes with a one-octet length");
+
+/* An event record (REPL_EVENT): the store_event's fields in order. */
+void
+store_repl_event_put(struct repl_w *w, const struct store_event *ev)
+{
+	size_t n;
+
+	repl_put64(w, ev->seq);
+	repl_put64(w, (uint64_t)ev->when);
+	repl_put8(w, ev->type);
+	repl_put8(w, ev->source);
+	repl_put8(w, ev->port);
+	repl_put16(w, ev->lid);
+	repl_put16(w, ev->trap);
+	repl_put64(w, ev->node_guid);
+	repl_put32(w, ev->suppressed);
+	repl_putb(w, ev->data, sizeof(ev->data));
+	/* repl_puts' form, bounded by the array (one line, < 255) */
+	n = strnlen(ev->text, sizeof(ev->text));
+	repl_put8(w, (uint8_t)n);
+	repl_putb(w, ev->text, n);
+}
+
+/* -1: short, long, or not an event the store would keep. */
+int
+store_repl_event_get(struct repl_r *r, struct store_event *ev)
+{
+	char t[256];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = repl_get64(r);
+	ev->when = (int64_t)repl_get64(r);
+	ev->type = repl_get8(r);
+	ev->source = repl_get8(r);
+	ev->port = repl_get8(r);
+	ev->lid = repl_get16(r);
+	ev->trap = repl_get16(r);
+	ev->node_guid = repl_get64(r);
+	ev->suppressed = repl_get32(r);
+	repl_getb(r, ev->data, sizeof(ev->data));
+	repl_gets(r, t, sizeof(t));
+	memcpy(ev->text, t, sizeof(ev->text) - 1);
+	if (r->bad || r->off != r->n || ev->seq == 0 || ev->type == 0 ||
+	    ev->type >= STORE_EV_MAX)
+		return -1;
+	return 0;
 }

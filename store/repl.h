@@ -94,6 +94,10 @@ struct repl_ctr {
 #define REPL_CTR_SIZE	26
 void	store_repl_ctr_put(struct repl_w *w, const struct repl_ctr *c);
 int	store_repl_ctr_get(struct repl_r *r, struct repl_ctr *c);
+/* An event record, the whole payload of a REPL_EVENT frame. */
+struct store_event;
+void	store_repl_event_put(struct repl_w *w, const struct store_event *ev);
+int	store_repl_event_get(struct repl_r *r, struct store_event *ev);
 
 /* The pair's state, set by gateway/ha.c, read by the MIB and ctl. */
 enum repl_role { REPL_STANDALONE, REPL_ACTIVE, REPL_STANDBY, REPL_FAULT };

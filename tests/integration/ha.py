@@ -241,7 +241,9 @@ def main():
             "informs wait in A's queue")
     qa = [int(x) for x in re.findall(r"^\S+ (\d+) ", a.ctl("events")
                                        .stdout, re.M)]
-    time.sleep(1.5)     # the last changes acknowledged by B
+    ok, sent, now = simlib.wait_replicated(lambda: status(a).stdout)
+    R.check(ok, "B acknowledged every frame A had sent (%d; now %s)" %
+            (sent, now))
     a.kill()
     perfset(40)         # reset in the gap: below the 900 read before
     sink = simlib.TrapSink(port=SINK_PORT)

@@ -337,7 +337,10 @@ def main():
                                    ctl("gw1", "targets").stdout, re.M)
                  is not None, 10, 0.05),
             "informs wait unacknowledged in gw1's queue")
-    time.sleep(1.2)         # the standby acknowledged the last changes
+    ok, sent, now = simlib.wait_replicated(
+        lambda: ctl("gw1", "ha", "status").stdout)
+    R.check(ok, "gw2 acknowledged every frame gw1 had sent (%d; now %s)" %
+            (sent, now))
     kill = sim("ha-kill", fab.dir)
     killed = dict(l.split(": ", 1) for l in kill.stdout.splitlines()
                   if ": " in l)
@@ -564,14 +567,10 @@ def reset_in_gap(active, standby):
     R.check(wait(lambda: served(node)[0] == 900, 15, 0.2),
             "%s serves ifInErrors 900 for %s" % (active, node))
     disc0 = served(node)[1]
-    def frames():
-        m = re.search(r"^frames sent (\d+) acked (\d+)",
-                      ctl(active, "ha", "status").stdout, re.M)
-        return (int(m.group(1)), int(m.group(2))) if m else (0, -1)
-    sent = frames()[0]
-    R.check(sent > 0 and wait(lambda: frames()[1] >= sent, 10, 0.1),
-            "the standby acknowledged every frame up to the 900 (%d; now "
-            "%s)" % (sent, frames()))
+    ok, sent, now = simlib.wait_replicated(
+        lambda: ctl(active, "ha", "status").stdout)
+    R.check(ok, "the standby acknowledged every frame up to the 900 (%d; "
+            "now %s)" % (sent, now))
     with open(os.path.join(fab.dir, standby, "vrrp.pid")) as f:
         vrrp = int(f.read().split()[0])
     os.kill(vrrp, signal.SIGSTOP)

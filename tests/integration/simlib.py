@@ -379,6 +379,24 @@ def failover_names(sink):
             for o, v in vb.items() if o.startswith(GW_BASE + ".8.")]
 
 
+def ha_frames(status_text):
+    """(sent, acked) from an active's `ctl ha status`, (0, -1) without
+    a standby."""
+    m = re.search(r"^frames sent (\d+) acked (\d+)", status_text, re.M)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, -1)
+
+
+def wait_replicated(status, timeout=10):
+    """Until the standby has acknowledged every frame the active had
+    sent when called (it acknowledges at each beat, once a second);
+    status() returns the active's `ctl ha status` text. The frames
+    (sent, acked) at the end, and whether it happened."""
+    sent = ha_frames(status())[0]
+    ok = sent > 0 and wait(lambda: ha_frames(status())[1] >= sent,
+                           timeout, 0.1)
+    return ok, sent, ha_frames(status())
+
+
 def wait(cond, timeout, step=0.01):
     """Poll cond until it holds or timeout seconds pass; its last value."""
     end = time.time() + timeout

@@ -55,8 +55,31 @@ def wait_count(oid, n, timeout=10):
     return kinds().count(oid)
 
 
+NODE = simlib.GW_BASE + ".5.1.1"     # ibsnmpgwNodeEntry
+
+
+def last_poll(name):
+    """ibsnmpgwNodeLastPoll of a node (seconds; 0 before its first
+    round), found by its ibsnmpgwNodeGuid in the fabric context."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [NODE + ".3"]).stdout
+    guids = simlib.parse_vars(out)
+    want = "%016x" % NAMES[name]
+    for oid, (_t, v) in guids.items():
+        if v.replace(" ", "").lower().endswith(want):
+            idx = oid.rsplit(".", 1)[1]
+            got = simlib.parse_vars(fab.snmp("snmpget", fab.v2("fabric"), [
+                NODE + ".13." + idx]).stdout)
+            return int(next(iter(got.values()))[1]) if got else 0
+    return 0
+
+
 def main():
-    time.sleep(2.5)     # two polls: the rates' baseline
+    # The rates' baseline: two of node03's polling rounds ended (their
+    # end times one second apart), however long the start took.
+    seen = set()
+    R.check(simlib.wait(lambda: seen.add(last_poll("node03")) or
+                        len(seen - {0}) >= 2, 30, 0.3),
+            "node03 polled twice: the rates' baseline (%s)" % sorted(seen))
     fab.cmd('PerformanceSet "node03"[1] PortCounters.SymbolErrorCounter=500')
     R.equal(wait_count(CROSSED, 1), 1, "SymbolErrorCounter +500 in a "
             "second: one ibsnmpgwThresholdCrossed")

@@ -32,6 +32,12 @@ static char		 ha_last_active[64];	/* the peer, when it was */
 /* keepalived made this node BACKUP while it was the only active (ctl ha
  * yield): it stays active until a HELLO shows an active peer. */
 static int		 ha_yield_pending;
+/* The events this node posted while active (seq above ha_promote_seq),
+ * kept at its demotion: its history is replaced by the new active's
+ * snapshot, and in a split brain the new active never had them. */
+static uint64_t		 ha_promote_seq;
+static struct store_event *ha_handover;
+static size_t		 ha_nhandover;
 
 enum repl_role
 gw_ha_role(void)
@@ -102,12 +108,107 @@ gw_ha_peer_role(enum repl_role r, const char *name)
 	}
 }
 
+/* ---- A split brain's events, handed over when it ends */
+
+static void
+handover_free(void)
+{
+	free(ha_handover);
+	ha_handover = NULL;
+	ha_nhandover = 0;
+}
+
+/* A node demoted from active (a split brain's end, or a switchover),
+ * once the new active's snapshot is in: the events it posted while
+ * active go to the new active, which keeps those it lacks. */
+void
+gw_ha_hand_over(const char *peer)
+{
+	uint8_t b[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ha_nhandover; i++) {
+		struct repl_w w = { b, 0, sizeof(b), 0 };
+
+		store_repl_event_put(&w, &ha_handover[i]);
+		if (w.over || ha_link_send(REPL_HANDOVER, b, w.n) == -1)
+			break;
+		n++;
+	}
+	if (n > 0)
+		log_info("ha: handed %zu events of the time this node was "
+		    "active to %s", n, peer);
+	handover_free();
+}
+
+/* Whether the active's history has the event already: the same kind
+ * about the same port within 10 s (both gateways saw the fabric's
+ * events), or the very one (replicated before the split). A gateway's
+ * own events differ by their text, which names it. */
+static int
+have_event(const struct store_event *x)
+{
+	for (size_t i = store_event_count(); i-- > 0;) {
+		const struct store_event *e = store_event_at(i);
+		int64_t d = e->when - x->when;
+
+		if (e->type != x->type || e->node_guid != x->node_guid ||
+		    e->port != x->port || e->trap != x->trap ||
+		    d > 10000 || d < -10000)
+			continue;
+		if (x->source != STORE_SRC_GATEWAY ||
+		    strcmp(e->text, x->text) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* An event the peer handed over (REPL_HANDOVER): kept here, marked with
+ * the gateway that posted it, unless this history has it. */
+void
+gw_ha_adopt(const struct store_event *x, const char *peer)
+{
+	struct store_event ev = *x;
+	char tag[48];
+	size_t t, room;
+
+	if (ha_role != REPL_ACTIVE || have_event(x))
+		return;
+	snprintf(tag, sizeof(tag), " [%.24s, split brain]", peer);
+	room = sizeof(ev.text) - 1 - strlen(tag);
+	if ((t = strnlen(x->text, sizeof(x->text))) > room)
+		t = room;
+	memcpy(ev.text, x->text, t);
+	memcpy(ev.text + t, tag, strlen(tag) + 1);
+	ev.seq = 0;
+	store_event_adopt(&ev);
+	log_info("ha: kept an event %s posted in the split brain (%s)", peer,
+	    store_event_type_name(ev.type));
+}
+
 /* ---- Roles */
 
 /* Standby or fault: nothing goes out but the sweeps' MADs. */
 static void
+collect_handover(void)
+{
+	size_t n = store_event_count(), k = 0;
+
+	handover_free();
+	for (size_t i = 0; i < n; i++)
+		k += store_event_at(i)->seq > ha_promote_seq;
+	if (k == 0 || (ha_handover = calloc(k, sizeof(*ha_handover))) == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (store_event_at(i)->seq > ha_promote_seq)
+			ha_handover[ha_nhandover++] = *store_event_at(i);
+}
+
+static void
 stand_down(enum repl_role r)
 {
+	if (ha_role == REPL_ACTIVE)
+		collect_handover();
 	ha_role = r;
 	store_repl_status()->role = r;
 	store_repl_status()->split_brain = 0;
@@ -133,6 +234,7 @@ promote(int failover)
 	ha_role = REPL_ACTIVE;
 	store_repl_status()->role = REPL_ACTIVE;
 	store_event_set_replica(0);
+	ha_promote_seq = store_event_last_seq();
 	if (counters_repl_reload() == -1)
 		log_warnx("ha: the replicated accumulators could not all be "
 		    "loaded; the database's are served");
@@ -526,6 +628,7 @@ gw_ha_finalise(void)
 	if (!ha_on)
 		return;
 	gw_ha_reload_abort();
+	handover_free();
 	ha_link_finalise();
 	explicit_bzero(ha_hc.key, sizeof(ha_hc.key));
 	ha_on = 0;

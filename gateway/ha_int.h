@@ -47,6 +47,8 @@ int	ha_link_protected(const char **why);
  * acknowledged (it does at each beat), this connection's; 0s without
  * one. */
 void	ha_link_seqs(uint64_t *sent, uint64_t *acked);
+/* A frame to the peer on the link that is up: 0, or -1 without one. */
+int	ha_link_send(uint8_t type, const void *p, size_t len);
 /* The standby: a snapshot was received whole (latched until the next
  * one begins). */
 int	ha_link_synced(void);
@@ -58,5 +60,11 @@ enum repl_role gw_ha_role(void);
 void	gw_ha_peer_boots(uint32_t boots);
 /* A handshake found the peer in role r (its name). */
 void	gw_ha_peer_role(enum repl_role r, const char *name);
+/* The events this node posted while it was active, kept when it was
+ * demoted, for the new active (REPL_HANDOVER); done frees them. */
+struct store_event;
+void	gw_ha_hand_over(const char *peer);
+/* The active: an event the standby handed over. */
+void	gw_ha_adopt(const struct store_event *ev, const char *peer);
 
 #endif

@@ -470,6 +470,7 @@ apply(struct ha_conn *c, const struct repl_frame *f, const char **why)
 		log_info("ha: snapshot from %s complete; eligible for "
 		    "promotion", peer_of(c));
 		send_u64(c, REPL_ACK, f->seq);
+		gw_ha_hand_over(peer_of(c));
 		return 0;
 	case REPL_CTR:
 		return apply_ctrs(&r);
@@ -620,7 +621,14 @@ frame(struct ha_conn *c, const struct repl_frame *f)
 	store_repl_status()->last_rx_ms = (int64_t)c->last_rx;
 	if (c->st != L_UP)
 		rc = handshake(c, f, &why);
-	else if (c->sending) {
+	else if (c->sending && f->type == REPL_HANDOVER) {
+		struct repl_r r = { f->payload, f->len, 0, 0 };
+		struct store_event ev;
+
+		why = "a malformed event handed over";
+		if ((rc = store_repl_event_get(&r, &ev)) == 0)
+			gw_ha_adopt(&ev, peer_of(c));
+	} else if (c->sending) {
 		why = "unexpected frame type from the standby";
 		rc = f->type == REPL_ACK && f->len == 8 ? 0 : -1;
 		if (rc == 0)
@@ -950,6 +958,15 @@ ha_link_protected(const char **why)
 		*why = "";
 		return 1;
 	}
+	return 0;
+}
+
+int
+ha_link_send(uint8_t type, const void *p, size_t len)
+{
+	if (lk_up == NULL || lk_up->dead)
+		return -1;
+	send_frame(lk_up, type, p, len);
 	return 0;
 }
 

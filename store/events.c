@@ -436,6 +436,19 @@ keep(struct store_event *ev)
 		ev_fn(ev, ev_arg);
 }
 
+void
+store_event_adopt(struct store_event *ev)
+{
+	if (ev_replica)
+		return;
+	ev->seq = ++ev_seq;
+	ev_st.kept++;
+	save(ev);
+	ring_push(ev);
+	if (ev_tap.kept)
+		ev_tap.kept(ev, ev_tap.arg);
+}
+
 /* ---- HA */
 
 void

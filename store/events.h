@@ -88,6 +88,11 @@ unsigned store_event_hold_down_ms(void);
 /* Post one event (seq, when, suppressed are filled in). Returns 1 if
  * kept, 0 if dropped as a duplicate or damped. */
 int	store_event_post(struct store_event *ev);
+/* Keep an event another gateway posted and already notified (an HA
+ * split brain's, handed over when it ends): a new seq, its own time,
+ * replicated, but not notified again and not fed to the link states,
+ * which are this gateway's own. */
+void	store_event_adopt(struct store_event *ev);
 /* The kept events, oldest first: i from 0 to count - 1. */
 size_t	store_event_count(void);
 const struct store_event *store_event_at(size_t i);

@@ -30,6 +30,8 @@ enum repl_type {
 	REPL_BOOTS,
 	REPL_BEAT,		/* active: event seq */
 	REPL_ACK,		/* standby: the last seq applied */
+	REPL_HANDOVER,		/* standby: one event it posted while it
+				   was active too (a split brain) */
 	REPL_TYPE_MAX
 };
 

@@ -379,6 +379,29 @@ def check_split_brain(a, b, sink):
                  status(a).returncode == 0, 30, 0.1),
             "one active again: B protected, A a standby with its snapshot: "
             + status(b).stdout.replace("\n", "; "))
+    # What A posted while active in the split (its coldStart and its
+    # failover, its own split-brain record) is in B's history now,
+    # marked, once; B's own records are not doubled; and the split
+    # brain's notifications were not sent again.
+    tag = "[gwA, split brain]"
+
+    def adopted(g):
+        return [l for l in g.ctl("events", "200").stdout.splitlines()
+                if tag in l]
+    R.check(wait(lambda: len(adopted(b)) >= 2, 15, 0.2),
+            "B kept the events A posted in the split: %s" % adopted(b),
+            a.log()[-1500:])
+    texts = [l.split(" ", 3)[-1] for l in adopted(b)]
+    R.check(any("gwA took over as the active gateway" in t for t in texts)
+            and len(texts) == len(set(texts)),
+            "... A's coldStart among them, each once: %s" % texts)
+    R.check(not any("split brain: gwB and gwA" in l for l in adopted(b)),
+            "B's own split-brain record is not among them (nor doubled)")
+    R.check(wait(lambda: len(adopted(a)) == len(adopted(b)), 15, 0.2),
+            "and replicated back to A (%d)" % len(adopted(a)))
+    sent = [d for d in sink.notes() if tag.encode().hex() in
+            str(d["varbinds"]) or tag in str(d["varbinds"])]
+    R.equal(sent, [], "none of them notified again")
     # The other order: the BACKUP comes before a handshake has shown B
     # active (a VRRP cut shorter than the reconnect). A stays active,
     # yield pending, and stands down at the handshake.
@@ -410,6 +433,29 @@ def check_split_brain(a, b, sink):
     R.check("error" not in b.ctl("ha", "master").stdout and
             "yield-pending" not in status(b).stdout,
             "ctl ha master clears the pending yield")
+    check_switchover(a, b)
+
+
+def check_switchover(a, b):
+    """A plain switchover (keepalived moves the VIP between two healthy
+    nodes): B demoted hands over what it posted while active, every one
+    of which A has (replicated): A keeps none again."""
+    a.start()
+    R.check(wait(lambda: status(a).returncode == 0 and "\nprotected" in
+                 status(b).stdout, 30, 0.1),
+            "A back as B's standby, B protected")
+    n = b.log().count("ha: handed ")
+    R.check("error" not in b.ctl("ha", "backup").stdout and "error" not in
+            a.ctl("ha", "master").stdout, "switchover: B backup, A master")
+    R.check(wait(lambda: b.log().count("ha: handed ") > n, 30, 0.1),
+            "B handed its events to A after A's snapshot: " +
+            (re.findall(r"ha: handed .*", b.log()) or ["none"])[-1])
+    R.check(wait(lambda: "\nprotected" in status(a).stdout, 30, 0.1),
+            "A protected by B")
+    R.equal([l for l in a.ctl("events", "200").stdout.splitlines()
+             if "[gwB, split brain]" in l], [],
+            "A had every one of them: none kept twice")
+    a.kill(signal.SIGTERM)
 
 
 def check_informs(sink, qa):

@@ -507,6 +507,10 @@ def split_brain():
             "%s protected again, %s an eligible standby: %s" % (
                 master, backup, ctl(backup, "ha", "status").stdout
                 .replace("\n", "; ")))
+    tag = "[%s, split brain]" % backup
+    R.check(wait(lambda: tag in ctl(master, "events", "200").stdout, 15,
+                 0.2), "%s keeps what %s posted while both were active "
+            "(%s)" % (master, backup, tag))
     # The root namespace's neighbour entry for the VIP may still name
     # the node that yielded until the holder's gratuitous ARPs (sent
     # when the yielding one's last advert arrives) or its own ARP probe

@@ -424,7 +424,7 @@ ring_push(const struct store_event *ev)
 
 /* Replicated before the notifier sends it (docs/ha.md). */
 static void
-keep(struct store_event *ev)
+record(struct store_event *ev)
 {
 	ev->seq = ++ev_seq;
 	ev_st.kept++;
@@ -432,6 +432,12 @@ keep(struct store_event *ev)
 	ring_push(ev);
 	if (ev_tap.kept)
 		ev_tap.kept(ev, ev_tap.arg);
+}
+
+static void
+keep(struct store_event *ev)
+{
+	record(ev);
 	if (ev_fn)
 		ev_fn(ev, ev_arg);
 }
@@ -439,14 +445,8 @@ keep(struct store_event *ev)
 void
 store_event_adopt(struct store_event *ev)
 {
-	if (ev_replica)
-		return;
-	ev->seq = ++ev_seq;
-	ev_st.kept++;
-	save(ev);
-	ring_push(ev);
-	if (ev_tap.kept)
-		ev_tap.kept(ev, ev_tap.arg);
+	if (!ev_replica)
+		record(ev);
 }
 
 /* ---- HA */

@@ -136,12 +136,7 @@ def stop(name):
     if isinstance(p, simlib.TrapSink):
         p.stop()
     elif isinstance(p, subprocess.Popen):
-        p.terminate()
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        simlib.terminate(p)
 
 
 def start_sink():

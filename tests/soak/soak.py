@@ -181,13 +181,7 @@ def cleanup():
     """At exit, however the script ends (a fabric that did not start
     included): the load, the host agent, the records."""
     for p in list(PROCS.values()) + [SNMPD]:
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        simlib.terminate(p)
     if os.environ.get("KEEP_SIM_DIR"):
         print("# kept " + WORK)
     else:

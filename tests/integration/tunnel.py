@@ -65,10 +65,24 @@ def tun_env(host):
 
 
 def tun_send(lid, data, via="node04", probe=False, raw=False):
+    """tun-send, an ibsim client of its own. It gives up on an answer
+    after 3 s; one that hangs past 20 s is stuck in umad2sim (attaching,
+    or its exit handler: tests/sim/README.md), not waiting for the
+    agent: it is killed, its client slot freed, and it runs once more."""
     args = [TUN_SEND] + (["-p"] if probe else []) + \
         (["-r"] if raw else []) + [str(lid)]
-    return subprocess.run(args, input=data, capture_output=True,
-                          env=tun_env(via), cwd=fab.dir, timeout=20)
+    for attempt in (1, 2):
+        try:
+            return subprocess.run(args, input=data, capture_output=True,
+                                  env=tun_env(via), cwd=fab.dir,
+                                  timeout=20)
+        except subprocess.TimeoutExpired:
+            print("# tun-send %s hung (attempt %d): killed" %
+                  (" ".join(args[1:]), attempt))
+            subprocess.run([simlib.SIM, "gc", fab.dir],
+                           capture_output=True, timeout=30)
+    return subprocess.CompletedProcess(args, 124, b"", b"tun-send hung "
+                                       b"twice")
 
 
 class Relay:

@@ -151,9 +151,12 @@ def check_node_errors(rows):
                                    ("node03", 2, "PortXmitDiscards", 9)]:
         fab.cmd('PerformanceSet "%s"[%d] PortCounters.%s=%d' %
                 (node, port, field, val))
-    # A poll reads them within its 2 s interval.
+    # A poll reads them within its 2 s interval; node03's two ports may
+    # be read in different rounds (under ASan, seconds apart): wait for
+    # every value set, not one per node.
     simlib.wait(lambda: error_row(idx["leaf01"])[1] == 13 and
-                error_row(idx["node03"])[7] == 9, 15, 0.25)
+                error_row(idx["node03"])[7] == 9 and
+                error_row(idx["node03"])[4] == 4, 15, 0.25)
     leaf, ca = error_row(idx["leaf01"]), error_row(idx["node03"])
     # leaf01's ports as ibnetdiscover -p lists them (down ones too: the
     # policy polls them, and their PMAs count).

@@ -188,22 +188,23 @@ gw_ha_adopt(const struct store_event *x, const char *peer)
 
 /* ---- Roles */
 
-/* Standby or fault: nothing goes out but the sweeps' MADs. */
+/* At a demotion: the events posted since the promotion, the newest of
+ * the history (oldest first, seq rising). */
 static void
 collect_handover(void)
 {
 	size_t n = store_event_count(), k = 0;
 
 	handover_free();
-	for (size_t i = 0; i < n; i++)
-		k += store_event_at(i)->seq > ha_promote_seq;
+	while (k < n && store_event_at(n - 1 - k)->seq > ha_promote_seq)
+		k++;
 	if (k == 0 || (ha_handover = calloc(k, sizeof(*ha_handover))) == NULL)
 		return;
-	for (size_t i = 0; i < n; i++)
-		if (store_event_at(i)->seq > ha_promote_seq)
-			ha_handover[ha_nhandover++] = *store_event_at(i);
+	for (size_t i = n - k; i < n; i++)
+		ha_handover[ha_nhandover++] = *store_event_at(i);
 }
 
+/* Standby or fault: nothing goes out but the sweeps' MADs. */
 static void
 stand_down(enum repl_role r)
 {
@@ -303,7 +304,7 @@ yield(FILE *f)
 			    "peer is active: standing down");
 		return set_role(f, REPL_STANDBY);
 	}
-	(void)ha_link_protected(&why);
+	why = store_repl_status()->reason;
 	ha_yield_pending = 1;
 	log_warnx("ha: keepalived made this node BACKUP, but no standby "
 	    "holds a copy (%s): staying active until the peer is", why);

@@ -172,12 +172,18 @@ void repl_put32(struct repl_w *w, uint32_t v) { put_be(w, v, 4); }
 void repl_put64(struct repl_w *w, uint64_t v) { put_be(w, v, 8); }
 
 void
-repl_puts(struct repl_w *w, const char *s)
+repl_putsn(struct repl_w *w, const char *s, size_t max)
 {
-	size_t n = strnlen(s, 255);
+	size_t n = strnlen(s, max < 255 ? max : 255);
 
 	repl_put8(w, (uint8_t)n);
 	repl_putb(w, s, n);
+}
+
+void
+repl_puts(struct repl_w *w, const char *s)
+{
+	repl_putsn(w, s, 255);
 }
 
 void
@@ -261,15 +267,10 @@ store_repl_role_name(enum repl_role r)
 	return (unsigned)r < 4 ? n[r] : "?";
 }
 
-_Static_assert(sizeof(((struct store_event *)0)->text) < 256,
-    "an event's text goes with a one-octet length");
-
 /* An event record (REPL_EVENT): the store_event's fields in order. */
 void
 store_repl_event_put(struct repl_w *w, const struct store_event *ev)
 {
-	size_t n;
-
 	repl_put64(w, ev->seq);
 	repl_put64(w, (uint64_t)ev->when);
 	repl_put8(w, ev->type);
@@ -280,10 +281,7 @@ store_repl_event_put(struct repl_w *w, const struct store_event *ev)
 	repl_put64(w, ev->node_guid);
 	repl_put32(w, ev->suppressed);
 	repl_putb(w, ev->data, sizeof(ev->data));
-	/* repl_puts' form, bounded by the array (one line, < 255) */
-	n = strnlen(ev->text, sizeof(ev->text));
-	repl_put8(w, (uint8_t)n);
-	repl_putb(w, ev->text, n);
+	repl_putsn(w, ev->text, sizeof(ev->text));
 }
 
 /* -1: short, long, or not an event the store would keep. */

@@ -79,6 +79,8 @@ void	 repl_put64(struct repl_w *w, uint64_t v);
 void	 repl_putb(struct repl_w *w, const void *b, size_t n);
 /* A string of at most 255 octets: its length, then it. */
 void	 repl_puts(struct repl_w *w, const char *s);
+/* At most max octets of s (and never more than 255). */
+void	 repl_putsn(struct repl_w *w, const char *s, size_t max);
 uint8_t	 repl_get8(struct repl_r *r);
 uint16_t repl_get16(struct repl_r *r);
 uint32_t repl_get32(struct repl_r *r);

@@ -210,8 +210,8 @@ gw_sm_row_node(const struct gw_row *row, int at)
 		return NULL;
 	/* The node rows() found the row on: no search on a walk. Checked
 	 * against the inventory as it is now, as a GET's row has none. */
-	if (row->node != 0 && row->node <= store_node_count() &&
-	    (n = store_node_at(row->node - 1)) != NULL && n->guid == guid)
+	if (row->node != 0 && (n = store_node_at(row->node - 1)) != NULL &&
+	    n->guid == guid)
 		return n;
 	return store_node_by_guid(guid);
 }

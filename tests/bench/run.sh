@@ -51,6 +51,7 @@ trap cleanup EXIT INT TERM
 cc -O2 -o "$work/snmpload" "$top/tests/bench/snmpload.c"
 cc -O2 -o "$work/walkrate" "$top/tests/bench/walkrate.c" -lnetsnmp
 cc -O2 -o "$work/smprtt" "$top/tests/bench/smprtt.c" -libumad
+cc -O2 -o "$work/madfloor" "$top/tests/bench/madfloor.c" -libumad
 load() { "$work/snmpload" -d "$DUR" -w "$WIN" "$@"; }
 field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.2f", (b > 0) ? a / b : 0) }'; }
@@ -90,7 +91,7 @@ start_fabric() {	# name topology [map [extra-yaml]]
 	sed -n 's/^endpoint: //p' "$d.info"
 }
 
-gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
+b_floor="" d_floor="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
 h_tun1="" smps=""
 if want a c; then
 echo "== (a) cached GET throughput, window $WIN, $DUR s each"
@@ -251,6 +252,43 @@ stock_run() {
 	return 1
 }
 
+# floor_run DIR CLASS N: the floor under any umad2sim client for N MADs
+# of CLASS (dr: NodeInfo along each port's breadth-first directed route,
+# as a sweep; perf: PortCounters of each cabled port), with 16, 64 (the
+# gateway's mad.max-in-flight) and 256 in flight, three runs each
+# (tests/bench/madfloor.c). Targets from ibnetdiscover -p, untimed.
+# Sets floor_ms: the best window's median. Run with the fabric's env.
+floor_run() {
+	floor_ms=""
+	for fr_try in 1 2 3; do
+		(cd "$1" && SIM_HOST=node0003 timeout 300 ibnetdiscover -p) \
+		    > "$work/ports.out" 2>&1 && break
+	done
+	if [ "$2" = dr ]; then
+		fr_g=$(cd "$1" && SIM_HOST=node0003 timeout 60 smpquery -D nodeinfo 0 |
+		    sed -n 's/^PortGuid:\.*//p')
+		/usr/bin/python3 "$top/tests/bench/drpaths.py" "$fr_g" \
+		    < "$work/ports.out" > "$work/floor.t" || return 0
+	else
+		awk '$1 == "SW" || $1 == "CA" { print $2, $3 }' "$work/ports.out" |
+		    sort -u > "$work/floor.t"
+	fi
+	for fr_w in 16 64 256; do
+		fr_all="" fr_cpu=""
+		for fr_i in 1 2 3; do
+			fr_out=$(cd "$1" && SIM_HOST=node0003 timeout 120 \
+			    "$work/madfloor" -c "$2" -f "$work/floor.t" -n "$3" \
+			    -w "$fr_w") || { echo "(madfloor failed: $fr_out)" >&2; continue; }
+			fr_all="$fr_all $(field "$fr_out" ms)"
+			fr_cpu="$fr_cpu $(field "$fr_out" us_per_mad)"
+		done
+		fr_m=$(med $fr_all)
+		echo "floor, a bare umad client (tests/bench/madfloor.c), $3 MADs, $fr_w in flight (ms):$fr_all   median $fr_m; its CPU per MAD (us):$fr_cpu"
+		[ -n "$fr_m" ] && { [ -z "$floor_ms" ] || [ "$fr_m" -lt "$floor_ms" ]; } &&
+		    floor_ms=$fr_m
+	done
+}
+
 if want b; then
 echo
 echo "== (b) full-fabric discovery on a ~2,000-node fabric (mad.rate-limit off, as the stock tool has none)"
@@ -278,6 +316,8 @@ for i in 1 2 3; do
 	stock_run "$work/fab-mid" "$work/ibnd.out" ibnetdiscover
 	ibnd="$ibnd $(cat "$work/stock.ms")"
 done
+floor_run "$work/fab-mid" dr "$n"
+b_floor=$floor_ms
 unset LD_PRELOAD
 nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd.out")
 gw_ms=$(med $sweeps)
@@ -320,6 +360,8 @@ for i in 1 2 3; do
 	stock_run "$work/fab-ctr" "$work/iqe.out" ibqueryerrors
 	iqe="$iqe $(cat "$work/stock.ms")"
 done
+floor_run "$work/fab-ctr" perf "$poll_mads"
+d_floor=$floor_ms
 unset LD_PRELOAD
 ports=$(sed -n 's/^## *\([0-9]*\) ports checked.*/\1/p' "$work/iqe.out")
 poll_ms=$(med $polls)
@@ -479,10 +521,12 @@ fi
 if want b; then
 	r3=$(ratio "$gw_ms" "$nd_ms")
 	echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (goal <= 0.25: $(ok "$r3" "<=" 0.25)); gateway CPU per SMP (us):$sweep_cpu"
+	echo "(b)  floor: a bare client's same SMPs / ibnetdiscover: $(ratio "$b_floor" "$nd_ms")x ($b_floor ms; the goal is reachable through umad2sim only if this is <= 0.25); gateway / floor: $(ratio "$gw_ms" "$b_floor")x"
 fi
 if want d; then
 	r4=$(ratio "$poll_ms" "$iqe_ms")
 	echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (goal <= 0.15: $(ok "$r4" "<=" 0.15)); gateway CPU per MAD (us):$poll_cpu; $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') MADs per port"
+	echo "(d)  floor: a bare client's $poll_mads PortCounters / ibqueryerrors: $(ratio "$d_floor" "$iqe_ms")x ($d_floor ms; the goal is reachable through umad2sim only if this is <= 0.15); gateway / floor: $(ratio "$poll_ms" "$d_floor")x"
 fi
 if want e; then
 	echo "(e)  RSS after $SWEEPS sweeps and a polling round at 10,016 nodes: $((rssp / 1024)) MB (goal < 64: $(ok "$((rssp / 1024))" "<=" 63))"

@@ -9,6 +9,7 @@
 
 #include "codec/attr.h"
 #include "store/descname.h"
+#include "store/rows.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "util/ev.h"
@@ -30,14 +31,7 @@ static void aliases_clear(void);
 static int
 db_exec(const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(store_db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		log_warnx("store: %s", msg ? msg : sqlite3_errmsg(store_db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
+	return store_rows_exec(store_db, sql);
 }
 
 void *
@@ -141,15 +135,6 @@ blob_get(sqlite3_stmt *st, int col, uint8_t *out)
 		return 0;
 	memcpy(out, b, STORE_SMP_LEN);
 	return 1;
-}
-
-static void
-blob_bind(sqlite3_stmt *st, int col, int ok, const uint8_t *b)
-{
-	if (ok)
-		sqlite3_bind_blob(st, col, b, STORE_SMP_LEN, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, col);
 }
 
 static int
@@ -573,10 +558,11 @@ store_load_name_map(const char *path)
 }
 
 static void
-save_unsupported(const struct store_node *n)
+save_unsupported(struct store_node *n)
 {
 	sqlite3_stmt *st;
 
+	store_rows_forget(n);	/* written here, not by the sweep */
 	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
 	    "unsupported = ? WHERE guid = ?", -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -646,6 +632,7 @@ store_node_set_tunnel(uint32_t idx, enum store_tun state, int64_t when)
 		return;
 	n->tunnel = state;
 	n->tunnel_probed = when;
+	store_rows_forget(n);	/* written here, not by the sweep */
 	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
 	    "tunnel = ?, tunnel_probed = ? WHERE guid = ?", -1, &st,
 	    NULL) != SQLITE_OK)
@@ -744,6 +731,8 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 		int64_t first = n->first_seen;
 		uint8_t tun = n->tunnel;
 		int64_t probed = n->tunnel_probed;
+		uint64_t drow = n->disk_row, dports = n->disk_ports;
+		int64_t dseen = n->disk_seen;
 		/* New firmware may support what the old one did not. */
 		unsigned unsup = n->revision == seen->revision &&
 		    n->device_id == seen->device_id ? n->unsupported : 0;
@@ -763,6 +752,9 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 		n->unsupported = unsup;
 		n->tunnel = tun;
 		n->tunnel_probed = probed;
+		n->disk_row = drow;
+		n->disk_ports = dports;
+		n->disk_seen = dseen;
 	}
 	n->alias = alias;
 	n->last_seen = now;
@@ -775,73 +767,10 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	return n;
 }
 
-#define NODE_ROW_SQL "INSERT OR REPLACE INTO nodes (guid, type, " \
-	"description, num_ports, vendor_id, device_id, revision, " \
-	"system_guid, lid, route, first_seen, last_seen, reachable, " \
-	"unsupported, nodeinfo, switchinfo, tunnel, tunnel_probed, idx) " \
-	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-#define PORT_ROW_SQL "INSERT OR REPLACE INTO ports (node_guid, " \
-	"port_num, guid, lid, lmc, state, phys_state, width, speed, " \
-	"remote_guid, remote_port, route, portinfo) VALUES " \
-	"(?,?,?,?,?,?,?,?,?,?,?,?,?)"
-
-static int
-bind_port_row(sqlite3_stmt *st, const struct store_node *n,
-    const struct store_port *p)
-{
-	char route[4 * STORE_PATH_MAX + 4] = "";
-
-	if (p->route.hop[0] != 0xff)
-		store_path_format(&p->route, route, sizeof(route));
-	sqlite3_bind_int64(st, 1, (int64_t)n->guid);
-	sqlite3_bind_int(st, 2, p->num);
-	sqlite3_bind_int64(st, 3, (int64_t)p->guid);
-	sqlite3_bind_int(st, 4, p->lid);
-	sqlite3_bind_int(st, 5, p->lmc);
-	sqlite3_bind_int(st, 6, p->state);
-	sqlite3_bind_int(st, 7, p->phys_state);
-	sqlite3_bind_int(st, 8, p->width);
-	sqlite3_bind_int(st, 9, p->speed);
-	sqlite3_bind_int64(st, 10, (int64_t)p->remote_guid);
-	sqlite3_bind_int(st, 11, p->remote_port);
-	sqlite3_bind_text(st, 12, route, -1, SQLITE_TRANSIENT);
-	blob_bind(st, 13, p->pinfo_ok, p->pinfo);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-}
-
-static void
-bind_node_row(sqlite3_stmt *nst, const struct store_node *n)
-{
-	char route[4 * STORE_PATH_MAX + 4];
-
-	store_path_format(&n->route, route, sizeof(route));
-	sqlite3_bind_int64(nst, 1, (int64_t)n->guid);
-	sqlite3_bind_int(nst, 2, n->type);
-	sqlite3_bind_text(nst, 3, n->desc, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(nst, 4, n->num_ports);
-	sqlite3_bind_int(nst, 5, n->vendor_id);
-	sqlite3_bind_int(nst, 6, n->device_id);
-	sqlite3_bind_int64(nst, 7, n->revision);
-	sqlite3_bind_int64(nst, 8, (int64_t)n->system_guid);
-	sqlite3_bind_int(nst, 9, n->lid);
-	sqlite3_bind_text(nst, 10, route, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(nst, 11, n->first_seen);
-	sqlite3_bind_int64(nst, 12, n->last_seen);
-	sqlite3_bind_int(nst, 13, n->reachable);
-	sqlite3_bind_int(nst, 14, n->unsupported);
-	blob_bind(nst, 15, n->ninfo_ok, n->ninfo);
-	blob_bind(nst, 16, n->sinfo_ok, n->sinfo);
-	sqlite3_bind_int(nst, 17, n->tunnel);
-	sqlite3_bind_int64(nst, 18, n->tunnel_probed);
-	sqlite3_bind_int64(nst, 19, n->idx);
-}
-
 int
 store_sweep_end(unsigned *nodes, unsigned *lost)
 {
-	sqlite3_stmt *nst = NULL, *pst = NULL, *sst = NULL;
 	unsigned seen = 0, gone = 0;
-	int rc = -1;
 
 	for (size_t i = 0; i < store_nnodes; i++) {
 		if (store_seen[i])
@@ -865,46 +794,8 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 		qsort(store_sms, store_nsms, sizeof(*store_sms), sm_cmp);
 	if (store_db == NULL)
 		return 0;
-	if (db_exec("BEGIN IMMEDIATE") == -1)
-		return -1;
-	if (sqlite3_prepare_v2(store_db, NODE_ROW_SQL, -1, &nst,
-	    NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(store_db, PORT_ROW_SQL, -1, &pst, NULL) !=
-	    SQLITE_OK ||
-	    sqlite3_prepare_v2(store_db, "INSERT INTO sweeps (finished, nodes, "
-	    "lost) VALUES (?,?,?)", -1, &sst, NULL) != SQLITE_OK)
-		goto out;
-	for (size_t i = 0; i < store_nnodes; i++) {
-		struct store_node *n = store_nodes[i];
-
-		bind_node_row(nst, n);
-		if (sqlite3_step(nst) != SQLITE_DONE)
-			goto out;
-		sqlite3_reset(nst);
-		if (!store_seen[i])
-			continue;	/* ports keep their last known state */
-		for (int p = 0; p <= n->num_ports; p++) {
-			if (!n->ports[p].valid)
-				continue;
-			if (bind_port_row(pst, n, &n->ports[p]) == -1)
-				goto out;
-			sqlite3_reset(pst);
-		}
-	}
-	sqlite3_bind_int64(sst, 1, ev_wall());
-	sqlite3_bind_int(sst, 2, seen);
-	sqlite3_bind_int(sst, 3, gone);
-	if (sqlite3_step(sst) != SQLITE_DONE)
-		goto out;
-	rc = 0;
-out:
-	if (rc == -1)
-		log_warnx("store: writing sweep: %s", sqlite3_errmsg(store_db));
-	sqlite3_finalize(nst);
-	sqlite3_finalize(pst);
-	sqlite3_finalize(sst);
-	db_exec(rc == 0 ? "COMMIT" : "ROLLBACK");
-	return rc;
+	return store_rows_sweep(store_db, store_nodes, store_seen,
+	    store_nnodes, seen, gone);
 }
 
 /* Port p of n as read between sweeps; its LIDs re-indexed. */
@@ -923,36 +814,7 @@ store_node_port_set(struct store_node *n, uint8_t p,
 /* One node and its ports as they are now in memory (proxy/reread.c:
  * a link the SM reported, followed without a sweep). */
 int
-store_node_save(const struct store_node *n)
+store_node_save(struct store_node *n)
 {
-	sqlite3_stmt *nst = NULL, *pst = NULL;
-	int rc = -1;
-
-	if (store_db == NULL)
-		return 0;
-	if (db_exec("BEGIN IMMEDIATE") == -1)
-		return -1;
-	if (sqlite3_prepare_v2(store_db, NODE_ROW_SQL, -1, &nst, NULL) !=
-	    SQLITE_OK || sqlite3_prepare_v2(store_db, PORT_ROW_SQL, -1, &pst,
-	    NULL) != SQLITE_OK)
-		goto out;
-	bind_node_row(nst, n);
-	if (sqlite3_step(nst) != SQLITE_DONE)
-		goto out;
-	for (int p = 0; p <= n->num_ports; p++) {
-		if (!n->ports[p].valid)
-			continue;
-		if (bind_port_row(pst, n, &n->ports[p]) == -1)
-			goto out;
-		sqlite3_reset(pst);
-	}
-	rc = 0;
-out:
-	if (rc == -1)
-		log_warnx("store: writing %s: %s", store_node_ident(n),
-		    sqlite3_errmsg(store_db));
-	sqlite3_finalize(nst);
-	sqlite3_finalize(pst);
-	db_exec(rc == 0 ? "COMMIT" : "ROLLBACK");
-	return rc;
+	return store_db == NULL ? 0 : store_rows_save(store_db, n);
 }

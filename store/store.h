@@ -83,6 +83,10 @@ struct store_node {
 	uint8_t			 sinfo[STORE_SMP_LEN];
 	uint8_t			 tunnel;	/* enum store_tun */
 	int64_t			 tunnel_probed;	/* unix seconds; 0: never */
+	/* What the database holds of it (store.c: a sweep that reads the
+	 * same writes only last_seen); 0: unknown, written next sweep. */
+	uint64_t		 disk_row, disk_ports;
+	int64_t			 disk_seen;
 };
 
 /* Open (create, migrate) the database. Errors go to the log. */
@@ -154,7 +158,7 @@ void	 store_node_port_set(struct store_node *n, uint8_t p,
 	    const struct store_port *pt);
 /* Write one node and its ports as they are in memory now (a change
  * followed between sweeps). 0, or -1 (logged). */
-int	 store_node_save(const struct store_node *n);
+int	 store_node_save(struct store_node *n);
 
 /* Subnet managers: the SMInfo (IBA 14.2.5.13) the last finished sweep
  * read (proxy/discover.c: the master SM's port). Kept in memory only:

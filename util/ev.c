@@ -47,6 +47,8 @@ ev_finalise(void)
 
 static uint64_t (*ev_clock)(void);
 
+static int64_t	(*ev_wall_fn)(void);
+
 void
 ev_set_clock(uint64_t (*fn)(void))
 {
@@ -64,10 +66,16 @@ ev_now(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void
+ev_set_wall(int64_t (*fn)(void))
+{
+	ev_wall_fn = fn;
+}
+
 int64_t
 ev_wall(void)
 {
-	return (int64_t)time(NULL);
+	return ev_wall_fn != NULL ? ev_wall_fn() : (int64_t)time(NULL);
 }
 
 int64_t

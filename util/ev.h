@@ -40,6 +40,8 @@ uint64_t ev_now(void);
 /* Tests only: replace the monotonic clock (NULL restores it). */
 void	 ev_set_clock(uint64_t (*fn)(void));
 int64_t	 ev_wall(void);
+/* Tests only: replace the wall clock in seconds (NULL restores it). */
+void	 ev_set_wall(int64_t (*fn)(void));
 /* Wall clock in milliseconds (event times). */
 int64_t	 ev_wall_ms(void);
 

@@ -17,7 +17,8 @@
  *       (IBA 16.1.3.5) to each "LID PORT" of FILE
  *
  * Prints: mads N answered A lost L ms T cpu_ms C us_per_mad U
- * (cpu: this process, umad2sim's thread included). Run under umad2sim
+ * csw_per_mad S (CPU and context switches: this process, umad2sim's
+ * thread included). Run under umad2sim
  * with SIM_HOST set.
  */
 #include <stdint.h>
@@ -56,11 +57,12 @@ now_ns(void)
 }
 
 static uint64_t
-cpu_us(void)
+cpu_us(long *csw)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
+	*csw = ru.ru_nvcsw + ru.ru_nivcsw;
 	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
 	    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
@@ -162,6 +164,7 @@ main(int argc, char **argv)
 	enum cls c;
 	size_t n = 0, sent = 0, answered = 0, lost = 0, busy = 0;
 	uint64_t t0, c0, ms, cpu;
+	long csw0, csw;
 
 	while ((ch = getopt(argc, argv, "c:f:n:w:")) != -1)
 		switch (ch) {
@@ -199,7 +202,7 @@ main(int argc, char **argv)
 	mad = umad_get_mad(buf);
 	memset(outstanding, 0, sizeof(outstanding));
 	t0 = now_ns();
-	c0 = cpu_us();
+	c0 = cpu_us(&csw0);
 	/* TID t lives in slot t % win: the slot is free again once its
 	 * answer came (or it was given up). */
 	while (answered + lost < n) {
@@ -243,10 +246,11 @@ main(int argc, char **argv)
 			lost++;
 	}
 	ms = (now_ns() - t0) / 1000000;
-	cpu = cpu_us() - c0;
+	cpu = cpu_us(&csw) - c0;
 	printf("mads %zu answered %zu lost %zu ms %llu cpu_ms %llu "
-	    "us_per_mad %.1f\n", n, answered, lost, (unsigned long long)ms,
-	    (unsigned long long)(cpu / 1000), n ? (double)cpu / n : 0.0);
+	    "us_per_mad %.1f csw_per_mad %.2f\n", n, answered, lost,
+	    (unsigned long long)ms, (unsigned long long)(cpu / 1000),
+	    n ? (double)cpu / n : 0.0, n ? (double)(csw - csw0) / n : 0.0);
 	/* The port is left to exit: umad2sim crashes on a MAD for a
 	 * closed fd (tests/sim/README.md). */
 	return answered == n ? 0 : 1;

@@ -136,6 +136,17 @@ static atomic_uint_fast64_t	 mad_stray;	/* for agents not ours */
 static pthread_mutex_t		 mad_rx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mad_rx		*mad_rx_head, **mad_rx_tail = &mad_rx_head;
 static int			 mad_wake[2] = { -1, -1 };
+/* While MADs are in flight the loop reads the port itself (ev_waiter):
+ * an answer then costs no hand-off between threads. The reader stays
+ * parked meanwhile; it serves requests to us and a quiet port. */
+static atomic_int		 mad_direct;
+static pthread_mutex_t		 mad_park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t		 mad_park_cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t		 mad_read_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The last send or answer (ev_now): the loop reads the port itself only
+ * while MADs flow, not through a timeout's wait (a wake-up a ms). */
+static uint64_t			 mad_last_io;
+#define DIRECT_IDLE_MS	5
 
 static void mad_dispatch(void);
 static void port_failed(const char *what, int err);
@@ -259,6 +270,7 @@ send_req(struct mad_req *r)
 		return -1;
 	}
 	mad_st.sent++;
+	mad_last_io = ev_now();
 	/* MgmtClass is the MAD header's second octet (IBA 13.4.2). */
 	if (((const uint8_t *)mad)[1] == ATTR_CLASS_PERF)
 		mad_st.perf_sent++;
@@ -666,23 +678,45 @@ reader_take(struct mad_rx **out)
 	return 0;
 }
 
+/* The reader waits while the loop reads the port (mad_direct). */
+static void
+reader_park(void)
+{
+	pthread_mutex_lock(&mad_park_lock);
+	while (atomic_load(&mad_direct) && !atomic_load(&mad_stop))
+		pthread_cond_wait(&mad_park_cv, &mad_park_lock);
+	pthread_mutex_unlock(&mad_park_lock);
+}
+
 static void *
 mad_reader(void *arg)
 {
 	struct pollfd pfd = { mad_fd, POLLIN, 0 };
 
 	while (!atomic_load(&mad_stop)) {
+		if (atomic_load(&mad_direct)) {
+			reader_park();
+			continue;
+		}
 		/* Bounded wait so finalise can stop us. */
 		if (poll(&pfd, 1, 200) <= 0)
 			continue;
+		/* The loop reads the port now: what came is left to it. One
+		 * thread reads at a time (a read is not always one call: an
+		 * RMPP answer is sized, then taken). */
+		if (atomic_load(&mad_direct))
+			continue;
+		pthread_mutex_lock(&mad_read_lock);
 		for (;;) {
 			struct mad_rx *rx;
 			int wake, rc = reader_take(&rx);
 
 			if (rc == 1)
 				break;
-			if (rc != 0)
+			if (rc != 0) {
+				pthread_mutex_unlock(&mad_read_lock);
 				return reader_quit(rc);
+			}
 			if (rx == NULL)
 				continue;
 			pthread_mutex_lock(&mad_rx_lock);
@@ -697,8 +731,71 @@ mad_reader(void *arg)
 			if (wake)
 				(void)!write(mad_wake[1], "", 1);
 		}
+		pthread_mutex_unlock(&mad_read_lock);
 	}
 	return NULL;
+}
+
+static void
+direct_end(void)
+{
+	pthread_mutex_lock(&mad_park_lock);
+	atomic_store(&mad_direct, 0);
+	pthread_cond_signal(&mad_park_cv);
+	pthread_mutex_unlock(&mad_park_lock);
+}
+
+/* ev_waiter: MADs in flight on an open port, and one sent or answered
+ * within DIRECT_IDLE_MS. */
+static int
+direct_active(void *arg)
+{
+	if (mad_inflight_n > 0 && !mad_down && mad_fd >= 0 &&
+	    mad_thread_on && ev_now() - mad_last_io <= DIRECT_IDLE_MS) {
+		atomic_store(&mad_direct, 1);
+		return 1;
+	}
+	if (atomic_load(&mad_direct))
+		direct_end();
+	return 0;
+}
+
+/* At most a batch a call: a flood of MADs does not keep the loop from
+ * its other descriptors and timers. */
+#define DIRECT_BATCH	64
+
+static void
+direct_wait(void *arg, int wait_ms)
+{
+	struct pollfd pfd = { mad_fd, POLLIN, 0 };
+	struct mad_rx *rx;
+	int rc, k = 0;
+
+	if (poll(&pfd, 1, wait_ms) <= 0)
+		return;
+	/* The reader still taking a batch it began: it hands it over. */
+	if (pthread_mutex_trylock(&mad_read_lock) != 0)
+		return;
+	while (k++ < DIRECT_BATCH && (rc = reader_take(&rx)) != 1) {
+		if (rc != 0) {
+			pthread_mutex_unlock(&mad_read_lock);
+			port_failed("umad_recv", rc);
+			return;
+		}
+		if (rx == NULL)
+			continue;
+		/* Unlocked while the answer is handled: its callbacks may
+		 * close the port (port_failed joins the reader). */
+		pthread_mutex_unlock(&mad_read_lock);
+		mad_last_io = ev_now();
+		if (!mad_down)
+			handle_answer(rx->umad, rx->len);
+		rx_free(rx);
+		if (mad_down || mad_fd < 0 ||
+		    pthread_mutex_trylock(&mad_read_lock) != 0)
+			return;
+	}
+	pthread_mutex_unlock(&mad_read_lock);
 }
 
 static void
@@ -717,6 +814,8 @@ mad_wake_cb(int fd, short revents, void *arg)
 	mad_rx_head = NULL;
 	mad_rx_tail = &mad_rx_head;
 	pthread_mutex_unlock(&mad_rx_lock);
+	if (rx != NULL)
+		mad_last_io = ev_now();
 	for (; rx != NULL; rx = nx) {
 		nx = rx->next;
 		if (!mad_down)
@@ -1126,6 +1225,7 @@ reader_stop(void)
 	if (!mad_thread_on)
 		return;
 	atomic_store(&mad_stop, 1);
+	direct_end();
 	pthread_join(mad_thread, NULL);
 	mad_thread_on = 0;
 }
@@ -1273,6 +1373,12 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 		return -1;
 	}
 	{
+		static const struct ev_waiter w = { direct_active,
+		    direct_wait, NULL };
+
+		ev_waiter_set(&w);
+	}
+	{
 		struct proxy_local_port lp;
 
 		if (proxy_mad_local(&lp) == 0)
@@ -1310,6 +1416,7 @@ proxy_mad_finalise(void)
 	ev_timer_del(&mad_timer);
 	ev_timer_del(&mad_rate_timer);
 	ev_timer_del(&mad_reopen_timer);
+	ev_waiter_set(NULL);
 	reader_stop();
 	/* Callbacks must not submit during shutdown: mad_fd is forgotten
 	 * (and closed, unless the process exits: proxy_mad_exiting). */

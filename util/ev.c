@@ -49,6 +49,17 @@ static uint64_t (*ev_clock)(void);
 
 static int64_t	(*ev_wall_fn)(void);
 
+static struct ev_waiter	 ev_waiter;
+
+void
+ev_waiter_set(const struct ev_waiter *w)
+{
+	if (w != NULL)
+		ev_waiter = *w;
+	else
+		memset(&ev_waiter, 0, sizeof(ev_waiter));
+}
+
 void
 ev_set_clock(uint64_t (*fn)(void))
 {
@@ -260,7 +271,20 @@ ev_run_once(int max_wait_ms)
 		if (timeout < 0 || d < timeout)
 			timeout = (int)d;
 	}
-	if (poll(pfd, n, timeout) == -1 && errno != EINTR) {
+	if (ev_waiter.active != NULL && timeout != 0 &&
+	    ev_waiter.active(ev_waiter.arg)) {
+		int r = poll(pfd, n, 0);
+
+		if (r == -1 && errno != EINTR) {
+			log_warn("ev: poll");
+			return -1;
+		}
+		/* Its descriptor is read at every iteration, whatever is
+		 * ready here; with nothing ready here it is waited on, a
+		 * millisecond at most, so these are not left longer. */
+		ev_waiter.wait(ev_waiter.arg, r > 0 ? 0 :
+		    timeout < 0 || timeout > 1 ? 1 : timeout);
+	} else if (poll(pfd, n, timeout) == -1 && errno != EINTR) {
 		log_warn("ev: poll");
 		return -1;
 	}

@@ -57,6 +57,18 @@ int	 ev_timer_pending(const struct ev_timer *t);
 
 int	 ev_hook_add(const struct ev_hook *h);
 
+/* A waiter reads a descriptor poll() cannot share (umad2sim's fake umad
+ * fd) while it has work outstanding: active() says whether it has; then
+ * the loop polls its own descriptors without waiting and calls wait()
+ * at every iteration, with wait_ms 0 when any of them is ready, else at
+ * most a millisecond. */
+struct ev_waiter {
+	int	(*active)(void *arg);
+	void	(*wait)(void *arg, int wait_ms);
+	void	*arg;
+};
+void	 ev_waiter_set(const struct ev_waiter *w);
+
 /* Run one iteration, waiting at most max_wait_ms (-1: no limit). */
 int	 ev_run_once(int max_wait_ms);
 /* Run until ev_break(). */

@@ -82,12 +82,69 @@ test_fd(void **state)
 	ev_finalise();
 }
 
+static int waiter_on, waits, last_wait_ms;
+
+static int
+w_active(void *arg)
+{
+	return waiter_on;
+}
+
+static void
+w_wait(void *arg, int wait_ms)
+{
+	waits++;
+	last_wait_ms = wait_ms;
+}
+
+/* An active waiter is called at every iteration: without waiting when a
+ * descriptor of the loop is ready (it is served too), else for at most a
+ * millisecond whatever the loop's own timeout; an inactive one never. */
+static void
+test_waiter(void **state)
+{
+	static const struct ev_waiter w = { w_active, w_wait, NULL };
+	int p[2];
+
+	ev_init();
+	ev_waiter_set(&w);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(ev_fd_add(p[0], POLLIN, fd_cb, NULL), 0);
+	ev_run_once(0);
+	ev_run_once(50);
+	assert_int_equal(waits, 0);
+	waiter_on = 1;
+	ev_run_once(1000);
+	assert_int_equal(waits, 1);
+	assert_int_equal(last_wait_ms, 1);
+	ev_run_once(-1);
+	assert_int_equal(waits, 2);
+	assert_int_equal(last_wait_ms, 1);
+	got_fd = 0;
+	assert_int_equal(write(p[1], "x", 1), 1);
+	ev_run_once(1000);
+	assert_int_equal(waits, 3);
+	assert_int_equal(last_wait_ms, 0);
+	assert_true(got_fd);
+	/* A zero timeout (work due now) does not wait there either. */
+	ev_run_once(0);
+	assert_int_equal(waits, 3);
+	ev_waiter_set(NULL);
+	ev_run_once(0);
+	assert_int_equal(waits, 3);
+	ev_fd_del(p[0]);
+	close(p[0]);
+	close(p[1]);
+	ev_finalise();
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timers),
 		cmocka_unit_test(test_fd),
+		cmocka_unit_test(test_waiter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

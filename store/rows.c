@@ -182,8 +182,10 @@ ports_row_hash(const struct store_node *n)
 	return h | 1;
 }
 
-void
-store_rows_forget(struct store_node *n)
+/* What the database holds of n is not known: its next sweep writes it
+ * whole. */
+static void
+rows_forget(struct store_node *n)
 {
 	n->disk_row = n->disk_ports = 0;
 	n->disk_seen = 0;
@@ -266,7 +268,7 @@ out:
 		store_rows_exec(db, "ROLLBACK");
 		/* What the database holds is no longer known. */
 		for (size_t i = 0; i < count; i++)
-			store_rows_forget(nodes[i]);
+			rows_forget(nodes[i]);
 	}
 	return rc;
 }
@@ -304,7 +306,7 @@ out:
 		rc = -1;
 	if (rc == -1) {
 		store_rows_exec(db, "ROLLBACK");
-		store_rows_forget(n);
+		rows_forget(n);
 	} else {
 		/* The database holds n as it is now. */
 		n->disk_row = node_row_hash(n);

@@ -19,8 +19,5 @@ int	 store_rows_sweep(struct sqlite3 *db, struct store_node **nodes,
 	    const uint8_t *seen, size_t count, unsigned nseen, unsigned ngone);
 /* n and all its ports as they are in memory, in one transaction. */
 int	 store_rows_save(struct sqlite3 *db, struct store_node *n);
-/* n's rows were written outside these functions (or may not have
- * been): the next sweep writes them whole. */
-void	 store_rows_forget(struct store_node *n);
 
 #endif

@@ -562,7 +562,6 @@ save_unsupported(struct store_node *n)
 {
 	sqlite3_stmt *st;
 
-	store_rows_forget(n);	/* written here, not by the sweep */
 	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
 	    "unsupported = ? WHERE guid = ?", -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -632,7 +631,6 @@ store_node_set_tunnel(uint32_t idx, enum store_tun state, int64_t when)
 		return;
 	n->tunnel = state;
 	n->tunnel_probed = when;
-	store_rows_forget(n);	/* written here, not by the sweep */
 	if (store_db == NULL || sqlite3_prepare_v2(store_db, "UPDATE nodes SET "
 	    "tunnel = ?, tunnel_probed = ? WHERE guid = ?", -1, &st,
 	    NULL) != SQLITE_OK)

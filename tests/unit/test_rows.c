@@ -36,6 +36,7 @@ setup(void **state)
 	snprintf(dbpath, sizeof(dbpath), "/tmp/ibsnmpgw-rows-%d.db", getpid());
 	unlink(dbpath);
 	log_init("test_rows", 1, LOG_CRIT);
+	wall = 1700000000;
 	ev_set_wall(test_wall);
 	assert_int_equal(store_init(dbpath), 0);
 	return 0;
@@ -194,8 +195,9 @@ test_save_between(void **state)
 	assert_int_equal(sweep(4), 1);
 }
 
-/* A tunnel probe writes its columns itself; the next sweep rewrites the
- * row (once), whatever the probe's UPDATE did. */
+/* A tunnel probe writes its columns itself; they are in the row's hash,
+ * so the next sweep rewrites the row (once), whatever the probe's UPDATE
+ * did, and not the ports. */
 static void
 test_tunnel_write(void **state)
 {
@@ -206,7 +208,7 @@ test_tunnel_write(void **state)
 	assert_non_null(n = store_node_by_guid(1));
 	store_node_set_tunnel(n->idx, STORE_TUN_OK, 1000);
 	q_exec("UPDATE nodes SET description = 'stale' WHERE guid = 1");
-	assert_int_equal(sweep(4), 1 + 4 + 1);
+	assert_int_equal(sweep(4), 1 + 1);
 	assert_int_equal(q_int("SELECT count(*) FROM nodes WHERE guid = 1 AND "
 	    "description = 'switch 1' AND tunnel = 1"), 1);
 	assert_int_equal(sweep(4), 1);

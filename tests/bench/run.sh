@@ -284,8 +284,9 @@ floor_run() {
 		done
 		fr_m=$(med $fr_all)
 		echo "floor, a bare umad client (tests/bench/madfloor.c), $3 MADs, $fr_w in flight (ms):$fr_all   median $fr_m; its CPU per MAD (us):$fr_cpu"
-		[ -n "$fr_m" ] && { [ -z "$floor_ms" ] || [ "$fr_m" -lt "$floor_ms" ]; } &&
-		    floor_ms=$fr_m
+		if [ -n "$fr_m" ] && { [ -z "$floor_ms" ] || [ "$fr_m" -lt "$floor_ms" ]; }; then
+			floor_ms=$fr_m
+		fi
 	done
 }
 

@@ -8,22 +8,10 @@
 #include <string.h>
 
 #include "store/rows.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
-
-int
-store_rows_exec(sqlite3 *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		log_warnx("store: %s", msg ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
 
 static void
 blob_bind(sqlite3_stmt *st, int col, int ok, const uint8_t *b)
@@ -235,7 +223,7 @@ store_rows_sweep(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
 	sqlite3_stmt *nst = NULL, *pst = NULL, *sst = NULL, *lst = NULL;
 	int rc = -1;
 
-	if (store_rows_exec(db, "BEGIN IMMEDIATE") == -1)
+	if (store_sql_exec(db, "BEGIN IMMEDIATE") == -1)
 		return -1;
 	if (sqlite3_prepare_v2(db, NODE_ROW_SQL, -1, &nst,
 	    NULL) != SQLITE_OK ||
@@ -262,10 +250,10 @@ out:
 	sqlite3_finalize(pst);
 	sqlite3_finalize(sst);
 	sqlite3_finalize(lst);
-	if (rc == 0 && store_rows_exec(db, "COMMIT") == -1)
+	if (rc == 0 && store_sql_exec(db, "COMMIT") == -1)
 		rc = -1;
 	if (rc == -1) {
-		store_rows_exec(db, "ROLLBACK");
+		store_sql_exec(db, "ROLLBACK");
 		/* What the database holds is no longer known. */
 		for (size_t i = 0; i < count; i++)
 			rows_forget(nodes[i]);
@@ -279,7 +267,7 @@ store_rows_save(sqlite3 *db, struct store_node *n)
 	sqlite3_stmt *nst = NULL, *pst = NULL;
 	int rc = -1;
 
-	if (store_rows_exec(db, "BEGIN IMMEDIATE") == -1)
+	if (store_sql_exec(db, "BEGIN IMMEDIATE") == -1)
 		return -1;
 	if (sqlite3_prepare_v2(db, NODE_ROW_SQL, -1, &nst, NULL) !=
 	    SQLITE_OK || sqlite3_prepare_v2(db, PORT_ROW_SQL, -1, &pst,
@@ -302,10 +290,10 @@ out:
 		    sqlite3_errmsg(db));
 	sqlite3_finalize(nst);
 	sqlite3_finalize(pst);
-	if (rc == 0 && store_rows_exec(db, "COMMIT") == -1)
+	if (rc == 0 && store_sql_exec(db, "COMMIT") == -1)
 		rc = -1;
 	if (rc == -1) {
-		store_rows_exec(db, "ROLLBACK");
+		store_sql_exec(db, "ROLLBACK");
 		rows_forget(n);
 	} else {
 		/* The database holds n as it is now. */

@@ -9,8 +9,6 @@
 struct sqlite3;
 struct store_node;
 
-/* sqlite3_exec, its error logged; -1 then. */
-int	 store_rows_exec(struct sqlite3 *db, const char *sql);
 /* The end of a sweep, in one transaction: each node's row and (seen[i]
  * set) its ports' rows where they differ from what was last written,
  * last_seen where only it moved, and the sweeps record. -1 (logged,

@@ -125,8 +125,8 @@ static const struct {
 /* The first meta table is in schema 7. */
 #define META_SCHEMA	7
 
-static int
-exec(sqlite3 *db, const char *sql)
+int
+store_sql_exec(sqlite3 *db, const char *sql)
 {
 	char *msg = NULL;
 
@@ -391,13 +391,13 @@ meta_put(const char *key, const char *text, int64_t num, int durable)
 	}
 	/* In WAL mode, FULL syncs the WAL at this commit (NORMAL waits
 	 * for a checkpoint); outside a transaction, so it applies. */
-	if (durable && exec(db, "PRAGMA synchronous = FULL") == -1)
+	if (durable && store_sql_exec(db, "PRAGMA synchronous = FULL") == -1)
 		return -1;
 	rc = meta_set(db, key, text, num);
 	if (rc == -1)
 		log_warnx("store: meta %s not written: %s", key,
 		    sqlite3_errmsg(db));
-	if (durable && exec(db, "PRAGMA synchronous = NORMAL") == -1)
+	if (durable && store_sql_exec(db, "PRAGMA synchronous = NORMAL") == -1)
 		rc = -1;
 	return rc;
 }
@@ -429,7 +429,7 @@ meta_record(sqlite3 *db, int from, const struct store_info *old,
 		store_schema_releases(from, prev, sizeof(prev));
 	else
 		prev[0] = '\0';
-	if (exec(db, "BEGIN IMMEDIATE") == -1)
+	if (store_sql_exec(db, "BEGIN IMMEDIATE") == -1)
 		return -1;
 	if (meta_set(db, "release", PACKAGE_VERSION, 0) == -1 ||
 	    meta_set(db, "opened", NULL, now) == -1 ||
@@ -440,10 +440,10 @@ meta_record(sqlite3 *db, int from, const struct store_info *old,
 	    meta_set(db, "backup", backup, 0) == -1))) {
 		log_warnx("store: recording this release in meta: %s",
 		    sqlite3_errmsg(db));
-		exec(db, "ROLLBACK");
+		store_sql_exec(db, "ROLLBACK");
 		return -1;
 	}
-	return exec(db, "COMMIT");
+	return store_sql_exec(db, "COMMIT");
 }
 
 /* ---- Migrations */
@@ -494,16 +494,17 @@ migrate_step(sqlite3 *db, const char *path, int v)
 {
 	char sql[64];
 
-	if (exec(db, "BEGIN IMMEDIATE") == -1)
+	if (store_sql_exec(db, "BEGIN IMMEDIATE") == -1)
 		return -1;
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
-	if (exec(db, migrations[v]) == -1 || exec(db, sql) == -1) {
-		exec(db, "ROLLBACK");
+	if (store_sql_exec(db, migrations[v]) == -1 ||
+	    store_sql_exec(db, sql) == -1) {
+		store_sql_exec(db, "ROLLBACK");
 		log_warnx("store: %s: migration to version %d failed", path,
 		    v + 1);
 		return -1;
 	}
-	if (exec(db, "COMMIT") == -1)
+	if (store_sql_exec(db, "COMMIT") == -1)
 		return -1;
 	log_info("store: %s: schema now at version %d", path, v + 1);
 	return 0;
@@ -525,7 +526,7 @@ store_schema_migrate(sqlite3 *db, const char *path, int from)
 			return -1;
 	/* The new version in the file itself, not only in the WAL. */
 	if (from < STORE_SCHEMA_VERSION)
-		exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+		store_sql_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
 	if (meta_record(db, from, &old, copy, now) == -1)
 		return -1;
 	if (copy[0] != '\0')

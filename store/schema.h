@@ -25,6 +25,8 @@ struct store_info {
 	char	backup[PATH_MAX];	/* the copy taken before it */
 };
 
+/* sqlite3_exec, its error logged; -1 then. */
+int	 store_sql_exec(struct sqlite3 *db, const char *sql);
 /* The schema version of an open database; -1 if it is not one. */
 int	 store_schema_get(struct sqlite3 *db);
 /* Before anything is written: the version of the database at path,

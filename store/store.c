@@ -31,7 +31,7 @@ static void aliases_clear(void);
 static int
 db_exec(const char *sql)
 {
-	return store_rows_exec(store_db, sql);
+	return store_sql_exec(store_db, sql);
 }
 
 void *

@@ -98,9 +98,12 @@ def no_sweep(cmd, what, fn, timeout=10):
     R.check(ok and sweeps() == n and c1[1] > c0[1] and c1[3] == c0[3],
             "%s, with no sweep (%d readings, %d SMPs of its own)" % (
                 what, c1[0] - c0[0], c1[2] - c0[2]),
-            "ok %s sweeps %d->%d reread %s->%s\n%s" % (
+            "ok %s sweeps %d->%d reread %s->%s\n%s%s" % (
                 ok, n, sweeps(), c0, c1,
-                fab.ctl("events", 10).stdout))
+                fab.ctl("events", 10).stdout,
+                # why a sweep ran (ten-run loop, 102ea0e: one did here)
+                "".join(l + "\n" for l in fab.log().splitlines()
+                        if re.search(r"sweep \d+ done: |discover: ", l))))
 
 
 def main():

@@ -694,10 +694,7 @@ mad_reader(void *arg)
 	struct pollfd pfd = { mad_fd, POLLIN, 0 };
 
 	while (!atomic_load(&mad_stop)) {
-		if (atomic_load(&mad_direct)) {
-			reader_park();
-			continue;
-		}
+		reader_park();
 		/* Bounded wait so finalise can stop us. */
 		if (poll(&pfd, 1, 200) <= 0)
 			continue;
@@ -768,34 +765,35 @@ static void
 direct_wait(void *arg, int wait_ms)
 {
 	struct pollfd pfd = { mad_fd, POLLIN, 0 };
-	struct mad_rx *rx;
-	int rc, k = 0;
 
 	if (poll(&pfd, 1, wait_ms) <= 0)
 		return;
-	/* The reader still taking a batch it began: it hands it over. */
-	if (pthread_mutex_trylock(&mad_read_lock) != 0)
-		return;
-	while (k++ < DIRECT_BATCH && (rc = reader_take(&rx)) != 1) {
+	for (int k = 0; k < DIRECT_BATCH; k++) {
+		struct mad_rx *rx;
+		int rc;
+
+		/* The reader still taking a batch it began hands it over.
+		 * The lock is not held while an answer is handled: its
+		 * callbacks may close the port (port_failed joins it). */
+		if (pthread_mutex_trylock(&mad_read_lock) != 0)
+			return;
+		rc = reader_take(&rx);
+		pthread_mutex_unlock(&mad_read_lock);
+		if (rc == 1)
+			return;
 		if (rc != 0) {
-			pthread_mutex_unlock(&mad_read_lock);
 			port_failed("umad_recv", rc);
 			return;
 		}
 		if (rx == NULL)
 			continue;
-		/* Unlocked while the answer is handled: its callbacks may
-		 * close the port (port_failed joins the reader). */
-		pthread_mutex_unlock(&mad_read_lock);
 		mad_last_io = ev_now();
 		if (!mad_down)
 			handle_answer(rx->umad, rx->len);
 		rx_free(rx);
-		if (mad_down || mad_fd < 0 ||
-		    pthread_mutex_trylock(&mad_read_lock) != 0)
+		if (mad_down || mad_fd < 0)
 			return;
 	}
-	pthread_mutex_unlock(&mad_read_lock);
 }
 
 static void

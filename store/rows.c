@@ -216,9 +216,11 @@ sweep_write(sqlite3_stmt *nst, sqlite3_stmt *pst, sqlite3_stmt *lst,
 	return 0;
 }
 
-int
-store_rows_sweep(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
-    size_t count, unsigned nseen, unsigned ngone)
+/* nodes[0..count) in one transaction, each as sweep_write() says; the
+ * sweeps record after them if nseen is not NULL. */
+static int
+rows_write(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
+    size_t count, const unsigned *nseen, unsigned ngone, const char *what)
 {
 	sqlite3_stmt *nst = NULL, *pst = NULL, *sst = NULL, *lst = NULL;
 	int rc = -1;
@@ -237,15 +239,17 @@ store_rows_sweep(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
 	for (size_t i = 0; i < count; i++)
 		if (sweep_write(nst, pst, lst, nodes[i], seen[i]) == -1)
 			goto out;
-	sqlite3_bind_int64(sst, 1, ev_wall());
-	sqlite3_bind_int(sst, 2, nseen);
-	sqlite3_bind_int(sst, 3, ngone);
-	if (sqlite3_step(sst) != SQLITE_DONE)
-		goto out;
+	if (nseen != NULL) {
+		sqlite3_bind_int64(sst, 1, ev_wall());
+		sqlite3_bind_int(sst, 2, *nseen);
+		sqlite3_bind_int(sst, 3, ngone);
+		if (sqlite3_step(sst) != SQLITE_DONE)
+			goto out;
+	}
 	rc = 0;
 out:
 	if (rc == -1)
-		log_warnx("store: writing sweep: %s", sqlite3_errmsg(db));
+		log_warnx("store: writing %s: %s", what, sqlite3_errmsg(db));
 	sqlite3_finalize(nst);
 	sqlite3_finalize(pst);
 	sqlite3_finalize(sst);
@@ -262,44 +266,17 @@ out:
 }
 
 int
+store_rows_sweep(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
+    size_t count, unsigned nseen, unsigned ngone)
+{
+	return rows_write(db, nodes, seen, count, &nseen, ngone, "sweep");
+}
+
+int
 store_rows_save(sqlite3 *db, struct store_node *n)
 {
-	sqlite3_stmt *nst = NULL, *pst = NULL;
-	int rc = -1;
+	static const uint8_t seen = 1;
 
-	if (store_sql_exec(db, "BEGIN IMMEDIATE") == -1)
-		return -1;
-	if (sqlite3_prepare_v2(db, NODE_ROW_SQL, -1, &nst, NULL) !=
-	    SQLITE_OK || sqlite3_prepare_v2(db, PORT_ROW_SQL, -1, &pst,
-	    NULL) != SQLITE_OK)
-		goto out;
-	bind_node_row(nst, n);
-	if (sqlite3_step(nst) != SQLITE_DONE)
-		goto out;
-	for (int p = 0; p <= n->num_ports; p++) {
-		if (!n->ports[p].valid)
-			continue;
-		if (bind_port_row(pst, n, &n->ports[p]) == -1)
-			goto out;
-		sqlite3_reset(pst);
-	}
-	rc = 0;
-out:
-	if (rc == -1)
-		log_warnx("store: writing %s: %s", store_node_ident(n),
-		    sqlite3_errmsg(db));
-	sqlite3_finalize(nst);
-	sqlite3_finalize(pst);
-	if (rc == 0 && store_sql_exec(db, "COMMIT") == -1)
-		rc = -1;
-	if (rc == -1) {
-		store_sql_exec(db, "ROLLBACK");
-		rows_forget(n);
-	} else {
-		/* The database holds n as it is now. */
-		n->disk_row = node_row_hash(n);
-		n->disk_ports = ports_row_hash(n);
-		n->disk_seen = n->last_seen;
-	}
-	return rc;
+	rows_forget(n);		/* written whole, hashes taken anew */
+	return rows_write(db, &n, &seen, 1, NULL, 0, store_node_ident(n));
 }

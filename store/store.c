@@ -558,7 +558,7 @@ store_load_name_map(const char *path)
 }
 
 static void
-save_unsupported(struct store_node *n)
+save_unsupported(const struct store_node *n)
 {
 	sqlite3_stmt *st;
 

@@ -253,7 +253,7 @@ ev_run_once(int max_wait_ms)
 {
 	struct pollfd pfd[EV_MAX_FDS + EV_HOOK_FDS];
 	int hook_start[EV_MAX_HOOKS], hook_n[EV_MAX_HOOKS];
-	int n, timeout = max_wait_ms, nfds;
+	int n, timeout = max_wait_ms, nfds, waiter, ready;
 
 	for (n = 0; n < ev_nfds; n++)
 		pfd[n] = (struct pollfd){ ev_fds[n].fd, ev_fds[n].events, 0 };
@@ -271,23 +271,19 @@ ev_run_once(int max_wait_ms)
 		if (timeout < 0 || d < timeout)
 			timeout = (int)d;
 	}
-	if (ev_waiter.active != NULL && timeout != 0 &&
-	    ev_waiter.active(ev_waiter.arg)) {
-		int r = poll(pfd, n, 0);
-
-		if (r == -1 && errno != EINTR) {
-			log_warn("ev: poll");
-			return -1;
-		}
-		/* Its descriptor is read at every iteration, whatever is
-		 * ready here; with nothing ready here it is waited on, a
-		 * millisecond at most, so these are not left longer. */
-		ev_waiter.wait(ev_waiter.arg, r > 0 ? 0 :
-		    timeout < 0 || timeout > 1 ? 1 : timeout);
-	} else if (poll(pfd, n, timeout) == -1 && errno != EINTR) {
+	waiter = ev_waiter.active != NULL && timeout != 0 &&
+	    ev_waiter.active(ev_waiter.arg);
+	if ((ready = poll(pfd, n, waiter ? 0 : timeout)) == -1 &&
+	    errno != EINTR) {
 		log_warn("ev: poll");
 		return -1;
 	}
+	/* The waiter's descriptor is read at every iteration, whatever is
+	 * ready here; with nothing ready here it is waited on, a
+	 * millisecond at most, so these are not left longer. */
+	if (waiter)
+		ev_waiter.wait(ev_waiter.arg, ready > 0 ? 0 :
+		    timeout < 0 || timeout > 1 ? 1 : timeout);
 	/* Callbacks may add or delete descriptors: match by fd. */
 	for (int i = 0; i < nfds; i++) {
 		if (pfd[i].revents == 0)

@@ -702,25 +702,19 @@ diff_sweep(void)
 	}
 }
 
-static int
-path_eq(const struct store_path *a, const struct store_path *b)
-{
-	return a->cnt == b->cnt && memcmp(a->hop, b->hop, a->cnt) == 0;
-}
-
 /* Whether a known node is now reached another way: its own route, or a
  * CA port's (each CA port has its own). */
 static int
 routes_moved(const struct store_node *old, const struct dnode *dn)
 {
-	if (!path_eq(&old->route, &dn->n.route))
+	if (!store_path_eq(&old->route, &dn->n.route))
 		return 1;
 	if (old->num_ports != dn->n.num_ports || dn->n.type ==
 	    STORE_NODE_SWITCH)
 		return 0;
 	for (int p = 1; p <= dn->n.num_ports; p++)
 		if (dn->ports[p].route.hop[0] != 0xff &&
-		    !path_eq(&old->ports[p].route, &dn->ports[p].route))
+		    !store_path_eq(&old->ports[p].route, &dn->ports[p].route))
 			return 1;
 	return 0;
 }

@@ -39,6 +39,7 @@
  * until n reaches RR_ACTIVE_TRIES. */
 #define RR_ACTIVE_TRIES	6
 #define RR_ACTIVE_MS	1000
+#define RR_MOVES	2	/* a read sent again as its route moves */
 
 enum rr_kind {
 	RR_NODEINFO,		/* who is behind a port that came up */
@@ -53,6 +54,7 @@ struct rr_req {
 	uint64_t	 guid;		/* the node asked */
 	uint8_t		 port;
 	uint8_t		 tries;		/* RR_CHECK: until Active */
+	uint8_t		 moved;		/*   sent again by a new route */
 	uint64_t	 port_guid;	/* RR_FILL of a CA port */
 	uint64_t	 from_guid;	/* RR_NODEINFO, RR_FILL: the switch */
 	uint8_t		 from_port;	/*   and port it went out of */
@@ -444,6 +446,34 @@ rr_free(struct rr_req *r)
 	free(r);
 }
 
+/* The route a read of port p of n takes: the switch's own, or the CA
+ * port's (each CA port has its own). */
+static struct store_path
+check_route(const struct store_node *n, uint8_t p)
+{
+	return n->type == STORE_NODE_SWITCH ? n->route : n->ports[p].route;
+}
+
+/* A read of a port that waits (check_later) or failed goes by the
+ * node's route as it is now: a Report since may have moved it around a
+ * pulled cable, and the route it was asked by crosses that cable. 0 if
+ * the route changed (r->path is the new one), -1 if not or none. */
+static int
+route_moved(struct rr_req *r)
+{
+	const struct store_node *n;
+	struct store_path now;
+
+	if (r->kind != RR_CHECK || (n = store_node_by_guid(r->guid)) == NULL ||
+	    r->port < 1 || r->port > n->num_ports)
+		return -1;
+	now = check_route(n, r->port);
+	if (no_route(&now) || store_path_eq(&now, &r->path))
+		return -1;
+	r->path = now;
+	return 0;
+}
+
 /* A port of a link that is up but not yet Active is read again: the
  * SM arms and activates it in its own sweep, and no Report says so for
  * a switch link. One such read per port at a time. */
@@ -451,8 +481,7 @@ static void
 check_later(const struct store_node *n, uint8_t p, unsigned tries,
     unsigned delay_ms)
 {
-	struct store_path path = n->type == STORE_NODE_SWITCH ? n->route :
-	    n->ports[p].route;
+	struct store_path path = check_route(n, p);
 	struct rr_req *r;
 
 	if (tries >= RR_ACTIVE_TRIES || no_route(&path))
@@ -638,7 +667,20 @@ rr_cb(void *arg, int status, const uint8_t *mad)
 		rr_free(r);
 		return;
 	}
+	if (status != 0 && r->moved < RR_MOVES && route_moved(r) == 0) {
+		r->moved++;
+		rr_send(r);	/* by the route the node has now */
+		return;
+	}
 	if (status != 0) {
+		char path[256];
+
+		store_path_format(&r->path, path, sizeof(path));
+		log_info("reread: %s of 0x%016llx port %u by route %s: %s",
+		    r->kind == RR_NODEINFO ? "NodeInfo" : "PortInfo",
+		    (unsigned long long)(r->kind == RR_NODEINFO ?
+		    r->from_guid : r->guid), r->kind == RR_NODEINFO ?
+		    r->from_port : r->port, path, strerror(-status));
 		sweep("no answer to a read for a Report");
 		rr_free(r);
 		return;
@@ -702,11 +744,25 @@ static void
 timer_cb(void *arg)
 {
 	struct rr_req *r = arg;
+	const struct store_node *n;
 
-	if (r->kind == RR_VERIFY)
+	if (r->kind == RR_VERIFY) {
 		verify(r);
-	else
-		rr_send(r);
+		return;
+	}
+	/* By the node's route as it is now (route_moved). Unreachable
+	 * since, or gone: the Report that brings it back reads it, and a
+	 * read by the old route would only time out. */
+	n = store_node_by_guid(r->guid);
+	if (n != NULL && r->port >= 1 && r->port <= n->num_ports &&
+	    (n->type == STORE_NODE_SWITCH || n->reachable)) {
+		r->path = check_route(n, r->port);
+		if (!no_route(&r->path)) {
+			rr_send(r);
+			return;
+		}
+	}
+	rr_free(r);
 }
 
 void

@@ -435,6 +435,15 @@ store_path_format(const struct store_path *p, char *buf, size_t len)
 		o += snprintf(buf + o, len - o, i ? ",%u" : "%u", p->hop[i]);
 }
 
+/* Same hops: 1..cnt are the ports out of each switch (hop[0] is the
+ * local end, 14.2.2.2), so the last one counts too. */
+int
+store_path_eq(const struct store_path *a, const struct store_path *b)
+{
+	return a->cnt == b->cnt && memcmp(a->hop, b->hop,
+	    (size_t)a->cnt + 1) == 0;
+}
+
 /* node-name-map */
 
 static void

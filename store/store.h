@@ -136,6 +136,7 @@ int	 store_parse_guid(const char *s, size_t len, uint64_t *guid);
 int	 store_parse_lid(const char *s, size_t len, uint16_t *lid);
 int	 store_path_parse(const char *s, struct store_path *p);
 void	 store_path_format(const struct store_path *p, char *buf, size_t len);
+int	 store_path_eq(const struct store_path *a, const struct store_path *b);
 
 /* Remember that a node does not support an optional attribute (its
  * attr_def.unsup bit; cleared when the node's revision changes). */

@@ -722,6 +722,25 @@ test_path(void **state)
 	assert_int_equal(store_path_parse("", &p), -1);
 }
 
+/* Two cables between the same switches: routes that differ in their
+ * last hop only are not the same route. */
+static void
+test_path_eq(void **state)
+{
+	struct store_path a, b;
+
+	assert_int_equal(store_path_parse("0,1,7,5", &a), 0);
+	assert_int_equal(store_path_parse("0,1,7,5", &b), 0);
+	assert_true(store_path_eq(&a, &b));
+	assert_int_equal(store_path_parse("0,1,7,6", &b), 0);
+	assert_false(store_path_eq(&a, &b));
+	assert_int_equal(store_path_parse("0,1,7", &b), 0);
+	assert_false(store_path_eq(&a, &b));
+	assert_int_equal(store_path_parse("0", &a), 0);
+	assert_int_equal(store_path_parse("0", &b), 0);
+	assert_true(store_path_eq(&a, &b));
+}
+
 int
 main(void)
 {
@@ -752,6 +771,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_port_count_changes, setup,
 		    teardown),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_path_eq),
 		cmocka_unit_test(test_unsupported_names),
 	};
 

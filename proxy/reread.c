@@ -755,7 +755,7 @@ timer_cb(void *arg)
 	 * read by the old route would only time out. */
 	n = store_node_by_guid(r->guid);
 	if (n != NULL && r->port >= 1 && r->port <= n->num_ports &&
-	    (n->type == STORE_NODE_SWITCH || n->reachable)) {
+	    n->reachable) {
 		r->path = check_route(n, r->port);
 		if (!no_route(&r->path)) {
 			rr_send(r);

@@ -440,8 +440,8 @@ store_path_format(const struct store_path *p, char *buf, size_t len)
 int
 store_path_eq(const struct store_path *a, const struct store_path *b)
 {
-	return a->cnt == b->cnt && memcmp(a->hop, b->hop,
-	    (size_t)a->cnt + 1) == 0;
+	return a->cnt == b->cnt && a->cnt < STORE_PATH_MAX &&
+	    memcmp(a->hop, b->hop, (size_t)a->cnt + 1) == 0;
 }
 
 /* node-name-map */

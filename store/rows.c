@@ -254,10 +254,11 @@ out:
 	sqlite3_finalize(pst);
 	sqlite3_finalize(sst);
 	sqlite3_finalize(lst);
-	if (rc == 0 && store_sql_exec(db, "COMMIT") == -1)
+	if (rc == 0 && store_sql_commit(db) == -1)
 		rc = -1;
+	else if (rc == -1)
+		(void)store_sql_rollback(db);
 	if (rc == -1) {
-		store_sql_exec(db, "ROLLBACK");
 		/* What the database holds is no longer known. */
 		for (size_t i = 0; i < count; i++)
 			rows_forget(nodes[i]);

@@ -138,6 +138,27 @@ store_sql_exec(sqlite3 *db, const char *sql)
 	return 0;
 }
 
+/* ROLLBACK, unless the failed statement ended the transaction already
+ * (SQLite does on some errors): then it would only fail again. */
+int
+store_sql_rollback(sqlite3 *db)
+{
+	if (sqlite3_get_autocommit(db))
+		return 0;
+	return store_sql_exec(db, "ROLLBACK");
+}
+
+/* COMMIT, or ROLLBACK when it fails: a transaction left open would take
+ * in every later write, and lose them all with the process. */
+int
+store_sql_commit(sqlite3 *db)
+{
+	if (store_sql_exec(db, "COMMIT") == 0)
+		return 0;
+	(void)store_sql_rollback(db);
+	return -1;
+}
+
 int
 store_schema_get(sqlite3 *db)
 {
@@ -443,7 +464,7 @@ meta_record(sqlite3 *db, int from, const struct store_info *old,
 		store_sql_exec(db, "ROLLBACK");
 		return -1;
 	}
-	return store_sql_exec(db, "COMMIT");
+	return store_sql_commit(db);
 }
 
 /* ---- Migrations */
@@ -504,7 +525,7 @@ migrate_step(sqlite3 *db, const char *path, int v)
 		    v + 1);
 		return -1;
 	}
-	if (store_sql_exec(db, "COMMIT") == -1)
+	if (store_sql_commit(db) == -1)
 		return -1;
 	log_info("store: %s: schema now at version %d", path, v + 1);
 	return 0;

@@ -27,6 +27,8 @@ struct store_info {
 
 /* sqlite3_exec, its error logged; -1 then. */
 int	 store_sql_exec(struct sqlite3 *db, const char *sql);
+int	 store_sql_commit(struct sqlite3 *db);
+int	 store_sql_rollback(struct sqlite3 *db);
 /* The schema version of an open database; -1 if it is not one. */
 int	 store_schema_get(struct sqlite3 *db);
 /* Before anything is written: the version of the database at path,

@@ -497,7 +497,7 @@ store_load_name_map(const char *path)
 {
 	char line[1024];
 	FILE *f;
-	int ln = 0, count = 0;
+	int ln = 0, count = 0, txn = 0, dbfail = 0;
 	sqlite3_stmt *ins = NULL;
 
 	if ((f = fopen(path, "r")) == NULL) {
@@ -505,11 +505,16 @@ store_load_name_map(const char *path)
 		return -1;
 	}
 	aliases_clear();
+	/* The database's copy (for ctl and the schema tools) is replaced
+	 * whole or not at all; a transaction left open would take in every
+	 * later write, and lose them with the process. */
 	if (store_db != NULL) {
-		db_exec("BEGIN");
-		db_exec("DELETE FROM aliases");
-		sqlite3_prepare_v2(store_db, "INSERT OR IGNORE INTO aliases "
-		    "(name, node_guid) VALUES (?, ?)", -1, &ins, NULL);
+		txn = db_exec("BEGIN IMMEDIATE") == 0;
+		if (!txn || db_exec("DELETE FROM aliases") == -1 ||
+		    sqlite3_prepare_v2(store_db, "INSERT OR IGNORE INTO aliases "
+		    "(name, node_guid) VALUES (?, ?)", -1, &ins, NULL) !=
+		    SQLITE_OK)
+			dbfail = 1;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *p = line, *q, *name;
@@ -549,19 +554,23 @@ store_load_name_map(const char *path)
 			continue;
 		}
 		alias_set(guid, name, path, ln);
-		if (ins != NULL) {
+		if (ins != NULL && !dbfail) {
 			sqlite3_bind_text(ins, 1, name, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_int64(ins, 2, (int64_t)guid);
-			sqlite3_step(ins);
+			if (sqlite3_step(ins) != SQLITE_DONE)
+				dbfail = 1;
 			sqlite3_reset(ins);
 		}
 		count++;
 	}
 	fclose(f);
-	if (ins != NULL) {
-		sqlite3_finalize(ins);
-		db_exec("COMMIT");
-	}
+	if (dbfail)
+		log_warnx("%s: the names are in use; the database keeps the "
+		    "previous ones: %s", path, sqlite3_errmsg(store_db));
+	sqlite3_finalize(ins);
+	if (txn && (dbfail ? store_sql_rollback(store_db) :
+	    store_sql_commit(store_db)) == -1)
+		log_warnx("%s: the database keeps the previous names", path);
 	log_info("%s: %d names", path, count);
 	return count;
 }

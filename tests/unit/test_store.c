@@ -579,6 +579,55 @@ test_persist_and_unreachable(void **state)
 	    "guid = 8192"), 0);
 }
 
+static void
+write_map(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A name map whose database copy cannot be written (here a trigger
+ * refuses the second row) is used, the database keeps the previous
+ * names, and no transaction is left open: the next writes are kept. */
+static void
+test_name_map_write_fails(void **state)
+{
+	char map[80];
+	unsigned nodes, lost;
+	sqlite3 *db;
+
+	snprintf(map, sizeof(map), "%s.map", dbpath);
+	assert_int_equal(store_init(dbpath), 0);
+	store_sweep_begin();
+	sweep_one(0x1000, "a", 10);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	write_map(map, "0x1000 \"old\"\n");
+	assert_int_equal(store_load_name_map(map), 1);
+	db = store_db_handle();
+	assert_int_equal(sqlite3_exec(db, "CREATE TRIGGER refuse BEFORE "
+	    "INSERT ON aliases WHEN NEW.name = 'two' BEGIN SELECT "
+	    "RAISE(ABORT, 'refused'); END", NULL, NULL, NULL), SQLITE_OK);
+	write_map(map, "0x1000 \"one\"\n0x2000 \"two\"\n");
+	assert_int_equal(store_load_name_map(map), 2);
+	unlink(map);
+	assert_non_null(store_node_by_alias("one"));
+	assert_null(store_node_by_alias("old"));
+	assert_int_equal(sqlite3_get_autocommit(db), 1);
+	/* What the database held is there, whole. */
+	store_sweep_begin();
+	sweep_one(0x1000, "a", 10);
+	sweep_one(0x3000, "c", 30);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	store_finalise();
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM aliases WHERE "
+	    "name = 'old'"), 1);
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM aliases"), 1);
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM nodes"), 2);
+}
+
 /* The sweep's raw NodeInfo, SwitchInfo and PortInfo survive a restart
  * byte for byte (the fabric context decodes them); a blob of the wrong
  * length in the database is dropped, not read past; a SwitchInfo a later
@@ -771,6 +820,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_port_count_changes, setup,
 		    teardown),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test_setup_teardown(test_name_map_write_fails,
+		    setup, teardown),
 		cmocka_unit_test(test_path_eq),
 		cmocka_unit_test(test_unsupported_names),
 	};

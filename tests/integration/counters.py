@@ -40,12 +40,37 @@ IFX = ".1.3.6.1.2.1.31.1.1.1"
 HC_IN, IN_OCT = IFX + ".6.1", IF + ".10.1"
 IN_ERR, DISC = IF + ".14.1", IFX + ".19.1"
 SETTLE = 2.5    # > polling interval + TTL
+NAMES = simlib.read_name_map()
+NODE = simlib.GW_BASE + ".5.1.1"     # ibsnmpgwNodeEntry
 
 
 def get(node, *oids):
     out = fab.snmp("snmpget", fab.v2(node), list(oids), timeout=5)
     vals = parse_vars(out.stdout)
     return [vals.get(o, (None, None))[1] for o in oids]
+
+
+def last_poll(name):
+    """ibsnmpgwNodeLastPoll of a node (seconds; 0 before its first
+    round), found by its ibsnmpgwNodeGuid in the fabric context."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [NODE + ".3"]).stdout
+    want = "%016x" % NAMES[name]
+    for oid, (_t, v) in parse_vars(out).items():
+        if v.replace(" ", "").lower().endswith(want):
+            idx = oid.rsplit(".", 1)[1]
+            got = parse_vars(fab.snmp("snmpget", fab.v2("fabric"), [
+                NODE + ".13." + idx]).stdout)
+            return int(next(iter(got.values()))[1]) if got else 0
+    return 0
+
+
+def polled_twice(name):
+    """Until two more of a node's polling rounds have ended (the first
+    may have begun before the call)."""
+    first = last_poll(name)
+    seen = {first}
+    return simlib.wait(lambda: seen.add(last_poll(name)) or
+                       len(seen - {0, first}) >= 2, 30, 0.3)
 
 
 def perfset(field, value, node="node03", port=1,
@@ -63,7 +88,8 @@ def main():
         hc_seen.append(hc)
         return err, disc
 
-    time.sleep(SETTLE)
+    # node03's first round: the accumulators' base.
+    simlib.wait(lambda: last_poll("node03") != 0, 30, 0.3)
     perfset("PortRcvErrors", 100)
     err, d0 = sample()
     R.equal(err, 100, "first reading: ifInErrors is the count so far")
@@ -114,7 +140,9 @@ def main():
 
     # Restart: accumulators come back from SQLite.
     hc_before, err_before = get("node03", HC_IN, IN_ERR)
-    fab.restart_gateway(SETTLE)
+    fab.restart_gateway(0)
+    # Until the new gateway reads node03 (its inventory is loaded).
+    simlib.wait(lambda: None not in get("node03", HC_IN, IN_ERR), 30, 0.3)
     hc_after, err_after, disc_after, up = get(
         "node03", HC_IN, IN_ERR, DISC, ".1.3.6.1.2.1.1.3.0")
     R.equal(err_after, err_before, "ifInErrors survives a gateway restart")
@@ -143,8 +171,9 @@ def main():
                 "a link going down moves ifCounterDiscontinuityTime")
     finally:
         fab.cmd('ReLink "node03"[1]')
-    # node03 is reached through that port: wait out the error TTL too.
-    time.sleep(SETTLE + 5)
+    # node03 is reached through that port: until opensm has brought it
+    # up, its hold-down and the error TTL are over and it reads again.
+    simlib.wait(lambda: get("node03", HC_IN)[0] is not None, 30, 0.5)
     sample()
     R.check(None not in hc_seen and
             all(b >= a for a, b in zip(hc_seen, hc_seen[1:])),
@@ -154,11 +183,14 @@ def main():
     # A policy that may reset clears PortRcvErrors before it saturates
     # and loses nothing.
     perfset("PortRcvErrors", 60000, node="node05")
-    for _ in range(20):
-        pq = simlib.parse_diag(fab.diag(["perfquery", "109", "1"]).stdout)
-        if pq.get("PortRcvErrors") == "0":
-            break
-        time.sleep(0.25)
+    pq = {}
+
+    def cleared():
+        pq.clear()
+        pq.update(simlib.parse_diag(fab.diag(["perfquery", "109",
+                                              "1"]).stdout))
+        return pq.get("PortRcvErrors") == "0"
+    simlib.wait(cleared, 20, 0.25)
     err5, = get("node05", IN_ERR)
     R.equal(pq.get("PortRcvErrors"), "0",
             "policy reset-counters cleared node05's PortRcvErrors")
@@ -219,14 +251,12 @@ def main():
             "SIGHUP with the good file reloads its 2 policies")
 
     # A threshold crossing logs a line (SymbolErrorCounter > 10/min).
-    # The reload restarted the policies: one poll (interval 1 s) first,
-    # as the rate's baseline.
-    time.sleep(1.5)
+    # The reload restarted the policies: a round of node03's after it
+    # first, as the rate's baseline.
+    polled_twice("node03")
     perfset("SymbolErrorCounter", 500)
-    end = time.time() + 5
-    while time.time() < end and \
-            "threshold: node 0x0002c90300bb0300" not in fab.log():
-        time.sleep(0.1)
+    simlib.wait(lambda: "threshold: node 0x0002c90300bb0300" in fab.log(),
+                15, 0.1)
     R.check("threshold: node 0x0002c90300bb0300" in fab.log(),
             "a SymbolErrorCounter rate above the policy's threshold is "
             "logged")

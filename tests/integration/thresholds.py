@@ -83,7 +83,11 @@ def main():
     fab.cmd('PerformanceSet "node03"[1] PortCounters.SymbolErrorCounter=500')
     R.equal(wait_count(CROSSED, 1), 1, "SymbolErrorCounter +500 in a "
             "second: one ibsnmpgwThresholdCrossed")
-    time.sleep(3)       # polls at rate 0: below again, no more
+    # Two more of node03's rounds, at rate 0: below again, no more.
+    first = last_poll("node03")
+    seen = {first}
+    simlib.wait(lambda: seen.add(last_poll("node03")) or
+                len(seen - {0, first}) >= 2, 30, 0.3)
     R.equal(kinds().count(CROSSED), 1, "... and no more while the counter "
             "stands still")
     d = [d for d in SINK.notes()

@@ -48,6 +48,7 @@ SNMPDS = []
 IB = ".1.3.6.1.3.117"
 HR = ".1.3.6.1.2.1.25"
 TIMEOUT_MS = 10000     # snmp.request-timeout-ms, the default
+TRY_MS = 3000          # tunnel.timeout-ms for check_killed_agent()
 
 
 for h, p in PORTS.items():
@@ -161,15 +162,19 @@ def check_concurrent():
     snmpd = SNMPDS[list(PORTS).index("node03")]
     before = tstats()
     snmpd.send_signal(signal.SIGSTOP)
+    t0 = time.time()
     try:
         procs = [subprocess.Popen(
             ["snmpget"] + fab.v2("node03") + ["-On", "-t", "8", "-r", "0",
                                                fab.endpoint, o],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for o in oids]
-        simlib.wait(lambda: tstats().get("pending", 0) >= len(oids), 0.8,
+        # All out, or as many as got there: snmpd must run again well
+        # within the gateway's tunnel tries (2 x 1 s) and tunneld's
+        # agent-timeout-ms (2 s), or the first requests fail.
+        simlib.wait(lambda: tstats().get("pending", 0) >= len(oids), 1.5,
                     step=0.05)
-        mid = tstats()
+        mid, stopped = tstats(), time.time() - t0
     finally:
         snmpd.send_signal(signal.SIGCONT)
     got = {}
@@ -187,7 +192,8 @@ def check_concurrent():
             after.get("requests", 0) - before.get("requests", 0) ==
             len(oids),
             "... %d of them out to the agent at once (pending %d while it "
-            "was stopped)" % (after.get("out-peak", 0), mid.get("pending", 0)),
+            "was stopped, for %.1f s)" % (after.get("out-peak", 0),
+                                           mid.get("pending", 0), stopped),
             "%s %s %s" % (before, mid, after))
     R.check("messages at once 16" in fab.ctl("node", "node03").stdout,
             "ctl node: node03's agent takes 16 at once (CapabilityMask "
@@ -320,6 +326,19 @@ def check_killed_agent():
                 pids.append(int(pid))
     # The launcher starts them in --tunnel order: node03 first.
     victim = pids[0]
+    # The forged segments must come while the request is out: its two
+    # tries (tunnel.timeout-ms, 1 s by default) are made to outlast the
+    # kill, gc and tun-send on a loaded machine, and still end well
+    # within request-timeout-ms.
+    conf = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    text = open(conf).read()
+    open(conf, "w").write(text.replace("\ntunnel:\n", "\ntunnel:\n"
+                                       "  timeout-ms: %d\n" % TRY_MS, 1))
+    mark = len(fab.log())
+    fab.reload()
+    if "\ntunnel:\n" not in text or "not applied" in fab.log()[mark:]:
+        raise RuntimeError("tunnel.timeout-ms %d not set: %s" % (
+            TRY_MS, fab.log()[mark:]))
     gwlid = int(re.search(r"mad: using .* LID (\d+)", fab.log()).group(1))
     last = int(re.search(r"last RAddress (\d+)",
                          fab.ctl("node", "node03").stdout).group(1))
@@ -330,7 +349,10 @@ def check_killed_agent():
         ["snmpbulkget"] + fab.v2("node03") +
         ["-On", "-t", "30", "-r", "0", "-Cr60", fab.endpoint, HR + ".4"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.3)
+    # The forged segments match only a request already out to the agent.
+    out_ok = simlib.wait(lambda: tstats().get("pending", 0) >
+                         before.get("pending", 0), 10, 0.05)
+    t1 = time.time()
     os.kill(victim, signal.SIGKILL)
     subprocess.run([simlib.SIM, "gc", fab.dir], capture_output=True,
                    timeout=30)
@@ -341,22 +363,28 @@ def check_killed_agent():
                           capture_output=True, env=dict(
                               fab.diag_env, SIM_HOST="node03"),
                           cwd=fab.dir, timeout=30)
+    forged = time.time() - t1
     out, err = proc.communicate(timeout=60)
     took = (time.time() - t0) * 1000
     mid = tstats()
     matched = (mid.get("segments-in", 0) - before.get("segments-in", 0)) - \
         (mid.get("unmatched", 0) - before.get("unmatched", 0))
-    R.check(sent.returncode == 0 and matched >= 1,
+    R.check(out_ok and sent.returncode == 0 and matched >= 1,
             "the start of an answer reached the request (%d of 3 segments "
-            "matched it) and the rest never came" % matched,
+            "matched it, %.1f s after it went out) and the rest never "
+            "came" % (matched, forged),
             "%s %s %s" % (sent.stderr, before, mid))
     R.check(("genErr" in err or "general failure" in err) and
             took < TIMEOUT_MS,
             "an agent killed mid-answer: genErr in %d ms "
             "(request-timeout-ms %d)" % (took, TIMEOUT_MS), out + err)
-    time.sleep(0.5)
-    st = tstats()
-    R.check(st.get("pending", -1) == 0, "... nothing left pending", str(st))
+    st = {}
+
+    def drained():
+        st.update(tstats())
+        return st.get("pending", -1) == 0
+    R.check(simlib.wait(drained, 10, 0.1), "... nothing left pending",
+            str(st))
     a = gw("snmpget", "node03", [HR + ".1.1.0", ".1.3.6.1.2.1.1.5.0"])
     R.check("No Such Object" in a.stdout and
             parse_vars(a.stdout).get(".1.3.6.1.2.1.1.5.0") ==
@@ -395,8 +423,14 @@ def check_faults():
     out = subprocess.run([TUN_SEND, "-r", str(gwlid)], input=b"".join(bad),
                          capture_output=True, env=env, cwd=fab.dir,
                          timeout=30)
-    time.sleep(1)
-    after = tstats()
+    # Counted once the gateway has read them (later on a loaded machine).
+    after = {}
+
+    def counted():
+        after.update(tstats())
+        return all(after.get(k, 0) > before.get(k, 0)
+                   for k in ("malformed", "spoofed", "unmatched"))
+    simlib.wait(counted, 15, 0.1)
     R.check(out.returncode == 0 and
             after.get("malformed", 0) > before.get("malformed", 0) and
             after.get("spoofed", 0) > before.get("spoofed", 0) and

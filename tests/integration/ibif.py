@@ -48,8 +48,9 @@ fab = simlib.Fabric(extra_yaml="cache:\n  ttl:\n    counters: 1\n"
 
 VLT = ".1.3.6.1.3.117.2.1.2.1"      # ibIfVLTrafficEntry
 LLA = ".1.3.6.1.3.117.2.1.3.1.3"    # ibIpoibLinkLayerAddr
+NT = simlib.STATS[:-2] + ".5.1.1"    # ibsnmpgwNodeEntry
 HEX = ["--hexOutputLength=0"]        # 20 octets on one line
-SETTLE = 2.5                         # > polling interval + TTL
+WAIT = 15                            # s: bound on waits for the gateway
 
 
 def walk(node, oid=VLT, timeout=5):
@@ -93,6 +94,36 @@ def get(node, *oids):
     return [vals.get(o, (None, None))[1] for o in oids]
 
 
+def get_until(node, oids, want, seen=None):
+    """get() until it returns want: the gateway reads a counter again
+    once its copy (TTL 1 s) is stale. Its last answer after WAIT s;
+    every answer is appended to seen."""
+    end = time.time() + WAIT
+    while True:
+        got = get(node, *oids)
+        if seen is not None:
+            seen += got
+        if got == want or time.time() > end:
+            return got
+        time.sleep(0.25)
+
+
+def last_round_start(node):
+    """When node's last completed polling round began (unix seconds, at
+    the earliest): ibsnmpgwNodeLastPoll (when it ended, whole seconds)
+    less ibsnmpgwNodePollDuration (ms). None before any round."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [NT + ".2"])
+    idx = [o.rsplit(".", 1)[1] for o, v in parse_vars(out.stdout).items()
+           if v[1] == node]
+    if not idx:
+        return None
+    last, dur = get("fabric", "%s.13.%s" % (NT, idx[0]),
+                    "%s.14.%s" % (NT, idx[0]))
+    if not isinstance(last, int) or not isinstance(dur, int) or last == 0:
+        return None
+    return last - dur / 1000.0
+
+
 def main():
     check_ipoib()
     # Rows: one per operational data VL and VL15, for every port.
@@ -112,11 +143,13 @@ def main():
     perfset("node03", 1, "PortVLOpPackets", 2, 1000)
     perfset("node03", 1, "PortVLOpData", 2, 5000)
     perfset("node03", 1, "PortVLOpPackets", 0, 7)
-    time.sleep(SETTLE)
     pk = perfquery("--vloppackets", "node03", 1)
     pd = perfquery("--vlopdata", "node03", 1)
-    inpk, inoct, inpk0 = get("node03", VLT + ".6.1.3", VLT + ".5.1.3",
-                             VLT + ".6.1.1")
+    inpk, inoct, inpk0 = get_until(
+        "node03", [VLT + ".6.1.3", VLT + ".5.1.3", VLT + ".6.1.1"],
+        [int(pk.get("PortVLOpPackets2", -1)),
+         int(pd.get("PortVLOpData2", -1)) * 4 +
+         int(pk.get("PortVLOpPackets2", -1)) * 4, 7])
     R.equal(inpk, int(pk.get("PortVLOpPackets2", -1)),
             "ibIfVLInPkts (port 1, VL2) equals perfquery --vloppackets")
     R.equal(inoct, int(pd.get("PortVLOpData2", -1)) * 4 +
@@ -128,8 +161,14 @@ def main():
     # The vl-counters policy reads port 2, which no SNMP request asked
     # for; a restart saves the accumulators.
     perfset("node03", 2, "PortVLOpPackets", 1, 321)
-    time.sleep(SETTLE)
-    fab.restart_gateway(SETTLE)
+    # A round that began over a second (the TTL) after the set, plus a
+    # second for a read then in flight, read port 2 anew.
+    after = time.time() + 2
+    simlib.wait(lambda: (last_round_start("node03") or 0) > after,
+                WAIT + 5, 0.25)
+    sweeps = fab.log().count("sweep 1 done")
+    fab.restart_gateway(0)
+    simlib.wait(lambda: fab.log().count("sweep 1 done") > sweeps, 60, 0.1)
     rows = fab.sql("SELECT total FROM counters WHERE node_guid = %d AND "
                    "port = 2 AND counter = 'PortVLOpPackets1'" %
                    NAMES["node03"])
@@ -141,12 +180,10 @@ def main():
     # 16-bit saturation, then a reset from outside: nothing lost.
     seen = [inpk]
     perfset("node03", 1, "PortVLOpPackets", 2, 65535)
-    time.sleep(SETTLE)
-    seen += get("node03", VLT + ".6.1.3")
+    get_until("node03", [VLT + ".6.1.3"], [65535], seen)
     R.equal(seen[-1], 65535, "PortVLOpPackets2 at all ones is counted")
     perfset("node03", 1, "PortVLOpPackets", 2, 5)
-    time.sleep(SETTLE)
-    seen += get("node03", VLT + ".6.1.3")
+    get_until("node03", [VLT + ".6.1.3"], [65540], seen)
     R.equal(seen[-1], 65540, "after a reset counting goes on from the new "
             "base (65535 + 5)")
     R.check(all(b >= a for a, b in zip(seen, seen[1:])),
@@ -155,9 +192,10 @@ def main():
     # A policy with reset-counters clears a 16-bit VL counter past 3/4
     # of its range, and the accumulator loses nothing.
     perfset("node05", 1, "PortVLOpPackets", 3, 60000)
-    for _ in range(20):
+    end = time.time() + WAIT
+    while True:
         pk = perfquery("--vloppackets", "node05", 1)
-        if pk.get("PortVLOpPackets3") == "0":
+        if pk.get("PortVLOpPackets3") == "0" or time.time() > end:
             break
         time.sleep(0.25)
     R.equal(pk.get("PortVLOpPackets3"), "0", "the vl-counters policy with "
@@ -165,16 +203,16 @@ def main():
     got, = get("node05", VLT + ".6.1.4")
     R.equal(got, 60000, "... and ibIfVLInPkts still counts all 60000")
     perfset("node05", 1, "PortVLOpPackets", 3, 10)
-    time.sleep(SETTLE)
-    got, = get("node05", VLT + ".6.1.4")
+    got, = get_until("node05", [VLT + ".6.1.4"], [60010])
     R.equal(got, 60010, "counting goes on after the gateway's reset")
 
     # A switch port: the PMA on port 0, PortSelect names the port.
     perfset("leaf01", 3, "PortVLOpData", 0, 4242)
-    time.sleep(SETTLE)
     pd = perfquery("--vlopdata", "leaf01", 3)
     pk = perfquery("--vloppackets", "leaf01", 3)
-    inoct, = get("leaf01", VLT + ".5.3.1")
+    inoct, = get_until("leaf01", [VLT + ".5.3.1"],
+                       [int(pd.get("PortVLOpData0", -1)) * 4 +
+                        int(pk.get("PortVLOpPackets0", -1)) * 4])
     R.equal(inoct, int(pd.get("PortVLOpData0", -1)) * 4 +
             int(pk.get("PortVLOpPackets0", -1)) * 4,
             "leaf01 port 3 VL0 octets match perfquery")
@@ -252,6 +290,19 @@ def addr_rows(node):
     return {o[len(LLA) + 1:]: v[1] for o, v in got.items()}, out
 
 
+def refreshed(node, addrs):
+    """node's rows once they hold exactly addrs (the gateway has read
+    the host's files again: a 1 s timer, later on a busy gateway), or
+    the last rows after WAIT s; their indexes are the caller's check."""
+    end = time.time() + WAIT
+    while True:
+        got, out = addr_rows(node)
+        if sorted(got.values()) == sorted(a.hex() for a in addrs) or \
+                time.time() > end:
+            return got, out
+        time.sleep(0.25)
+
+
 def check_ipoib():
     a31 = ipoib_addr(0x49, "node03", 1)
     a31b = ipoib_addr(0x1234, "node03", 1)     # a child interface
@@ -268,8 +319,7 @@ def check_ipoib():
         ("10.0.0.10", 0x20, 0x2, colon(a31)),   # the same address again
     ]
     write_host(entries)
-    time.sleep(SETTLE)
-    got, out = addr_rows("node03")
+    got, out = refreshed("node03", [a31, a31b, a32])
     R.equal(got, {"1.1": a31.hex(), "1.2": a31b.hex(), "2.1": a32.hex()},
             "node03: its complete ARP entries, one row per distinct "
             "address, numbered per port in address order")
@@ -289,16 +339,14 @@ def check_ipoib():
     # others keep their index.
     entries = [e for e in entries if e[3] != colon(a31)]
     write_host(entries)
-    time.sleep(SETTLE)
-    got, _ = addr_rows("node03")
+    got, _ = refreshed("node03", [a31b, a32])
     R.equal(got, {"1.2": a31b.hex(), "2.1": a32.hex()},
             "an ARP entry that disappears takes its row with it; the "
             "others keep their index")
     # A new neighbour takes the lowest free index.
     a31c = ipoib_addr(0x5555, "node03", 1)
     write_host(entries + [("10.0.0.11", 0x20, 0x2, colon(a31c))])
-    time.sleep(SETTLE)
-    got, _ = addr_rows("node03")
+    got, _ = refreshed("node03", [a31c, a31b, a32])
     R.equal(got, {"1.1": a31c.hex(), "1.2": a31b.hex(), "2.1": a32.hex()},
             "a new address takes the lowest free index of its port")
     R.check("ipoib: %s: cannot read" % ARP in fab.log(),

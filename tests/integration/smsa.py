@@ -51,13 +51,35 @@ TMP = tempfile.mkdtemp(prefix="ibsnmpgw-it-parts-")
 atexit.register(shutil.rmtree, TMP, True)
 with open(os.path.join(TMP, "partitions.conf"), "w") as f:
     f.write(PARTS)
+# No polling, no periodic sweep or light check, and TTLs that outlast a
+# slow (sanitizer) run: the SA is read at the test's own sweeps and
+# reload, and check_warm's second walk is inside every TTL.
 fab = simlib.Fabric(extra=["--partitions",
                            os.path.join(TMP, "partitions.conf")],
-                    extra_yaml="polling:\n  - name: none\n    groups: []\n"
+                    extra_yaml="cache:\n  ttl:\n    tables: 3600\n"
+                    "    sa: 3600\n"
+                    "discovery:\n  interval: 3600\n"
+                    "polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 SM = ".1.3.6.1.3.117.7.1"
 PFX = [254, 128, 0, 0, 0, 0, 0, 0]
 GW_ENV = dict(fab.diag_env, SIM_HOST="node02")
+
+
+def sa_counts():
+    """The SA queries the gateway sent, and how many have ended."""
+    m = re.search(r"^sa sm-lid \d+ queries (\d+) answers (\d+) failures "
+                  r"(\d+)", fab.ctl("stats").stdout, re.M)
+    return (int(m.group(1)), int(m.group(2)) + int(m.group(3))) if m \
+        else (-1, -1)
+
+
+def sa_sweep():
+    """A sweep, and the SA queries at its end answered."""
+    sent = sa_counts()[0]
+    fab.sweep()
+    simlib.wait(lambda: (lambda q, done: q > sent and done >= q)(
+        *sa_counts()), 15, 0.1)
 
 
 def diag(args, host="node02"):
@@ -241,8 +263,7 @@ def check_members(exe, groups):
     want = {(dflt, NAMES[h] + 1, 1, 2) for h in joined}
     trusted, out = saquery_members("1")
     R.equal(trusted, want, "saquery --smkey 1 -m lists the two members")
-    fab.sweep()             # the SA is read again at the sweep's end
-    time.sleep(0.5)
+    sa_sweep()              # the SA is read again at the sweep's end
     untrusted, _ = saquery_members()
     R.equal((member_rows(), untrusted), (set(), set()),
             "without an SA key neither the gateway nor saquery -m sees a "
@@ -260,7 +281,7 @@ def check_members(exe, groups):
             "reload: the SA queries carry the key from ib.sa-key-file")
     R.check("0x0000000000000001" not in fab.log(), "... which is never "
             "logged")
-    end = time.time() + 10
+    end = time.time() + 20
     while member_rows() != want and time.time() < end:
         time.sleep(0.2)
     R.equal(member_rows(), want, "with it, ibSmMcastMemberTable is "
@@ -303,7 +324,7 @@ def check_services(exe):
     # one 176-octet ServiceRecord (tests/sim/README.md). saquery and the
     # gateway see the same one; the gateway says the rest is missing.
     R.check(len(want) >= 1, "saquery -S lists a service", want)
-    fab.sweep()             # the SA is read again at the sweep's end
+    sa_sweep()              # the SA is read again at the sweep's end
     end = time.time() + 10
     while True:
         rows, _ = walk("13.1.1")

@@ -15,10 +15,13 @@ from simlib import parse_vars, parse_diag  # noqa: E402
 
 simlib.skip_if_missing()
 R = simlib.Report()
-# Background counter polling off: the walk's MAD count is the test's.
+# Background counter polling off, and no periodic sweep or light check
+# (nor the SA queries at their end): the walk's MAD count is the test's,
+# and the sweeps are the test's own (check_sm counts them).
 # A second opensm on node03 stays STANDBY (node01's port GUID is lower).
 fab = simlib.Fabric(extra=["--standby-sm", "node03"],
-                    extra_yaml="polling:\n  - name: none\n    groups: []\n"
+                    extra_yaml="discovery:\n  interval: 3600\n"
+                    "polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 
 SM = ".1.3.6.1.3.117.7.1"

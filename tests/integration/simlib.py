@@ -489,5 +489,26 @@ def run(main, fab, report):
         report.check(False, "the test ran to its end: %s: %s" %
                      (type(e).__name__, e), traceback.format_exc())
     finally:
+        if report.failed:
+            keep_logs(fab)
         fab.stop()
     report.finish()
+
+
+def keep_logs(fab):
+    """A failed test's fabric logs, next to its own log in the build
+    tree (tests/integration/NAME.fail-*.log): CI and the ten-run loop
+    keep *.log, and the fabric's directory goes with the test."""
+    if not fab.dir or not os.path.isdir(fab.dir):
+        return
+    name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    out = os.path.join(BUILD, "tests", "integration")
+    for f in ("ibsnmpgw.log", "opensm.log", "ibsim.log"):
+        src = os.path.join(fab.dir, f)
+        if os.path.exists(src):
+            dst = os.path.join(out, "%s.fail-%s" % (name, f))
+            try:
+                shutil.copyfile(src, dst)
+                print("# kept %s" % dst)
+            except OSError as e:
+                print("# %s: %s" % (dst, e))

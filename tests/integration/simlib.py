@@ -503,10 +503,13 @@ def keep_logs(fab):
         return
     name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
     out = os.path.join(BUILD, "tests", "integration")
-    for f in ("ibsnmpgw.log", "opensm.log", "ibsim.log"):
+    # An HA pair's gateways log in gw1/ and gw2/.
+    for f in ("ibsnmpgw.log", "opensm.log", "ibsim.log",
+              "gw1/ibsnmpgw.log", "gw2/ibsnmpgw.log"):
         src = os.path.join(fab.dir, f)
         if os.path.exists(src):
-            dst = os.path.join(out, "%s.fail-%s" % (name, f))
+            dst = os.path.join(out, "%s.fail-%s" % (name,
+                                                  f.replace("/", "-")))
             try:
                 shutil.copyfile(src, dst)
                 print("# kept %s" % dst)

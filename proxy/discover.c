@@ -200,22 +200,6 @@ link_ports(uint64_t a_guid, uint8_t a_port, struct dnode *b, uint8_t b_port)
 	b->ports[b_port].remote_port = a_port;
 }
 
-void
-proxy_discover_port_fill(struct store_port *pt, const uint8_t *data,
-    const struct smp_portinfo *pi)
-{
-	pt->valid = 1;
-	memcpy(pt->pinfo, data, SMP_DATA_SIZE);
-	pt->pinfo_ok = 1;
-	pt->lid = pi->lid;
-	pt->lmc = pi->lmc;
-	pt->state = pi->state;
-	pt->phys_state = pi->phys_state;
-	pt->width = pi->width_active;
-	pt->speed = pi->speed_ext_active ? 0x80 | pi->speed_ext_active :
-	    pi->speed_active;
-}
-
 /* got_*: -1 when the answer does not decode (dreq_cb asks again). */
 static int
 got_nodeinfo(struct dreq *r, const uint8_t *data)
@@ -369,7 +353,7 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 		    (unsigned long long)dn->n.guid, r->port);
 		return -1;
 	}
-	proxy_discover_port_fill(pt, data, &pi);
+	store_port_fill(pt, data, &pi);
 	/* CapabilityMask.IsSM (IBA 14.2.5.6 Table 155, bit 1): an SM runs
 	 * behind the port; its SMInfo goes into the SMInfo table. The
 	 * master's port (its own MasterSMLID) is asked at once; another is

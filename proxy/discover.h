@@ -61,12 +61,5 @@ int	proxy_discover_running(void);
 void	proxy_discover_get_stats(struct proxy_sweep_stats *st);
 /* Called after every completed sweep. */
 void	proxy_discover_on_done(void (*fn)(void *), void *arg);
-/* A PortInfo reading (IBA 14.2.5.6, decoded as pi) into an inventory
- * port: state, widths, speeds, LID and the attribute as read. Route and
- * link are the caller's. */
-struct store_port;
-struct smp_portinfo;
-void	proxy_discover_port_fill(struct store_port *pt, const uint8_t *data,
-	    const struct smp_portinfo *pi);
 
 #endif

@@ -454,24 +454,20 @@ check_route(const struct store_node *n, uint8_t p)
 	return n->type == STORE_NODE_SWITCH ? n->route : n->ports[p].route;
 }
 
-/* A read of a port that waits (check_later) or failed goes by the
- * node's route as it is now: a Report since may have moved it around a
- * pulled cable, and the route it was asked by crosses that cable. 0 if
- * the route changed (r->path is the new one), -1 if not or none. */
+/* A read of a port that waited (check_later) or went unanswered goes
+ * by the node's route as it is now: a Report since may have moved it
+ * around a pulled cable that the route it was asked by crosses. -1 if
+ * the node is gone, unreachable or has no route: the Report that brings
+ * it back reads it. */
 static int
-route_moved(struct rr_req *r)
+route_now(const struct rr_req *r, struct store_path *path)
 {
-	const struct store_node *n;
-	struct store_path now;
+	const struct store_node *n = store_node_by_guid(r->guid);
 
-	if (r->kind != RR_CHECK || (n = store_node_by_guid(r->guid)) == NULL ||
-	    r->port < 1 || r->port > n->num_ports)
+	if (n == NULL || !n->reachable || r->port < 1 || r->port > n->num_ports)
 		return -1;
-	now = check_route(n, r->port);
-	if (no_route(&now) || store_path_eq(&now, &r->path))
-		return -1;
-	r->path = now;
-	return 0;
+	*path = check_route(n, r->port);
+	return no_route(path) ? -1 : 0;
 }
 
 /* A port of a link that is up but not yet Active is read again: the
@@ -534,7 +530,7 @@ port_reading(struct store_node *n, uint8_t p, const uint8_t *data,
 	}
 	old = pt = n->ports[p];
 	was = link_up(&old);
-	proxy_discover_port_fill(&pt, data, &pi);
+	store_port_fill(&pt, data, &pi);
 	now = link_up(&pt);
 	if (now && pt.state < 4)
 		check_later(n, p, tries + 1, RR_ACTIVE_MS << tries);
@@ -626,7 +622,7 @@ got_fill(struct rr_req *r, const uint8_t *data)
 	}
 	rr_st.readings++;
 	pt = m->ports[r->port];
-	proxy_discover_port_fill(&pt, data, &pi);
+	store_port_fill(&pt, data, &pi);
 	pt.num = r->port;
 	pt.remote_guid = r->from_guid;
 	pt.remote_port = r->from_port;
@@ -662,14 +658,17 @@ rr_cb(void *arg, int status, const uint8_t *mad)
 {
 	struct rr_req *r = arg;
 	struct store_node *n;
+	struct store_path now;
 
 	if (!rr_on) {
 		rr_free(r);
 		return;
 	}
-	if (status != 0 && r->moved < RR_MOVES && route_moved(r) == 0) {
+	if (status != 0 && r->kind == RR_CHECK && r->moved < RR_MOVES &&
+	    route_now(r, &now) == 0 && !store_path_eq(&now, &r->path)) {
 		r->moved++;
-		rr_send(r);	/* by the route the node has now */
+		r->path = now;
+		rr_send(r);
 		return;
 	}
 	if (status != 0) {
@@ -744,25 +743,13 @@ static void
 timer_cb(void *arg)
 {
 	struct rr_req *r = arg;
-	const struct store_node *n;
 
-	if (r->kind == RR_VERIFY) {
+	if (r->kind == RR_VERIFY)
 		verify(r);
-		return;
-	}
-	/* By the node's route as it is now (route_moved). Unreachable
-	 * since, or gone: the Report that brings it back reads it, and a
-	 * read by the old route would only time out. */
-	n = store_node_by_guid(r->guid);
-	if (n != NULL && r->port >= 1 && r->port <= n->num_ports &&
-	    n->reachable) {
-		r->path = check_route(n, r->port);
-		if (!no_route(&r->path)) {
-			rr_send(r);
-			return;
-		}
-	}
-	rr_free(r);
+	else if (route_now(r, &r->path) == 0)
+		rr_send(r);
+	else
+		rr_free(r);
 }
 
 void

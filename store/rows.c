@@ -254,9 +254,9 @@ out:
 	sqlite3_finalize(pst);
 	sqlite3_finalize(sst);
 	sqlite3_finalize(lst);
-	if (rc == 0 && store_sql_commit(db) == -1)
-		rc = -1;
-	else if (rc == -1)
+	if (rc == 0)
+		rc = store_sql_commit(db);
+	else
 		(void)store_sql_rollback(db);
 	if (rc == -1) {
 		/* What the database holds is no longer known. */

@@ -461,7 +461,7 @@ meta_record(sqlite3 *db, int from, const struct store_info *old,
 	    meta_set(db, "backup", backup, 0) == -1))) {
 		log_warnx("store: recording this release in meta: %s",
 		    sqlite3_errmsg(db));
-		store_sql_exec(db, "ROLLBACK");
+		(void)store_sql_rollback(db);
 		return -1;
 	}
 	return store_sql_commit(db);
@@ -520,7 +520,7 @@ migrate_step(sqlite3 *db, const char *path, int v)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
 	if (store_sql_exec(db, migrations[v]) == -1 ||
 	    store_sql_exec(db, sql) == -1) {
-		store_sql_exec(db, "ROLLBACK");
+		(void)store_sql_rollback(db);
 		log_warnx("store: %s: migration to version %d failed", path,
 		    v + 1);
 		return -1;

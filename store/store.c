@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codec/attr.h"
+#include "codec/smp.h"
 #include "store/descname.h"
 #include "store/rows.h"
 #include "store/schema.h"
@@ -433,6 +434,22 @@ store_path_format(const struct store_path *p, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; i <= p->cnt && o < len; i++)
 		o += snprintf(buf + o, len - o, i ? ",%u" : "%u", p->hop[i]);
+}
+
+void
+store_port_fill(struct store_port *pt, const uint8_t *data,
+    const struct smp_portinfo *pi)
+{
+	pt->valid = 1;
+	memcpy(pt->pinfo, data, SMP_DATA_SIZE);
+	pt->pinfo_ok = 1;
+	pt->lid = pi->lid;
+	pt->lmc = pi->lmc;
+	pt->state = pi->state;
+	pt->phys_state = pi->phys_state;
+	pt->width = pi->width_active;
+	pt->speed = pi->speed_ext_active ? 0x80 | pi->speed_ext_active :
+	    pi->speed_active;
 }
 
 /* Same hops: 1..cnt are the ports out of each switch (hop[0] is the

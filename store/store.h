@@ -137,6 +137,12 @@ int	 store_parse_lid(const char *s, size_t len, uint16_t *lid);
 int	 store_path_parse(const char *s, struct store_path *p);
 void	 store_path_format(const struct store_path *p, char *buf, size_t len);
 int	 store_path_eq(const struct store_path *a, const struct store_path *b);
+/* A PortInfo reading (IBA 14.2.5.6, decoded as pi) into an inventory
+ * port: state, widths, speeds, LID and the attribute as read. Route and
+ * link are the caller's. */
+struct smp_portinfo;
+void	 store_port_fill(struct store_port *pt, const uint8_t *data,
+	    const struct smp_portinfo *pi);
 
 /* Remember that a node does not support an optional attribute (its
  * attr_def.unsup bit; cleared when the node's revision changes). */

@@ -55,43 +55,28 @@ def get(oid, node="node07"):
 def quick_get(oid, node="node07"):
     """One v2c GET sent from here, so that its time is the gateway's
     alone (no snmpget start-up in it): (error-status, seconds)."""
-    def tlv(tag, body):
-        n = len(body)
-        return bytes([tag]) + (bytes([n]) if n < 0x80 else
-                               bytes([0x82]) + n.to_bytes(2, "big")) + body
-
-    def enter(b, i):            # -> where the value starts, where it ends
-        n, i = b[i + 1], i + 2
-        if n & 0x80:
-            n, i = int.from_bytes(b[i:i + (n & 0x7f)], "big"), i + (n & 0x7f)
-        return i, i + n
-    arcs = [int(x) for x in oid.strip(".").split(".")]
-    enc = bytes([arcs[0] * 40 + arcs[1]])
-    for a in arcs[2:]:
-        b7 = [a & 0x7f]
-        while a > 0x7f:
-            a >>= 7
-            b7.insert(0, 0x80 | a & 0x7f)
-        enc += bytes(b7)
-    msg = tlv(0x30, tlv(0x02, b"\x01") + tlv(0x04, (
-        fab.community + "@" + node).encode()) + tlv(0xa0, tlv(
-            0x02, b"\x2a") + tlv(0x02, b"\x00") + tlv(0x02, b"\x00") +
-        tlv(0x30, tlv(0x30, tlv(0x06, enc) + b"\x05\x00"))))
+    from pyasn1.codec.ber import decoder, encoder
+    from pysnmp.proto import api
+    v2c = api.protoModules[api.protoVersion2c]
+    pdu = v2c.GetRequestPDU()
+    v2c.apiPDU.setDefaults(pdu)
+    v2c.apiPDU.setVarBinds(pdu, [(oid.strip("."), v2c.Null(""))])
+    msg = v2c.Message()
+    v2c.apiMessage.setDefaults(msg)
+    v2c.apiMessage.setCommunity(msg, fab.community + "@" + node)
+    v2c.apiMessage.setPDU(msg, pdu)
     host, port = fab.endpoint.split(":")[1:]
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.settimeout(10)
         t0 = time.time()
-        sock.sendto(msg, (host, int(port)))
+        sock.sendto(encoder.encode(msg), (host, int(port)))
         try:
             b = sock.recv(65535)
         except socket.timeout:
             return None, time.time() - t0
         took = time.time() - t0
-    i = enter(b, 0)[0]                  # the message
-    i = enter(b, enter(b, i)[1])[1]     # past version and community
-    i = enter(b, i)[0]                  # the response PDU
-    s, e = enter(b, enter(b, i)[1])     # past request-id: error-status
-    return int.from_bytes(b[s:e], "big"), took
+    rsp, _ = decoder.decode(b, asn1Spec=v2c.Message())
+    return int(v2c.apiPDU.getErrorStatus(v2c.apiMessage.getPDU(rsp))), took
 
 
 GEN_ERR = 5

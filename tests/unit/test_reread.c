@@ -61,21 +61,6 @@ proxy_discover_event(const char *why)
 }
 
 void
-proxy_discover_port_fill(struct store_port *pt, const uint8_t *data,
-    const struct smp_portinfo *pi)
-{
-	pt->valid = 1;
-	memcpy(pt->pinfo, data, SMP_DATA_SIZE);
-	pt->pinfo_ok = 1;
-	pt->lid = pi->lid;
-	pt->lmc = pi->lmc;
-	pt->state = pi->state;
-	pt->phys_state = pi->phys_state;
-	pt->width = pi->width_active;
-	pt->speed = pi->speed_active;
-}
-
-void
 proxy_health_answer(uint32_t node)
 {
 	(void)node;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,8 +255,11 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 			tap_changed(p, i, a);
 		}
 		/* Steady counting keeps total - last: a restart recomputes
-		 * the same total from a saved pair. Events change it. */
-		if (e)
+		 * the same total from a saved pair. Events change it, but
+		 * a first reading does not (total = last, as a restart that
+		 * reads the counter afresh would find): the first poll of
+		 * a large fabric committed once per loop iteration. */
+		if (e & ~CTR_EV_FIRST)
 			ctr_urgent = 1;
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
 			log_info("counters: %s port %u %s %s at %llu",
@@ -408,11 +412,12 @@ load(void)
 	return 0;
 }
 
-/* Saves one port's changed counters; -1 when a row fails. */
+/* Saves one port's changed counters: how many rows, -1 when one fails. */
 static int
 flush_port(sqlite3_stmt *st, const struct ctr_port *p)
 {
 	const struct store_node *sn = store_node_at(p->node);
+	int rows = 0;
 
 	if (sn == NULL)
 		return 0;
@@ -434,55 +439,81 @@ flush_port(sqlite3_stmt *st, const struct ctr_port *p)
 		if (rc != SQLITE_DONE)
 			return -1;
 		ctr_rows++;
+		rows++;
 	}
-	return 0;
+	return rows;
 }
 
-int
-counters_flush(void)
+/* Saves the dirty ports from the list's head, in one transaction, until
+ * max_rows rows are written: 0 when the list is empty then, 1 when some
+ * are left, -1 when the save failed (the list stays for the next). */
+static int
+flush_some(size_t max_rows)
 {
 	sqlite3_stmt *st;
 	struct ctr_port *p, *next;
+	size_t rows = 0;
+	int n;
 
 	if (db() == NULL || ctr_dirty == NULL)
 		return 0;	/* nothing changed: no transaction */
-	/* Prepared once: flushes are frequent. */
-	if (ctr_stmt == NULL && sqlite3_prepare_v2(db(), "INSERT OR REPLACE "
-	    "INTO counters (node_guid, port, counter, total, last, saturated) "
-	    "VALUES (?,?,?,?,?,?)", -1, &ctr_stmt, NULL) != SQLITE_OK)
+	/* Prepared once: flushes are frequent. An upsert changes the row
+	 * in place; REPLACE deleted it and its index entry and inserted
+	 * both again (half of a flush's cost). */
+	if (ctr_stmt == NULL && sqlite3_prepare_v2(db(), "INSERT INTO "
+	    "counters (node_guid, port, counter, total, last, saturated) "
+	    "VALUES (?,?,?,?,?,?) ON CONFLICT (node_guid, port, counter) DO "
+	    "UPDATE SET total = excluded.total, last = excluded.last, "
+	    "saturated = excluded.saturated", -1, &ctr_stmt, NULL) !=
+	    SQLITE_OK)
 		goto fail;
 	st = ctr_stmt;
 	if (sqlite3_exec(db(), "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	for (p = ctr_dirty; p != DIRTY_END; p = p->dirty_next)
-		if (flush_port(st, p) == -1) {
+	for (p = ctr_dirty; p != DIRTY_END && rows < max_rows;
+	    p = p->dirty_next) {
+		if ((n = flush_port(st, p)) == -1) {
 			sqlite3_exec(db(), "ROLLBACK", NULL, NULL, NULL);
 			goto fail;
 		}
+		rows += (size_t)n;
+	}
 	if (sqlite3_exec(db(), "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_exec(db(), "ROLLBACK", NULL, NULL, NULL);
 		goto fail;
 	}
-	/* After COMMIT only: a failed save leaves the list for the next. */
-	for (p = ctr_dirty; p != DIRTY_END; p = next) {
-		next = p->dirty_next;
-		p->dirty = 0;
-		p->dirty_next = NULL;
+	/* After COMMIT only: a failed save leaves the list for the next.
+	 * The ports saved are the head of the list, up to p. */
+	for (struct ctr_port *q = ctr_dirty; q != p; q = next) {
+		next = q->dirty_next;
+		q->dirty = 0;
+		q->dirty_next = NULL;
 	}
-	ctr_dirty = NULL;
+	ctr_dirty = p == DIRTY_END ? NULL : p;
 	ctr_commits++;
-	return 0;
+	return ctr_dirty != NULL;
 fail:
 	log_warnx("counters: cannot save accumulators: %s",
 	    sqlite3_errmsg(db()));
 	return -1;
 }
 
+int
+counters_flush(void)
+{
+	return flush_some(SIZE_MAX) == -1 ? -1 : 0;
+}
+
+/* The periodic save, a slice at a time: after a first poll of a large
+ * fabric every accumulator is new, and one transaction for all of them
+ * held the loop for most of a second at 8,000 ports. */
+#define FLUSH_SLICE_ROWS	8192
+
 static void
 flush_timer(void *arg)
 {
-	counters_flush();
-	ev_timer_add(&ctr_timer, FLUSH_MS);
+	ev_timer_add(&ctr_timer, flush_some(FLUSH_SLICE_ROWS) == 1 ? 1 :
+	    FLUSH_MS);
 }
 
 /* An event-loop hook that runs after the MAD answers of an iteration
@@ -623,6 +654,7 @@ counters_finalise(void)
 	sqlite3_finalize(ctr_stmt);
 	ctr_stmt = NULL;
 	ctr_dirty = NULL;
+	ctr_urgent = 0;
 	for (size_t i = 0; i < ctr_nnodes; i++) {
 		struct ctr_node *cn = ctr_nodes[i];
 

@@ -279,6 +279,119 @@ test_flush_dirty_only(void **state)
 	unlink(path);
 }
 
+static uint64_t fake_ms;
+
+static uint64_t
+fake_clock(void)
+{
+	return fake_ms;
+}
+
+static long
+saved_rows(sqlite3 *h)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT count(*) FROM counters",
+	    -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* A first reading leaves total - last as a restart would find it (0):
+ * no commit in the loop's hook for it, while a reset gets one at once.
+ * The periodic save then goes in slices: three 254-port switches' new
+ * accumulators (over 8,192 rows) take several commits, a millisecond
+ * apart, and all of them are saved. */
+static void
+test_first_not_urgent_sliced(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	struct store_node n;
+	struct store_port p[255];
+	unsigned nodes, lost;
+	uint64_t commits, rows, c0, r0;
+	sqlite3 *other;
+	long want = 0;
+
+	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-ctrs-%d.db", getpid());
+	unlink(path);
+	log_init("test_counters", 1, LOG_ERR);
+	ev_init();
+	fake_ms = 1000000;
+	ev_set_clock(fake_clock);
+	assert_int_equal(store_init(path), 0);
+	memset(p, 0, sizeof(p));
+	store_sweep_begin();
+	for (int s = 0; s < 3; s++) {
+		memset(&n, 0, sizeof(n));
+		n.guid = 0x100 + (uint64_t)s;
+		n.type = STORE_NODE_SWITCH;
+		n.num_ports = 254;
+		store_sweep_node(&n, p);
+	}
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_int_equal(counters_init(), 0);
+
+	counters_stats(&c0, &r0);
+	put_pc(d, 1000, 3);
+	for (uint32_t s = 0; s < 3; s++)
+		for (int port = 1; port <= 254; port++)
+			counters_feed(s, (uint8_t)port,
+			    PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_int_equal(ev_run_once(0), 0);
+	counters_stats(&commits, &rows);
+	assert_true(commits == c0 && rows == r0);
+
+	/* The timer saves them slice by slice, a millisecond apart. */
+	fake_ms += 10000;
+	assert_int_equal(ev_run_once(0), 0);
+	counters_stats(&commits, &rows);
+	assert_true(commits == c0 + 1);
+	assert_true(rows - r0 >= 8192 && rows - r0 < 8192 + 64);
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_true(saved_rows(other) == (long)(rows - r0));
+	for (int i = 0; i < 10; i++) {
+		fake_ms += 1;
+		assert_int_equal(ev_run_once(0), 0);
+	}
+	counters_stats(&commits, &rows);
+	assert_true(commits >= c0 + 2);
+	want = saved_rows(other);
+	assert_true(want == (long)(rows - r0) && want > 8192 + 64);
+
+	/* A reset (the reading went down): committed in this iteration,
+	 * its row alone. */
+	put_pc(d, 10, 3);
+	counters_feed(2, 254, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	assert_int_equal(ev_run_once(0), 0);
+	counters_stats(&c0, &r0);
+	assert_true(c0 == commits + 1 && r0 == rows + 1);
+	assert_true(saved_rows(other) == want);
+	{
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(other, "SELECT total FROM "
+		    "counters WHERE node_guid = 0x102 AND port = 254 AND "
+		    "counter = ?", -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_text(st, 1, perf_ctrs[CTR_RCV_DATA].name, -1,
+		    SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int64(st, 0), 1010);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(other);
+	counters_finalise();
+	store_finalise();
+	ev_set_clock(NULL);
+	ev_finalise();
+	unlink(path);
+}
+
 /* PortVLOpPackets (16 x 16 bits) and PortVLOpData (16 x 32 bits): each
  * VL lands in its own counter, with its own width. */
 static void
@@ -332,6 +445,7 @@ main(void)
 		cmocka_unit_test(test_monotonic_random),
 		cmocka_unit_test(test_feed_and_restart),
 		cmocka_unit_test(test_flush_dirty_only),
+		cmocka_unit_test(test_first_not_urgent_sliced),
 		cmocka_unit_test(test_vl_decode),
 	};
 

@@ -66,14 +66,29 @@ const struct perf_ctr_def perf_ctrs[CTR_MAX] = {
 int
 perf_attr_ctrs(uint16_t attr, int *first, int *n)
 {
+	/* perf_ctrs keeps each attribute's counters together: its first
+	 * row and count, found once (two lookups per counter answer). */
+	static struct seen { uint16_t attr; int16_t first, n; } seen[16];
+	static int nseen;
+	int i;
+
+	for (i = 0; i < nseen; i++)
+		if (seen[i].attr == attr) {
+			*first = seen[i].first;
+			*n = seen[i].n;
+			return *n ? 0 : -1;
+		}
 	*first = -1;
 	*n = 0;
-	for (int i = 0; i < CTR_MAX; i++)
+	for (i = 0; i < CTR_MAX; i++)
 		if (perf_ctrs[i].attr == attr) {
 			if (*first < 0)
 				*first = i;
 			(*n)++;
 		}
+	if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
+		seen[nseen++] = (struct seen){ attr, (int16_t)*first,
+		    (int16_t)*n };
 	return *n ? 0 : -1;
 }
 

@@ -207,6 +207,10 @@ ev_timer_del(struct ev_timer *t)
 void
 ev_timer_at(struct ev_timer *t, uint64_t when)
 {
+	/* Already set for then: the MAD engine re-arms its timer for the
+	 * oldest request at every dispatch, mostly to the same time. */
+	if (t->slot >= 0 && t->when == when)
+		return;
 	ev_timer_del(t);
 	if (ev_heap_len == ev_heap_cap) {
 		int cap = ev_heap_cap ? ev_heap_cap * 2 : 64;

@@ -19,7 +19,7 @@
 
 struct fetch {
 	struct cache_key	key;
-	size_t			offs, len;
+	uint16_t		offs, len;	/* the attribute in the MAD */
 	int			probe;		/* HEALTH_PROBE of a held node */
 };
 
@@ -170,7 +170,6 @@ fetch_cb(void *arg, int status, const uint8_t *mad)
 		}
 		cache_complete(&f->key, status, NULL, 0);
 	}
-	free(f);
 }
 
 /* Where to send an SMP for this node: a CA or router answers port
@@ -187,13 +186,14 @@ route_for(const struct store_node *n, const struct cache_key *key)
 	return &n->route;
 }
 
+/* A PerfMgt MAD's arguments (IBA 16.1.3.5: PortSelect and
+ * CounterSelect in sel, which must live until the submit); -1 while the
+ * node has no LID (no PerfMgt yet). */
 static int
-perf_submit(const struct store_node *n, uint8_t port, uint8_t method,
-    uint16_t attr, uint16_t counter_select, int optional, proxy_mad_cb cb,
-    void *arg)
+perf_args(const struct store_node *n, uint8_t port, uint8_t method,
+    uint16_t attr, uint16_t counter_select, struct proxy_mad_args *a,
+    uint8_t sel[4])
 {
-	struct proxy_mad_args a = { 0 };
-	uint8_t sel[4] = { 0 };
 	uint32_t ps = port, cs = counter_select;
 	uint16_t lid = n->lid;
 
@@ -201,44 +201,48 @@ perf_submit(const struct store_node *n, uint8_t port, uint8_t method,
 	    n->ports[port].lid)
 		lid = n->ports[port].lid;
 	if (lid == 0 || lid >= 0xc000)
-		return -1;	/* no LID yet: no PerfMgt */
-	a.node_key = n->guid;
-	a.target.lid = lid;
-	a.mgmt_class = ATTR_CLASS_PERF;
-	a.method = method;
-	a.attr_id = attr;
-	a.optional = (uint8_t)optional;
+		return -1;
+	memset(a, 0, sizeof(*a));
+	a->node_key = n->guid;
+	a->target.lid = lid;
+	a->mgmt_class = ATTR_CLASS_PERF;
+	a->method = method;
+	a->attr_id = attr;
 	if (attr != PERF_ATTR_CLASS_PORT_INFO) {
+		memset(sel, 0, 4);
 		mad_encode_field(sel, IB_PC_PORT_SELECT_F, &ps);
 		mad_encode_field(sel, IB_PC_COUNTER_SELECT_F, &cs);
-		a.data = sel;
-		a.data_len = sizeof(sel);
+		a->data = sel;
+		a->data_len = 4;
 	}
-	return proxy_mad_submit(&a, cb, arg);
+	return 0;
 }
 
 int
 proxy_perf_send(const struct store_node *n, uint8_t port, uint8_t method,
     uint16_t attr, uint16_t counter_select, proxy_mad_cb cb, void *arg)
 {
-	if (!proxy_health_allow(n->idx, 0))
+	struct proxy_mad_args a;
+	uint8_t sel[4];
+
+	if (!proxy_health_allow(n->idx, 0) ||
+	    perf_args(n, port, method, attr, counter_select, &a, sel) == -1)
 		return -1;
-	return perf_submit(n, port, method, attr, counter_select, 0, cb, arg);
+	return proxy_mad_submit(&a, cb, arg);
 }
+
+/* The fetch's state travels in the request (proxy_mad_args.ctx). */
+_Static_assert(sizeof(struct fetch) <= PROXY_MAD_CTX, "fetch in a MAD ctx");
 
 static int
 fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 {
 	struct proxy_mad_args a = { 0 };
-	struct fetch *f;
-	int rc;
+	struct fetch f;
+	uint8_t sel[4];
 
-	if ((f = malloc(sizeof(*f))) == NULL) {
-		log_warn("fetch");
-		return -1;
-	}
-	f->key = *key;
-	f->probe = probe;
+	f.key = *key;
+	f.probe = probe;
 	if (key->mclass == ATTR_CLASS_SMI_DR) {
 		a.node_key = n->guid;
 		a.mgmt_class = key->mclass;
@@ -246,20 +250,21 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 		a.attr_id = key->attr;
 		a.attr_mod = key->mod;
 		a.target.path = *route_for(n, key);
-		f->offs = SMP_DATA_OFFS;
-		f->len = SMP_DATA_SIZE;
-		rc = proxy_mad_submit(&a, fetch_cb, f);
+		f.offs = SMP_DATA_OFFS;
+		f.len = SMP_DATA_SIZE;
 	} else {
+		if (perf_args(n, (uint8_t)key->mod, SMP_METHOD_GET, key->attr,
+		    0, &a, sel) == -1)
+			return -1;
 		/* The optional attributes' timeouts say nothing of the rest
 		 * of the node's queue. */
-		f->offs = PERF_DATA_OFFS;
-		f->len = PERF_DATA_SIZE;
-		rc = perf_submit(n, (uint8_t)key->mod, SMP_METHOD_GET,
-		    key->attr, 0, optional_flag(key) != 0, fetch_cb, f);
+		a.optional = optional_flag(key) != 0;
+		f.offs = PERF_DATA_OFFS;
+		f.len = PERF_DATA_SIZE;
 	}
-	if (rc == -1)
-		free(f);
-	return rc;
+	a.ctx = &f;
+	a.ctx_len = sizeof(f);
+	return proxy_mad_submit(&a, fetch_cb, NULL);
 }
 
 int

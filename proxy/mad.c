@@ -57,6 +57,7 @@ struct mad_req {
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
 	uint8_t			 mod_check[4];	/* attr modifier (be32) */
 	uint8_t			 check_mod;	/* answers echo it */
+	uint64_t		 ctx[PROXY_MAD_CTX / 8];	/* args.ctx */
 	uint8_t			 umad[];	/* umad_size() + MAD */
 };
 
@@ -938,6 +939,10 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 		errno = mad_down ? ENETDOWN : EINVAL;
 		return -1;
 	}
+	if (a->ctx_len > PROXY_MAD_CTX) {
+		errno = EINVAL;
+		return -1;
+	}
 	if ((n = node_get(a->node_key)) == NULL)
 		return -1;
 	if ((r = calloc(1, sizeof(*r) + mad_umad_len)) == NULL) {
@@ -964,6 +969,10 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	r->node = n;
 	r->cb = cb;
 	r->arg = arg;
+	if (a->ctx_len > 0) {
+		memcpy(r->ctx, a->ctx, a->ctx_len);
+		r->arg = r->ctx;
+	}
 	r->tries = 1 + mad_retries;
 	r->optional = a->optional;
 	r->no_answer = a->no_answer;

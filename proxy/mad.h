@@ -52,7 +52,14 @@ struct proxy_mad_args {
 	/* A Send (IBA 13.4.5): no answer comes. The callback runs with
 	 * status 0 once it is on the wire. */
 	uint8_t			 no_answer;
+	/* The caller's state, up to PROXY_MAD_CTX octets, copied into the
+	 * request: the callback's arg is then that copy (valid during the
+	 * callback), and the caller allocates nothing per MAD. */
+	const void		*ctx;
+	uint8_t			 ctx_len;
 };
+
+#define PROXY_MAD_CTX	32
 
 /* status: 0, or -ETIMEDOUT (no answer after all retries),
  * -EHOSTUNREACH (not sent: another request to the node just timed out),

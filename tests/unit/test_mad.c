@@ -570,6 +570,50 @@ test_status_error(void **state)
 	assert_int_equal(mad_st.errors, 1);
 }
 
+/* args.ctx travels in the request: the callback's arg is a copy, made
+ * at submit (the caller's buffer may be gone), and over PROXY_MAD_CTX
+ * is refused. */
+static uint8_t	ctx_seen[PROXY_MAD_CTX];
+static int	ctx_status = 1;
+static const void *ctx_arg;
+
+static void
+ctx_cb(void *arg, int status, const uint8_t *mad)
+{
+	memcpy(ctx_seen, arg, sizeof(ctx_seen));
+	ctx_arg = arg;
+	ctx_status = status;
+}
+
+static void
+test_ctx_copied(void **state)
+{
+	struct proxy_mad_args a;
+	uint8_t ctx[PROXY_MAD_CTX];
+
+	memset(&a, 0, sizeof(a));
+	a.node_key = 7;
+	a.mgmt_class = ATTR_CLASS_SMI_DR;
+	a.method = IB_MAD_METHOD_GET;
+	a.attr_id = IB_ATTR_PORT_INFO;
+	a.target.path.cnt = 1;
+	a.target.path.hop[1] = 1;
+	for (size_t i = 0; i < sizeof(ctx); i++)
+		ctx[i] = (uint8_t)(i * 7 + 1);
+	a.ctx = ctx;
+	a.ctx_len = sizeof(ctx);
+	assert_int_equal(proxy_mad_submit(&a, ctx_cb, NULL), 0);
+	memset(ctx, 0, sizeof(ctx));	/* the caller's copy goes */
+	answer(0, 0);
+	assert_int_equal(ctx_status, 0);
+	assert_true(ctx_arg != NULL && ctx_arg != (const void *)ctx);
+	for (size_t i = 0; i < sizeof(ctx); i++)
+		assert_int_equal(ctx_seen[i], (uint8_t)(i * 7 + 1));
+	a.ctx_len = PROXY_MAD_CTX + 1;
+	assert_int_equal(proxy_mad_submit(&a, ctx_cb, NULL), -1);
+	assert_int_equal(nsent, 1);
+}
+
 /* The kernel's timeout (umad status ETIMEDOUT) retries at once. */
 static void
 test_kernel_timeout(void **state)
@@ -670,6 +714,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ctx_copied, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_round_robin, setup_rr,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_retry_fresh_tid, setup,

@@ -43,12 +43,6 @@ struct poll_node {
 	uint64_t		 done_ms;
 };
 
-struct poll_wait {
-	struct poll_node	*pn;
-	int			 policy;
-	int			 full;		/* part of a full poll */
-};
-
 static int			 poll_full_now;	/* while issuing one */
 static int			 poll_paused;	/* an HA standby's */
 
@@ -365,24 +359,37 @@ round_done(struct poll_node *pn)
 	pn->done_ms = ev_now() - pn->round_started;
 }
 
+/* A read of pn's round came back; full: one of a full poll's. The cap
+ * counted is pn's policy's now (after a reload the numbering may have
+ * changed: a stale count only delays a poll by a retry). */
 static void
-wait_cb(void *arg, int status, const uint8_t *data, size_t len)
+read_done(struct poll_node *pn, int full)
 {
-	struct poll_wait *w = arg;
-
-	if (w->full) {
+	if (full) {
 		full_outstanding--;
 		full_issue();
 	}
-	if (w->pn->outstanding > 0 && --w->pn->outstanding == 0) {
-		round_done(w->pn);
-		check_thresholds(w->pn);
-		maybe_reset(w->pn);
+	if (pn->outstanding > 0 && --pn->outstanding == 0) {
+		round_done(pn);
+		check_thresholds(pn);
+		maybe_reset(pn);
 	}
-	/* After a reload the numbering may have changed: ignore. */
-	if (w->policy + 1 < poll_ninflight && poll_inflight[w->policy + 1] > 0)
-		poll_inflight[w->policy + 1]--;
-	free(w);
+	if (pn->policy + 1 < poll_ninflight && poll_inflight[pn->policy + 1] > 0)
+		poll_inflight[pn->policy + 1]--;
+}
+
+/* The waiter's arg is the node itself, the callback says which poll:
+ * no allocation per read. */
+static void
+wait_cb(void *arg, int status, const uint8_t *data, size_t len)
+{
+	read_done(arg, 0);
+}
+
+static void
+wait_full_cb(void *arg, int status, const uint8_t *data, size_t len)
+{
+	read_done(arg, 1);
 }
 
 static void
@@ -390,22 +397,16 @@ want(struct poll_node *pn, const struct attr_def *a, uint32_t mod,
     uint8_t port)
 {
 	struct cache_key k = { pn->node, a->id, a->mclass, port, mod };
-	struct poll_wait *w;
 	const uint8_t *d;
 	size_t len;
 
-	if ((w = malloc(sizeof(*w))) == NULL)
-		return;
-	w->pn = pn;
-	w->policy = pn->policy;
-	w->full = poll_full_now;
-	if (cache_lookup(&k, a->ttl, &d, &len, wait_cb, w) == 1) {
+	if (cache_lookup(&k, a->ttl, &d, &len, poll_full_now ? wait_full_cb :
+	    wait_cb, pn) == 1) {
 		pn->outstanding++;
 		poll_inflight[pn->policy + 1]++;
-		if (w->full)
+		if (poll_full_now)
 			full_outstanding++;
-	} else
-		free(w);	/* fresh (or failing): nothing to send */
+	}	/* else fresh (or failing): nothing to send */
 }
 
 /* Every port's read of a per-port attribute, with the cache keys the

@@ -227,6 +227,17 @@ counters_ticks(int64_t ms)
 	return ms <= ctr_start_ms ? 0 : (uint32_t)((ms - ctr_start_ms) / 10);
 }
 
+/* The periodic save, due within FIRST_SAVE_MS. */
+#define FIRST_SAVE_MS	1000
+
+static void
+first_soon(void)
+{
+	if (!ev_timer_pending(&ctr_timer) ||
+	    ctr_timer.when > ev_now() + FIRST_SAVE_MS)
+		ev_timer_add(&ctr_timer, FIRST_SAVE_MS);
+}
+
 void
 counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
     size_t len)
@@ -255,12 +266,16 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 			tap_changed(p, i, a);
 		}
 		/* Steady counting keeps total - last: a restart recomputes
-		 * the same total from a saved pair. Events change it, but
-		 * a first reading does not (total = last, as a restart that
-		 * reads the counter afresh would find): the first poll of
-		 * a large fabric committed once per loop iteration. */
+		 * the same total from a saved pair. Events change it. A
+		 * first reading leaves total = last, which a restart reading
+		 * the counter afresh finds too, unless the counter went down
+		 * meanwhile: saved within a second, not in this iteration
+		 * (the first poll of a large fabric committed once per loop
+		 * iteration, 458 times at 8,000 ports). */
 		if (e & ~CTR_EV_FIRST)
 			ctr_urgent = 1;
+		else if (e)
+			first_soon();
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
 			log_info("counters: %s port %u %s %s at %llu",
 			    store_node_ident_idx(node), port,
@@ -320,7 +335,7 @@ select_ctr(uint16_t attr, int b)
 uint16_t
 counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr)
 {
-	const struct ctr_port *p = port_get(node, port, 0);
+	struct ctr_port *p = port_get(node, port, 0);
 	uint16_t mask = 0;
 
 	if (p == NULL)
@@ -337,6 +352,11 @@ counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr)
 		if (ctr_valid(a) && a->last >= max - max / 4)
 			mask |= 1u << b;
 	}
+	/* The Set clears what the unsaved pair counted: on disk first, or
+	 * a crash before its answer would restart from the cleared counter
+	 * below what was served. */
+	if (mask != 0 && p->dirty != 0)
+		counters_flush();
 	return mask;
 }
 

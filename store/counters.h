@@ -103,7 +103,8 @@ uint32_t counters_ticks(int64_t ms);
 /* Counters of attr (PortCounters, PortVLOpPackets, PortVLOpData) of a
  * port past 3/4 of their range, as that attribute's CounterSelect mask
  * (IBA 16.1.3.5 Table 227; bit n is VLn for the per-VL ones), for
- * policies that may reset; 0 if none. */
+ * policies that may reset; 0 if none. When not 0, the port's unsaved
+ * accumulators are saved first: the Set is about to clear them. */
 uint16_t counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr);
 /* The gateway reset those counters: count on from zero. */
 void	 counters_was_reset(uint32_t node, uint8_t port, uint16_t attr,

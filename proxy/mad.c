@@ -61,6 +61,8 @@ struct mad_req {
 	uint8_t			 umad[];	/* umad_size() + MAD */
 };
 
+_Static_assert(PROXY_MAD_CTX % 8 == 0, "mad_req.ctx is in 8-octet words");
+
 static int			 mad_fd = -1;
 static int			 mad_agent_dr = -1, mad_agent_lid = -1;
 static int			 mad_agent_perf = -1;

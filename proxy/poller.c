@@ -321,11 +321,11 @@ full_done_check(void)
 	full_started = 0;
 }
 
+static void	poll_node_now(struct poll_node *);
+
 /* The full poll's next nodes, up to its window; then, once the last
  * node was asked and everything answered, its log line. Not re-entered
  * from a read completed while it asks (a send that failed at once). */
-static void	poll_node_now(struct poll_node *);
-
 static void
 full_issue(void)
 {
@@ -359,9 +359,8 @@ round_done(struct poll_node *pn)
 	pn->done_ms = ev_now() - pn->round_started;
 }
 
-/* A read of pn's round came back; full: one of a full poll's. The cap
- * counted is pn's policy's now (after a reload the numbering may have
- * changed: a stale count only delays a poll by a retry). */
+/* A read of pn's round came back; full: one of a full poll's. It was
+ * counted under pn's policy as it is now (assign() moves the count). */
 static void
 read_done(struct poll_node *pn, int full)
 {
@@ -534,6 +533,17 @@ assign(void)
 			ev_timer_init(&pn->timer, node_timer, pn);
 			poll_nodes[i] = pn;
 		}
+		/* Its reads in flight count against the policy it has now
+		 * (read_done uncounts them there): a node that moves takes
+		 * them along, or the old policy's cap would stay reached. */
+		if (pn->policy != pol && pn->outstanding > 0) {
+			int o = pn->policy + 1, k = pn->outstanding;
+
+			if (o >= 0 && o < poll_ninflight)
+				poll_inflight[o] = poll_inflight[o] > k ?
+				    poll_inflight[o] - k : 0;
+			poll_inflight[pol + 1] += k;
+		}
 		if (pn->policy != pol || !ev_timer_pending(&pn->timer)) {
 			/* Spread nodes over the interval by GUID. */
 			uint64_t g = store_node_at(i)->guid;
@@ -556,8 +566,8 @@ proxy_poll_set_policies(const struct proxy_policy *pols, int n)
 
 	if (f == NULL)
 		return -1;
-	/* MADs in flight stay counted under the new numbering's default;
-	 * they drain within one timeout. */
+	/* The new numbering starts from zero; assign() counts each node's
+	 * reads in flight under its new policy. */
 	free(poll_inflight);
 	poll_inflight = f;
 	poll_ninflight = n + 1;

@@ -244,7 +244,7 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 {
 	struct ctr_port *p = port_get(node, port, 1);
 	uint64_t vals[CTR_MAX];
-	unsigned ev = 0;
+	unsigned ev = 0, seen = 0;
 	int first, n;
 
 	if (p == NULL || perf_decode(attr, data, len, vals) == -1)
@@ -274,8 +274,7 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		 * iteration, 458 times at 8,000 ports). */
 		if (e & ~CTR_EV_FIRST)
 			ctr_urgent = 1;
-		else if (e)
-			first_soon();
+		seen |= e;
 		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
 			log_info("counters: %s port %u %s %s at %llu",
 			    store_node_ident_idx(node), port,
@@ -288,6 +287,8 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		if (!(e & CTR_EV_FIRST))
 			ev |= e;
 	}
+	if (seen & CTR_EV_FIRST)
+		first_soon();
 	/* Real counts replace the zeros served so far. */
 	if (p->placeholder && attr == PERF_ATTR_PORT_COUNTERS) {
 		p->placeholder = 0;

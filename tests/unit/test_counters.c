@@ -208,16 +208,19 @@ test_feed_and_restart(void **state)
 	unlink(path);
 }
 
+/* A saved total; guid 0: of any node (the tests with one). */
 static uint64_t
-saved_total(sqlite3 *h, int port, const char *ctr)
+saved_total(sqlite3 *h, uint64_t guid, int port, const char *ctr)
 {
 	sqlite3_stmt *st;
 	uint64_t v = UINT64_MAX;
 
 	assert_int_equal(sqlite3_prepare_v2(h, "SELECT total FROM counters "
-	    "WHERE port = ? AND counter = ?", -1, &st, NULL), SQLITE_OK);
-	sqlite3_bind_int(st, 1, port);
-	sqlite3_bind_text(st, 2, ctr, -1, SQLITE_STATIC);
+	    "WHERE (?1 = 0 OR node_guid = ?1) AND port = ?2 AND "
+	    "counter = ?3", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, (int64_t)guid);
+	sqlite3_bind_int(st, 2, port);
+	sqlite3_bind_text(st, 3, ctr, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = (uint64_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -268,10 +271,10 @@ test_flush_dirty_only(void **state)
 	assert_int_equal(counters_flush(), -1);
 	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL),
 	    SQLITE_OK);
-	assert_true(saved_total(other, 1, rcv) == 1000);
+	assert_true(saved_total(other, 0, 1, rcv) == 1000);
 	assert_int_equal(counters_flush(), 0);
-	assert_true(saved_total(other, 1, rcv) == 2000);
-	assert_true(saved_total(other, 2, rcv) == 1500);
+	assert_true(saved_total(other, 0, 1, rcv) == 2000);
+	assert_true(saved_total(other, 0, 2, rcv) == 1500);
 	sqlite3_close(other);
 	counters_finalise();
 	store_finalise();
@@ -377,18 +380,8 @@ test_first_not_urgent_sliced(void **state)
 	counters_stats(&c0, &r0);
 	assert_true(c0 == commits + 1 && r0 == rows + 1);
 	assert_true(saved_rows(other) == want);
-	{
-		sqlite3_stmt *st;
-
-		assert_int_equal(sqlite3_prepare_v2(other, "SELECT total FROM "
-		    "counters WHERE node_guid = 0x102 AND port = 254 AND "
-		    "counter = ?", -1, &st, NULL), SQLITE_OK);
-		sqlite3_bind_text(st, 1, perf_ctrs[CTR_RCV_DATA].name, -1,
-		    SQLITE_STATIC);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int64(st, 0), 1010);
-		sqlite3_finalize(st);
-	}
+	assert_true(saved_total(other, 0x102, 254,
+	    perf_ctrs[CTR_RCV_DATA].name) == 1010);
 	sqlite3_close(other);
 	counters_finalise();
 	store_finalise();
@@ -411,11 +404,11 @@ test_reset_saves_first(void **state)
 	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
 	assert_int_equal(ev_run_once(0), 0);
 	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
-	assert_true(saved_total(other, 1, perf_ctrs[CTR_RCV_DATA].name) ==
+	assert_true(saved_total(other, 0, 1, perf_ctrs[CTR_RCV_DATA].name) ==
 	    UINT64_MAX);			/* not saved yet */
 	assert_int_equal(counters_reset_mask(0, 1, PERF_ATTR_PORT_COUNTERS),
 	    1u << 13);
-	assert_true(saved_total(other, 1, perf_ctrs[CTR_RCV_DATA].name) ==
+	assert_true(saved_total(other, 0, 1, perf_ctrs[CTR_RCV_DATA].name) ==
 	    0xf0000000u);
 	sqlite3_close(other);
 	counters_finalise();

@@ -398,11 +398,15 @@ def wait_replicated(status, timeout=10):
 
 
 def wait(cond, timeout, step=0.01):
-    """Poll cond until it holds or timeout seconds pass; its last value."""
+    """Poll cond until it holds or timeout seconds pass: the value that
+    ended the wait. Not cond() asked once more, which a state that moves
+    on (subscribing, up, subscribing again) can turn false."""
     end = time.time() + timeout
-    while time.time() < end and not cond():
+    while True:
+        v = cond()
+        if v or time.time() >= end:
+            return v
         time.sleep(step)
-    return cond()
 
 
 def build_shim(fab):

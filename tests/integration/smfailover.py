@@ -85,8 +85,10 @@ def main():
     ok = wait(standby_master, 60)
     took_over = time.time()
     R.check(ok, "the standby SM becomes master", "")
-    ok = wait(lambda: sm_events()[0] == "up" and
-              sm_events()[1] not in (0, old_lid), 30)
+    # One reading per try: up at the old LID, then subscribing at the
+    # new one, read by two calls, is not yet subscribed there.
+    ok = wait(lambda: (lambda s: s[0] == "up" and s[1] not in (0, old_lid))(
+        sm_events()), 30)
     new_lid = sm_events()[1]
     R.check(ok, "the gateway subscribes at the new master (LID %d, was %d) "
             "%.1f s after the takeover, with no periodic sweep" % (
@@ -116,7 +118,7 @@ def main():
           "Unlink's Report)" % (first - took_over))
     # SA queries go to the new master and are answered.
     s0 = sa()
-    ok = wait(lambda: sa()[0] == new_lid and sa()[2] > s0[2], 30)
+    ok = wait(lambda: (lambda s: s[0] == new_lid and s[2] > s0[2])(sa()), 30)
     R.check(ok, "SA queries go to the new master (LID %d) and are "
             "answered %s -> %s" % (new_lid, s0, sa()), fab.ctl("stats").stdout)
     fab.cmd('ReLink "leaf01"[5]')

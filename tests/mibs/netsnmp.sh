@@ -65,6 +65,13 @@ mibenv_basedir
 mkdir "$tmpdir/conf" || exit 2
 SNMPCONFPATH=$tmpdir/conf
 export SNMPCONFPATH
+# net-snmp creates <persistent dir>/cert_indexes on its first run and
+# says so on stderr: on a fresh machine, whichever test runs first would
+# see "Created directory: /var/lib/snmp/cert_indexes". A private one,
+# made beforehand, keeps stderr for the parser's messages.
+mkdir -p "$tmpdir/persist/cert_indexes" || exit 2
+SNMP_PERSISTENT_DIR=$tmpdir/persist
+export SNMP_PERSISTENT_DIR
 unset MIBS MIBDIRS MIBFILES PREFIX 2>/dev/null || true
 
 st() {

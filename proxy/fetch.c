@@ -194,7 +194,6 @@ perf_args(const struct store_node *n, uint8_t port, uint8_t method,
     uint16_t attr, uint16_t counter_select, struct proxy_mad_args *a,
     uint8_t sel[4])
 {
-	uint32_t ps = port, cs = counter_select;
 	uint16_t lid = n->lid;
 
 	if (n->type != STORE_NODE_SWITCH && port >= 1 && port <= n->num_ports &&
@@ -209,9 +208,12 @@ perf_args(const struct store_node *n, uint8_t port, uint8_t method,
 	a->method = method;
 	a->attr_id = attr;
 	if (attr != PERF_ATTR_CLASS_PORT_INFO) {
-		memset(sel, 0, 4);
-		mad_encode_field(sel, IB_PC_PORT_SELECT_F, &ps);
-		mad_encode_field(sel, IB_PC_COUNTER_SELECT_F, &cs);
+		/* PortSelect at octet 1, CounterSelect at 2-3, in every
+		 * counter attribute (IBA 16.1.3.5, 16.1.4). */
+		sel[0] = 0;
+		sel[1] = port;
+		sel[2] = (uint8_t)(counter_select >> 8);
+		sel[3] = (uint8_t)counter_select;
 		a->data = sel;
 		a->data_len = 4;
 	}

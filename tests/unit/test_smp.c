@@ -394,6 +394,59 @@ test_encode_dr(void **state)
 	assert_int_equal(mad[128 + 3], 2);
 }
 
+/* The PerfMgt encoder writes what libibmad's mad_build_pkt writes for
+ * the same request: Get and Set, with and without data, modifiers. */
+static void
+test_encode_perf_as_libibmad(void **state)
+{
+	static const struct { uint8_t method; uint16_t attr; uint32_t mod;
+	    int data; } cases[] = {
+		{ 0x01, 0x0012, 0, 1 },		/* PortCounters Get */
+		{ 0x01, 0x001d, 0, 1 },		/* PortCountersExtended */
+		{ 0x02, 0x0012, 0, 1 },		/* a reset: Set */
+		{ 0x01, 0x0001, 0, 0 },		/* ClassPortInfo, no data */
+		{ 0x01, 0x0036, 0x01020304, 1 },
+	};
+	uint8_t data[4] = { 0, 7, 0xff, 0xfe };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t got[512], want[512];
+		struct proxy_mad_args a;
+		ib_portid_t pid;
+		ib_rpc_t rpc;
+
+		memset(&a, 0, sizeof(a));
+		a.mgmt_class = ATTR_CLASS_PERF;
+		a.method = cases[i].method;
+		a.attr_id = cases[i].attr;
+		a.attr_mod = cases[i].mod;
+		a.target.lid = 0x1234;
+		if (cases[i].data) {
+			a.data = data;
+			a.data_len = sizeof(data);
+		}
+		memset(got, 0xaa, sizeof(got));
+		assert_int_equal(proxy_mad_encode(&a, got), 0);
+		memset(want, 0, sizeof(want));
+		memset(&pid, 0, sizeof(pid));
+		memset(&rpc, 0, sizeof(rpc));
+		pid.lid = 0x1234;
+		pid.qp = 1;
+		pid.qkey = IB_DEFAULT_QP1_QKEY;
+		rpc.mgtclass = ATTR_CLASS_PERF;
+		rpc.method = cases[i].method;
+		rpc.attr.id = cases[i].attr;
+		rpc.attr.mod = cases[i].mod;
+		rpc.trid = 1;
+		rpc.dataoffs = 64;
+		rpc.datasz = cases[i].data ? sizeof(data) : 0;
+		assert_true(mad_build_pkt(want, &rpc, &pid, NULL,
+		    cases[i].data ? data : NULL) > 0);
+		assert_memory_equal(got, want, umad_size() + 256);
+	}
+}
+
 static void
 test_encode_perf_and_bad(void **state)
 {
@@ -438,6 +491,7 @@ main(void)
 		cmocka_unit_test(test_sminfo),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_encode_dr),
+		cmocka_unit_test(test_encode_perf_as_libibmad),
 		cmocka_unit_test(test_encode_perf_and_bad),
 	};
 

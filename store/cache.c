@@ -7,7 +7,6 @@
 
 #include "store/cache.h"
 #include "util/ev.h"
-#include "util/htab.h"	/* htab_hash */
 #include "util/log.h"
 #include "util/pool.h"
 
@@ -43,6 +42,9 @@ _Static_assert(CACHE_DATA_MAX <= UINT8_MAX, "cache_entry.cap is 8 bits");
 
 static uint8_t		 cache_nodata[CACHE_DATA_MAX];
 static struct pool	 ct_pool;	/* the entries themselves */
+/* Waiters come and go with every fetch (one per counter MAD of a
+ * poll): from a pool of their own rather than malloc and free. */
+static struct pool		 cw_pool;
 
 static void
 entry_free(struct cache_entry *e)
@@ -88,7 +90,18 @@ static size_t		 ct_nb, ct_n;
 static size_t
 ct_slot(const struct cache_key *k, size_t nb)
 {
-	return htab_hash(k, sizeof(*k)) & (nb - 1);
+	/* Three lookups a MAD: the key's two words mixed (a 64-bit
+	 * finaliser, as splitmix64's), not FNV over its twelve octets. */
+	uint64_t h = ((uint64_t)k->node << 32 | (uint32_t)k->attr << 16 |
+	    (uint32_t)k->mclass << 8 | k->port) ^
+	    ((uint64_t)k->mod * 0x9e3779b97f4a7c15ULL);
+
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return h & (nb - 1);
 }
 
 static struct cache_entry *
@@ -152,6 +165,7 @@ int
 cache_init(cache_fetch_fn fetch, void *fetch_arg)
 {
 	pool_init(&ct_pool, sizeof(struct cache_entry));
+	pool_init(&cw_pool, sizeof(struct cache_waiter));
 	cache_fetch = fetch;
 	cache_fetch_arg = fetch_arg;
 	memset(&cache_st, 0, sizeof(cache_st));
@@ -165,7 +179,7 @@ free_entry(struct cache_entry *e, void *arg)
 
 	for (w = e->waiters; w != NULL; w = nx) {
 		nx = w->next;
-		free(w);
+		pool_put(&cw_pool, w);
 	}
 	entry_free(e);
 }
@@ -184,6 +198,7 @@ cache_finalise(void)
 	ct_b = NULL;
 	ct_nb = ct_n = 0;
 	pool_free(&ct_pool);
+	pool_free(&cw_pool);
 }
 
 void
@@ -283,20 +298,20 @@ cache_lookup(const struct cache_key *key, enum attr_ttl cls,
 		*len = e->len;
 		return 0;
 	}
-	if ((w = malloc(sizeof(*w))) == NULL)
+	if ((w = pool_get(&cw_pool)) == NULL)
 		return -ENOMEM;
 	if (e->state == CACHE_PENDING)
 		cache_st.coalesced++;
 	else
 		cache_st.misses++;
 	if (entry_start(e, cls) == -1) {
-		free(w);
+		pool_put(&cw_pool, w);
 		return -EAGAIN;
 	}
 	if (e->state != CACHE_PENDING) {
 		/* Completed inside the fetch (a send that failed at once):
 		 * a waiter added now would never be called. */
-		free(w);
+		pool_put(&cw_pool, w);
 		if (e->state == CACHE_FAILED)
 			return e->error ? e->error : -EIO;
 		*data = e->data;
@@ -321,7 +336,7 @@ cache_cancel(const struct cache_key *key, cache_waiter_cb cb, void *arg)
 	for (wp = &e->waiters; (w = *wp) != NULL; wp = &w->next)
 		if (w->cb == cb && w->arg == arg) {
 			*wp = w->next;
-			free(w);
+			pool_put(&cw_pool, w);
 			return 1;
 		}
 	return 0;
@@ -430,7 +445,7 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 		nx = w->next;
 		w->cb(w->arg, status, status == 0 ? e->data : NULL,
 		    status == 0 ? e->len : 0);
-		free(w);
+		pool_put(&cw_pool, w);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "store/counters.h"
 #include "store/store.h"
 #include "util/ev.h"
+#include "util/htab.h"
 #include "util/log.h"
 #include "util/pool.h"
 
@@ -20,6 +21,10 @@ struct ctr_node {
 	struct ctr_port		*slot[];
 };
 static struct pool	 ctr_pool;	/* the ctr_ports */
+/* GUIDs with rows load() could not place (no such node or port in the
+ * inventory then): their rows may be stale, so a first reading of 0
+ * on such a node is saved over them like any other. */
+static struct htab	 ctr_orphans;
 static struct ctr_node	**ctr_nodes;
 static size_t		 ctr_nnodes;
 static int64_t		 ctr_start_ms;
@@ -143,6 +148,12 @@ port_get(uint32_t node, uint8_t port, int create)
 	p->port = port;
 	p->disc_ms = ctr_start_ms;
 	p->change_ms = ctr_start_ms;
+	if (ctr_orphans.n > 0) {
+		const struct store_node *sn = store_node_at(node);
+
+		p->orphaned = sn != NULL &&
+		    htab_get_u64(&ctr_orphans, sn->guid) != NULL;
+	}
 	*slot = p;
 	return p;
 }
@@ -262,7 +273,14 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		/* Only a change needs saving: an idle port costs no write
 		 * (every change moves the reading or is an event). */
 		if (e || a->last != last) {
-			mark_dirty(p, dirty_bit(i));
+			/* Except a first reading of 0 (total = last = 0):
+			 * a restart without its row reads the counter
+			 * afresh and counts the same from there, since 0
+			 * cannot go down. Most of a fabric's error
+			 * counters read 0: the first poll's save shrinks
+			 * to the counters that count. */
+			if (e != CTR_EV_FIRST || vals[i] != 0 || p->orphaned)
+				mark_dirty(p, dirty_bit(i));
 			tap_changed(p, i, a);
 		}
 		/* Steady counting keeps total - last: a restart recomputes
@@ -411,8 +429,14 @@ load(void)
 		struct ctr_acc *a;
 		int i;
 
-		if (sn == NULL || port < 0 || port > sn->num_ports || !name)
+		if (sn == NULL || port < 0 || port > sn->num_ports || !name) {
+			uint64_t g = (uint64_t)sqlite3_column_int64(st, 0);
+
+			if (htab_get_u64(&ctr_orphans, g) == NULL &&
+			    htab_put_u64(&ctr_orphans, g, &ctr_orphans) == -1)
+				log_warn("counters: orphans");
 			continue;
+		}
 		for (i = 0; i < CTR_MAX; i++)
 			if (strcmp(perf_ctrs[i].name, name) == 0)
 				break;
@@ -690,4 +714,5 @@ counters_finalise(void)
 	ctr_nodes = NULL;
 	ctr_nnodes = 0;
 	pool_free(&ctr_pool);
+	htab_free(&ctr_orphans);
 }

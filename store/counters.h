@@ -61,6 +61,7 @@ struct ctr_port {
 	int64_t		change_ms;	/* ev_now() of the last state change */
 	uint8_t		state;		/* last PortState seen, 0: none */
 	uint8_t		placeholder;	/* zeros served, never read */
+	uint8_t		orphaned;	/* rows of its GUID were not loaded */
 	uint64_t	dirty;		/* changed since saved: bit i for
 					   counter i < CTR_BASE, bit 63 for
 					   the per-VL ones */

@@ -123,6 +123,20 @@ put_pc(uint8_t *d, uint32_t rcv_data, uint32_t sym)
 	mad_encode_field(d, IB_PC_ERR_SYM_F, &sym);
 }
 
+/* Every PortCounters counter nonzero: rcv_data, sym, the rest 1. */
+static void
+put_pc_all(uint8_t *d, uint32_t rcv_data, uint32_t sym)
+{
+	uint32_t one = 1;
+
+	memset(d, 0, 192);
+	for (int i = 0; i < CTR_MAX; i++)
+		if (perf_ctrs[i].attr == PERF_ATTR_PORT_COUNTERS)
+			mad_encode_field(d, perf_ctrs[i].field, &one);
+	mad_encode_field(d, IB_PC_RCV_BYTES_F, &rcv_data);
+	mad_encode_field(d, IB_PC_ERR_SYM_F, &sym);
+}
+
 /* A fresh database in /tmp holding one two-port CA, and the counters
  * on it. */
 static void
@@ -341,7 +355,7 @@ test_first_not_urgent_sliced(void **state)
 	assert_int_equal(counters_init(), 0);
 
 	counters_stats(&c0, &r0);
-	put_pc(d, 1000, 3);
+	put_pc_all(d, 1000, 3);
 	for (uint32_t s = 0; s < 3; s++)
 		for (int port = 1; port <= 254; port++)
 			counters_feed(s, (uint8_t)port,
@@ -374,7 +388,7 @@ test_first_not_urgent_sliced(void **state)
 
 	/* A reset (the reading went down): committed in this iteration,
 	 * its row alone. */
-	put_pc(d, 10, 3);
+	put_pc_all(d, 10, 3);
 	counters_feed(2, 254, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
 	assert_int_equal(ev_run_once(0), 0);
 	counters_stats(&c0, &r0);
@@ -386,6 +400,95 @@ test_first_not_urgent_sliced(void **state)
 	counters_finalise();
 	store_finalise();
 	ev_set_clock(NULL);
+	ev_finalise();
+	unlink(path);
+}
+
+/* A first reading of 0 makes no row: a restart reads the counter
+ * afresh and counts what the saved pair would have counted. */
+static void
+test_first_zero_not_saved(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	const struct ctr_port *cp;
+	sqlite3 *other;
+
+	open_one_ca(path, sizeof(path), "ctrz", 0x5678, LOG_ERR);
+	put_pc(d, 1000, 0);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	counters_flush();
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_true(saved_rows(other) == 1);	/* PortRcvData alone */
+	assert_true(saved_total(other, 0x5678, 1,
+	    perf_ctrs[CTR_RCV_DATA].name) == 1000);
+	assert_true(saved_total(other, 0x5678, 1,
+	    perf_ctrs[CTR_SYMBOL_ERRORS].name) == UINT64_MAX);
+	sqlite3_close(other);
+	counters_finalise();
+	store_finalise();
+
+	assert_int_equal(store_init(path), 0);
+	assert_int_equal(counters_init(), 0);
+	put_pc(d, 1500, 2);
+	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	cp = counters_port(0, 1);
+	assert_non_null(cp);
+	assert_true(cp->c[CTR_RCV_DATA].total == 1500);
+	assert_true(cp->c[CTR_SYMBOL_ERRORS].total == 2);
+	/* Now it counted: saved. */
+	counters_finalise();
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_true(saved_total(other, 0x5678, 1,
+	    perf_ctrs[CTR_SYMBOL_ERRORS].name) == 2);
+	sqlite3_close(other);
+	store_finalise();
+	ev_finalise();
+	unlink(path);
+}
+
+/* Rows of a GUID the inventory did not hold at start may be stale: when
+ * the node is read again, a first reading of 0 replaces them. */
+static void
+test_first_zero_over_orphan(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	struct store_node n;
+	struct store_port p[3];
+	unsigned nodes, lost;
+	sqlite3 *other;
+	char *err = NULL;
+
+	open_one_ca(path, sizeof(path), "ctro", 0x1111, LOG_ERR);
+	counters_finalise();
+	store_finalise();
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "INSERT INTO counters (node_guid, "
+	    "port, counter, total, last, saturated) VALUES (8738, 1, "
+	    "'SymbolErrorCounter', 500, 500, 0)", NULL, NULL, &err),
+	    SQLITE_OK);
+	sqlite3_close(other);
+	assert_int_equal(store_init(path), 0);
+	assert_int_equal(counters_init(), 0);	/* 0x2222 is unknown */
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = 0x2222;
+	n.type = STORE_NODE_CA;
+	n.num_ports = 2;
+	store_sweep_begin();
+	store_sweep_node(&n, p);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	put_pc(d, 0, 0);
+	counters_feed(store_node_by_guid(0x2222)->idx, 1,
+	    PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+	counters_flush();
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_true(saved_total(other, 0x2222, 1,
+	    perf_ctrs[CTR_SYMBOL_ERRORS].name) == 0);
+	sqlite3_close(other);
+	counters_finalise();
+	store_finalise();
 	ev_finalise();
 	unlink(path);
 }
@@ -512,6 +615,8 @@ main(void)
 		cmocka_unit_test(test_feed_and_restart),
 		cmocka_unit_test(test_flush_dirty_only),
 		cmocka_unit_test(test_first_not_urgent_sliced),
+		cmocka_unit_test(test_first_zero_not_saved),
+		cmocka_unit_test(test_first_zero_over_orphan),
 		cmocka_unit_test(test_reset_saves_first),
 		cmocka_unit_test(test_vl_decode),
 	};

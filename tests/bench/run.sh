@@ -6,7 +6,8 @@
 #      10 and over ~10,000 node names on a ~10,000-node fabric, to show
 #      that resolution does not slow down as the fabric grows;
 #  (b) full-fabric discovery time: the gateway's sweep against
-#      ibnetdiscover on the same ~2,000-node ibsim fabric;
+#      ibnetdiscover on the same ~2,000-node ibsim fabric; (b') the same
+#      on (a')'s ~10,000-node fat tree;
 #  (f) a bulk walk of the fabric context's IB-SM-MIB NodeInfo and
 #      PortInfo tables on the ~10,000-node fabric against a warm walk of
 #      one node's IB-SMA-MIB, and the MADs the fabric walk sends (none);
@@ -90,8 +91,50 @@ start_fabric() {	# name topology [map [extra-yaml]]
 	"$SIM" start "$@" > "$d.info"
 	sed -n 's/^endpoint: //p' "$d.info"
 }
+med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
+# stock_run DIR OUT TOOL: a stock tool on the simulated fabric. umad2sim
+# (ibsim 0.10) can crash a client at exit when a MAD arrives after its
+# port closed (tests/sim/README.md): such a run is not timed, and the
+# tool runs again (three tries).
+stock_run() {
+	for sr_try in 1 2 3; do
+		sr_s=$(date +%s%N)
+		if (cd "$1" && SIM_HOST=node0003 timeout 300 "$3" > "$2" 2>&1); then
+			sr_e=$(date +%s%N)
+			echo "$(( (sr_e - sr_s) / 1000000 ))" > "$work/stock.ms"
+			return 0
+		fi
+		echo "($3 failed, try $sr_try: $(tail -n 1 "$2"))" >&2
+	done
+	return 1
+}
+# sweeps_vs_stock NAME PID: three forced full sweeps by fabric NAME's
+# gateway (PID), then three ibnetdiscover runs on the same fabric. Sets
+# sw_ms (the sweeps' times), sw_cpu (the gateway's CPU per SMP, us),
+# sw_smps, nd_ms (ibnetdiscover's times) and nd_nodes, and leaves the
+# fabric's environment (LD_PRELOAD) set for a floor run.
+sweeps_vs_stock() {
+	sw_ms="" sw_cpu="" nd_ms=""
+	for sv_i in 1 2 3; do
+		sv_c=$(cpu_ms "$2")
+		sweep_wait "$1" "$2"
+		sv_c=$(( $(cpu_ms "$2") - sv_c ))
+		sv_line=$(grep "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log" | tail -1)
+		sw_ms="$sw_ms $(echo "$sv_line" | sed 's/.* in \([0-9]*\) ms.*/\1/')"
+		sw_smps=$(echo "$sv_line" | sed 's/.* \([0-9]*\) SMPs.*/\1/')
+		# The gateway's CPU per SMP (it may poll counters meanwhile).
+		sw_cpu="$sw_cpu $(awk -v c="$sv_c" -v n="$sw_smps" 'BEGIN { printf("%.1f", n ? c * 1000 / n : 0) }')"
+	done
+	echo "$sv_line" | sed 's/.*ibsnmpgw\[info\]: /gateway /'
+	eval "$("$SIM" env "$work/fab-$1")"
+	for sv_i in 1 2 3; do
+		stock_run "$work/fab-$1" "$work/ibnd-$1.out" ibnetdiscover
+		nd_ms="$nd_ms $(cat "$work/stock.ms")"
+	done
+	nd_nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd-$1.out")
+}
 
-b_floor="" d_floor="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
+r7="" big_nodes="" big_smps="" big_cpu="" b_floor="" d_floor="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
 h_tun1="" smps=""
 if want a c; then
 echo "== (a) cached GET throughput, window $WIN, $DUR s each"
@@ -164,7 +207,10 @@ echo
 echo "== (a') the same GET over 10 and over all node names of a ~10,000-node fabric"
 big_topo
 # Background counter polling off: this measures name resolution only.
-printf 'polling:\n  - name: none\n    groups: []\n    interval: 86400\n' > "$work/nopoll.yaml"
+# No MAD rate cap (the line continues the launcher's mad: section), as
+# (b') races ibnetdiscover, which has none; (a') and (f) send no MAD
+# once warm.
+printf '  rate-limit: 0\npolling:\n  - name: none\n    groups: []\n    interval: 86400\n' > "$work/nopoll.yaml"
 ep=$(start_fabric big "$work/big.topo" "$work/big.map" "$work/nopoll.yaml")
 grep "sweep 1 done" "$work/fab-big/ibsnmpgw.log" | sed 's/.*ibsnmpgw\[info\]: /gateway /'
 awk -F'"' '/^0x/ { print "public@" $2 }' "$work/big.map" > "$work/all.txt"
@@ -226,6 +272,17 @@ echo "fabric NodeInfo+PortInfo walk ($fab_vb varbinds): vb/s$fab_rates (median $
 r6=$(ratio "$(med3 $fab_rates)" "$(med3 $node_rates)")
 r6cpu=$(ratio "$(med3 $node_ns)" "$(med3 $fab_ns)")
 
+echo
+echo "== (b') full sweeps of the same ~10,000-node fat tree against ibnetdiscover (mad.rate-limit off)"
+# Issue 21's third line: (b) at five times the size. Forced sweeps are
+# full ones (every node's NodeInfo and PortInfo), as ibnetdiscover's.
+sweeps_vs_stock big "$gwbig"
+unset LD_PRELOAD
+big_nodes=$nd_nodes big_smps=$sw_smps big_cpu=$sw_cpu
+echo "gateway full sweeps (ms):$sw_ms   median $(med $sw_ms); $sw_smps SMPs; gateway CPU per SMP (us):$sw_cpu"
+echo "ibnetdiscover (ms): $nd_ms   median $(med $nd_ms) ($nd_nodes nodes found)"
+r7=$(ratio "$(med $sw_ms)" "$(med $nd_ms)")
+
 "$SIM" stop "$work/fab-big" >/dev/null
 fi
 
@@ -234,23 +291,6 @@ fi
 # section). With the default cap of 20,000 MADs/s a sweep of N SMPs
 # takes at least N / 20,000 s.
 printf '  rate-limit: 0\n' > "$work/nocap.yaml"
-med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
-# stock_run DIR OUT TOOL: a stock tool on the simulated fabric. umad2sim
-# (ibsim 0.10) can crash a client at exit when a MAD arrives after its
-# port closed (tests/sim/README.md): such a run is not timed, and the
-# tool runs again (three tries).
-stock_run() {
-	for sr_try in 1 2 3; do
-		sr_s=$(date +%s%N)
-		if (cd "$1" && SIM_HOST=node0003 timeout 300 "$3" > "$2" 2>&1); then
-			sr_e=$(date +%s%N)
-			echo "$(( (sr_e - sr_s) / 1000000 ))" > "$work/stock.ms"
-			return 0
-		fi
-		echo "($3 failed, try $sr_try: $(tail -n 1 "$2"))" >&2
-	done
-	return 1
-}
 
 # floor_run DIR CLASS N: the floor under any umad2sim client for N MADs
 # of CLASS (dr: NodeInfo along each port's breadth-first directed route,
@@ -298,29 +338,12 @@ echo "== (b) full-fabric discovery on a ~2,000-node fabric (mad.rate-limit off, 
     --node-name-map "$work/mid.map" > "$work/mid.topo"
 ep=$(start_fabric mid "$work/mid.topo" "$work/mid.map" "$work/nocap.yaml")
 gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-mid/pids")
-sweeps="" sweep_cpu=""
-for i in 1 2 3; do
-	c=$(cpu_ms "$gwpid")
-	sweep_wait mid "$gwpid"
-	c=$(( $(cpu_ms "$gwpid") - c ))
-	line=$(grep "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log" | tail -1)
-	ms=$(echo "$line" | sed 's/.* in \([0-9]*\) ms.*/\1/')
-	n=$(echo "$line" | sed 's/.* \([0-9]*\) SMPs.*/\1/')
-	sweeps="$sweeps $ms"
-	# The gateway's CPU per SMP (it also polls counters meanwhile).
-	sweep_cpu="$sweep_cpu $(awk -v c="$c" -v n="$n" 'BEGIN { printf("%.1f", n ? c * 1000 / n : 0) }')"
-done
-grep "sweep [0-9]* done" "$work/fab-mid/ibsnmpgw.log" | tail -1 | sed 's/.*ibsnmpgw\[info\]: /gateway /'
-eval "$("$SIM" env "$work/fab-mid")"
-ibnd=""
-for i in 1 2 3; do
-	stock_run "$work/fab-mid" "$work/ibnd.out" ibnetdiscover
-	ibnd="$ibnd $(cat "$work/stock.ms")"
-done
+sweeps_vs_stock mid "$gwpid"
+sweeps=$sw_ms sweep_cpu=$sw_cpu ibnd=$nd_ms n=$sw_smps
 floor_run "$work/fab-mid" dr "$n"
 b_floor=$floor_ms
 unset LD_PRELOAD
-nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd.out")
+nodes=$nd_nodes
 gw_ms=$(med $sweeps)
 nd_ms=$(med $ibnd)
 echo "gateway sweeps (ms):$sweeps   median $gw_ms; gateway CPU per SMP (us):$sweep_cpu"
@@ -529,6 +552,7 @@ if want a f; then
 	r2=$(ratio "$(field "$all_out" rate)" "$(field "$ten_out" rate)")
 	echo "(a') $n names / 10 names throughput:  ${r2}x (no linear scan: stays near 1)"
 	echo "(a') $n NodeDescriptions / 10 names throughput: $(ratio "$(field "$desc_out" rate)" "$(field "$ten_out" rate)")x"
+	echo "(b') gateway/ibnetdiscover full sweep of $big_nodes nodes: ${r7}x (goal <= 0.25: $(ok "$r7" "<=" 0.25)); $big_smps SMPs; gateway CPU per SMP (us):$big_cpu"
 	echo "(f)  fabric NodeInfo+PortInfo walk / warm per-node walk: ${r6}x vb/s (goal >= 1.0: $(ok "$r6" ">=" 1.0)), ${r6cpu}x per gateway CPU second; $fab_mads MADs during it (goal 0: $(ok "$fab_mads" "<=" 0))"
 fi
 if want b; then

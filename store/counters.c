@@ -278,8 +278,13 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 			 * afresh and counts the same from there, since 0
 			 * cannot go down. Most of a fabric's error
 			 * counters read 0: the first poll's save shrinks
-			 * to the counters that count. */
-			if (e != CTR_EV_FIRST || vals[i] != 0 || p->orphaned)
+			 * to the counters that count. An attribute's
+			 * first counter is saved all the same: its
+			 * validity says the attribute was read
+			 * (counters_port_read, the HA snapshot, IF-MIB's
+			 * stale answers). */
+			if (e != CTR_EV_FIRST || vals[i] != 0 ||
+			    i == first || p->orphaned)
 				mark_dirty(p, dirty_bit(i));
 			tap_changed(p, i, a);
 		}

@@ -419,17 +419,28 @@ test_first_zero_not_saved(void **state)
 	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
 	counters_flush();
 	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
-	assert_true(saved_rows(other) == 1);	/* PortRcvData alone */
+	/* PortRcvData, and SymbolErrorCounter, PortCounters' first: its
+	 * pair says the port was read. */
+	assert_true(saved_rows(other) == 2);
 	assert_true(saved_total(other, 0x5678, 1,
 	    perf_ctrs[CTR_RCV_DATA].name) == 1000);
 	assert_true(saved_total(other, 0x5678, 1,
-	    perf_ctrs[CTR_SYMBOL_ERRORS].name) == UINT64_MAX);
+	    perf_ctrs[CTR_SYMBOL_ERRORS].name) == 0);
+	assert_true(saved_total(other, 0x5678, 1,
+	    perf_ctrs[CTR_LINK_DOWNED].name) == UINT64_MAX);
 	sqlite3_close(other);
 	counters_finalise();
 	store_finalise();
 
+	/* After a restart, before any reading: read before, as served
+	 * stale when the node does not answer, and in an HA snapshot. */
 	assert_int_equal(store_init(path), 0);
 	assert_int_equal(counters_init(), 0);
+	cp = counters_port(0, 1);
+	assert_non_null(cp);
+	assert_true(counters_port_read(cp));
+	assert_true(cp->c[CTR_RCV_DATA].total == 1000);
+	assert_true(cp->c[CTR_LINK_DOWNED].total == 0);
 	put_pc(d, 1500, 2);
 	counters_feed(0, 1, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
 	cp = counters_port(0, 1);
@@ -466,7 +477,7 @@ test_first_zero_over_orphan(void **state)
 	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(other, "INSERT INTO counters (node_guid, "
 	    "port, counter, total, last, saturated) VALUES (8738, 1, "
-	    "'SymbolErrorCounter', 500, 500, 0)", NULL, NULL, &err),
+	    "'LinkDownedCounter', 500, 500, 0)", NULL, NULL, &err),
 	    SQLITE_OK);
 	sqlite3_close(other);
 	assert_int_equal(store_init(path), 0);
@@ -485,7 +496,7 @@ test_first_zero_over_orphan(void **state)
 	counters_flush();
 	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
 	assert_true(saved_total(other, 0x2222, 1,
-	    perf_ctrs[CTR_SYMBOL_ERRORS].name) == 0);
+	    perf_ctrs[CTR_LINK_DOWNED].name) == 0);
 	sqlite3_close(other);
 	counters_finalise();
 	store_finalise();
@@ -520,8 +531,6 @@ test_reset_saves_first(void **state)
 	unlink(path);
 }
 
-/* PortVLOpPackets (16 x 16 bits) and PortVLOpData (16 x 32 bits): each
- * VL lands in its own counter, with its own width. */
 /* perf_decode's own loads give what libibmad's field tables give, for
  * every counter of every attribute, on random answers (the packed
  * 4-bit pair of PortCounters octet 19 included). */
@@ -562,6 +571,8 @@ test_decode_matches_libibmad(void **state)
 	}
 }
 
+/* PortVLOpPackets (16 x 16 bits) and PortVLOpData (16 x 32 bits): each
+ * VL lands in its own counter, with its own width. */
 static void
 test_vl_decode(void **state)
 {

@@ -1,4 +1,5 @@
-/* proxy_perf: PerfMgt counters, decoded with libibmad's field tables. */
+/* perf: PerfMgt counters, decoded at the offsets libibmad's field tables
+ * give them. */
 #include "config.h"
 
 #include <endian.h>

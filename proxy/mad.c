@@ -5,6 +5,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -713,7 +714,7 @@ static int
 reader_take(struct mad_rx **out, struct mad_rx **spare)
 {
 	struct mad_rx *rx;
-	int len = PROXY_MAD_SIZE, agent;
+	int len = PROXY_MAD_SIZE, agent, big = 0;
 
 	if (spare != NULL && *spare != NULL) {
 		rx = *spare;
@@ -731,10 +732,13 @@ reader_take(struct mad_rx **out, struct mad_rx **spare)
 		 * new queue). */
 		if ((rx = rx_alloc_big(rx, len)) == NULL)
 			return EMSGSIZE;
+		big = 1;
 		agent = umad_recv(mad_fd, rx->umad, &len, 0);
 	}
+	/* What rx_keep decides on: whether the buffer was grown, not
+	 * the length a failed umad_recv may leave undefined. */
+	rx->len = big ? INT_MAX : 0;
 	if (agent < 0) {
-		rx->len = len + (int)umad_size();
 		rx_keep(rx, spare);
 		return port_error(-agent) ? -agent : 1;
 	}
@@ -742,7 +746,6 @@ reader_take(struct mad_rx **out, struct mad_rx **spare)
 	    agent != mad_agent_perf && agent != mad_agent_sa &&
 	    agent != mad_agent_tun) {
 		atomic_fetch_add(&mad_stray, 1);
-		rx->len = len + (int)umad_size();
 		rx_keep(rx, spare);
 		*out = NULL;
 		return 0;
@@ -923,7 +926,7 @@ encode_perf(const struct proxy_mad_args *a, uint8_t *buf)
 	mad[0] = 1;				/* BaseVersion */
 	mad[1] = ATTR_CLASS_PERF;
 	mad[2] = 1;				/* ClassVersion */
-	mad[3] = a->method & 0x7f;
+	mad[3] = a->method;			/* R and Method */
 	mad[15] = 1;				/* TID: set when sent */
 	mad[16] = (uint8_t)(a->attr_id >> 8);
 	mad[17] = (uint8_t)a->attr_id;

@@ -134,7 +134,7 @@ sweeps_vs_stock() {
 	nd_nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd-$1.out")
 }
 
-r7="" big_nodes="" big_smps="" big_cpu="" b_floor="" d_floor="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
+an_names="" r7="" big_nodes="" big_smps="" big_cpu="" b_floor="" d_floor="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
 h_tun1="" smps=""
 if want a c; then
 echo "== (a) cached GET throughput, window $WIN, $DUR s each"
@@ -216,6 +216,7 @@ grep "sweep 1 done" "$work/fab-big/ibsnmpgw.log" | sed 's/.*ibsnmpgw\[info\]: /g
 awk -F'"' '/^0x/ { print "public@" $2 }' "$work/big.map" > "$work/all.txt"
 head -n 10 "$work/all.txt" > "$work/ten.txt"
 n=$(wc -l < "$work/all.txt")
+an_names=$n
 # Warm-up: the first pass over every node fills the cache (one SMP each).
 "$work/snmpload" -t "$ep" -f "$work/all.txt" -o 1.3.6.1.3.117.3.1.1.1.0 -W 0 -d 4 -w "$WIN" >/dev/null
 ten_out=$(load -t "$ep" -f "$work/ten.txt" -o 1.3.6.1.3.117.3.1.1.1.0)
@@ -550,7 +551,7 @@ if want a c; then
 fi
 if want a f; then
 	r2=$(ratio "$(field "$all_out" rate)" "$(field "$ten_out" rate)")
-	echo "(a') $n names / 10 names throughput:  ${r2}x (no linear scan: stays near 1)"
+	echo "(a') $an_names names / 10 names throughput:  ${r2}x (no linear scan: stays near 1)"
 	echo "(a') $n NodeDescriptions / 10 names throughput: $(ratio "$(field "$desc_out" rate)" "$(field "$ten_out" rate)")x"
 	echo "(b') gateway/ibnetdiscover full sweep of $big_nodes nodes: ${r7}x (goal <= 0.25: $(ok "$r7" "<=" 0.25)); $big_smps SMPs; gateway CPU per SMP (us):$big_cpu"
 	echo "(f)  fabric NodeInfo+PortInfo walk / warm per-node walk: ${r6}x vb/s (goal >= 1.0: $(ok "$r6" ">=" 1.0)), ${r6cpu}x per gateway CPU second; $fab_mads MADs during it (goal 0: $(ok "$fab_mads" "<=" 0))"

@@ -87,9 +87,13 @@ def main():
     R.check(ok, "the standby SM becomes master", "")
     # One reading per try: up at the old LID, then subscribing at the
     # new one, read by two calls, is not yet subscribed there.
-    ok = wait(lambda: (lambda s: s[0] == "up" and s[1] not in (0, old_lid))(
-        sm_events()), 30)
-    new_lid = sm_events()[1]
+    seen = [None, 0]
+
+    def subscribed_anew():
+        seen[:] = sm_events()
+        return seen[0] == "up" and seen[1] not in (0, old_lid)
+    ok = wait(subscribed_anew, 30)
+    new_lid = seen[1]
     R.check(ok, "the gateway subscribes at the new master (LID %d, was %d) "
             "%.1f s after the takeover, with no periodic sweep" % (
                 new_lid, old_lid, time.time() - took_over),

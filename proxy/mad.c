@@ -25,6 +25,7 @@
 #include "util/ev.h"
 #include "util/htab.h"
 #include "util/log.h"
+#include "util/pool.h"
 
 #define SLOT_BITS	12
 #define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
@@ -67,16 +68,12 @@ _Static_assert(PROXY_MAD_CTX % 8 == 0, "mad_req.ctx is in 8-octet words");
 
 /* A counter poll makes and ends tens of thousands of requests: ended
  * ones are kept for the next (at most REQ_SPARE, ~110 kB) instead of a
- * calloc and a free of ~440 octets each. Under ASan each request is
- * its own allocation, so that every use after its end is caught. */
-#if defined(__SANITIZE_ADDRESS__)
+ * calloc and a free of ~440 octets each, and the direct reader keeps
+ * its answer buffer. Under ASan (POOL_MALLOC) each is its own
+ * allocation, so that every use after its end is caught. */
+#ifdef POOL_MALLOC
 #define REQ_SPARE	0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REQ_SPARE	0
-#endif
-#endif
-#ifndef REQ_SPARE
+#else
 #define REQ_SPARE	256
 #endif
 static struct mad_req	*req_spare[REQ_SPARE + 1];

@@ -11,14 +11,6 @@
 #define POOL_BLOCK	(256 * 1024)
 #define POOL_HEAD	16	/* the block's link, kept 16-aligned */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define POOL_MALLOC	1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define POOL_MALLOC	1
-#endif
-#endif
-
 void
 pool_init(struct pool *p, size_t size)
 {

@@ -14,6 +14,16 @@
 
 #include <stddef.h>
 
+/* Built with AddressSanitizer: objects are plain allocations, and other
+ * modules that recycle memory (proxy/mad.c) do not either. */
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_MALLOC	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_MALLOC	1
+#endif
+#endif
+
 struct pool {
 	size_t	 size;		/* object size, rounded up to 8 */
 	void	*free;		/* freed objects, linked through them */

@@ -267,11 +267,10 @@ for i in 1 2 3; do
 	fab_rates="$fab_rates $(( fab_vb * 1000 / (fab_ms > 0 ? fab_ms : 1) ))"
 	fab_ns="$fab_ns $(( (c2 - c1) * 10000000 / fab_vb ))"
 done
-med3() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
-echo "warm per-node walk ($one, IB-SMA-MIB, $node_vb varbinds): vb/s$node_rates (median $(med3 $node_rates)); gateway CPU ns/vb$node_ns"
-echo "fabric NodeInfo+PortInfo walk ($fab_vb varbinds): vb/s$fab_rates (median $(med3 $fab_rates)); gateway CPU ns/vb$fab_ns; $fab_mads MADs sent during the three fabric walks"
-r6=$(ratio "$(med3 $fab_rates)" "$(med3 $node_rates)")
-r6cpu=$(ratio "$(med3 $node_ns)" "$(med3 $fab_ns)")
+echo "warm per-node walk ($one, IB-SMA-MIB, $node_vb varbinds): vb/s$node_rates (median $(med $node_rates)); gateway CPU ns/vb$node_ns"
+echo "fabric NodeInfo+PortInfo walk ($fab_vb varbinds): vb/s$fab_rates (median $(med $fab_rates)); gateway CPU ns/vb$fab_ns; $fab_mads MADs sent during the three fabric walks"
+r6=$(ratio "$(med $fab_rates)" "$(med $node_rates)")
+r6cpu=$(ratio "$(med $node_ns)" "$(med $fab_ns)")
 
 echo
 echo "== (b') full sweeps of the same ~10,000-node fat tree against ibnetdiscover (mad.rate-limit off)"

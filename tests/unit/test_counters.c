@@ -139,19 +139,14 @@ put_pc_all(uint8_t *d, uint32_t rcv_data, uint32_t sym)
 
 /* A fresh database in /tmp holding one two-port CA, and the counters
  * on it. */
+/* A sweep that finds one two-port CA. */
 static void
-open_one_ca(char *path, size_t len, const char *tag, uint64_t guid,
-    int level)
+sweep_one_ca(uint64_t guid)
 {
 	struct store_node n;
 	struct store_port p[3];
 	unsigned nodes, lost;
 
-	snprintf(path, len, "/tmp/ibsnmpgw-%s-%d.db", tag, getpid());
-	unlink(path);
-	log_init("test_counters", 1, level);
-	ev_init();
-	assert_int_equal(store_init(path), 0);
 	memset(&n, 0, sizeof(n));
 	memset(p, 0, sizeof(p));
 	n.guid = guid;
@@ -160,6 +155,18 @@ open_one_ca(char *path, size_t len, const char *tag, uint64_t guid,
 	store_sweep_begin();
 	store_sweep_node(&n, p);
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+}
+
+static void
+open_one_ca(char *path, size_t len, const char *tag, uint64_t guid,
+    int level)
+{
+	snprintf(path, len, "/tmp/ibsnmpgw-%s-%d.db", tag, getpid());
+	unlink(path);
+	log_init("test_counters", 1, level);
+	ev_init();
+	assert_int_equal(store_init(path), 0);
+	sweep_one_ca(guid);
 	assert_int_equal(counters_init(), 0);
 }
 
@@ -465,31 +472,21 @@ test_first_zero_over_orphan(void **state)
 {
 	char path[64];
 	uint8_t d[192];
-	struct store_node n;
-	struct store_port p[3];
-	unsigned nodes, lost;
 	sqlite3 *other;
-	char *err = NULL;
 
 	open_one_ca(path, sizeof(path), "ctro", 0x1111, LOG_ERR);
 	counters_finalise();
 	store_finalise();
 	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	/* 8738 is 0x2222, a GUID the inventory does not hold yet. */
 	assert_int_equal(sqlite3_exec(other, "INSERT INTO counters (node_guid, "
 	    "port, counter, total, last, saturated) VALUES (8738, 1, "
-	    "'LinkDownedCounter', 500, 500, 0)", NULL, NULL, &err),
+	    "'LinkDownedCounter', 500, 500, 0)", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(other);
 	assert_int_equal(store_init(path), 0);
-	assert_int_equal(counters_init(), 0);	/* 0x2222 is unknown */
-	memset(&n, 0, sizeof(n));
-	memset(p, 0, sizeof(p));
-	n.guid = 0x2222;
-	n.type = STORE_NODE_CA;
-	n.num_ports = 2;
-	store_sweep_begin();
-	store_sweep_node(&n, p);
-	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	assert_int_equal(counters_init(), 0);
+	sweep_one_ca(0x2222);
 	put_pc(d, 0, 0);
 	counters_feed(store_node_by_guid(0x2222)->idx, 1,
 	    PERF_ATTR_PORT_COUNTERS, d, sizeof(d));

@@ -315,8 +315,12 @@ class TrapSink:
         """Every notification so far: dicts with pdu, security, model,
         context and varbinds ([oid, value]; strings as hex)."""
         import json
+        # Only whole lines: the receiver may be writing the last one
+        # (a read in between cut a JSON object in two).
+        text = self._read()
+        text = text[:text.rfind("\n") + 1]
         return [d for d in (json.loads(line) for line in
-                            self._read().splitlines()) if "pdu" in d]
+                            text.splitlines()) if "pdu" in d]
 
     def stop(self):
         if self.proc is not None:

@@ -36,7 +36,7 @@
 #include "proxy/poller.h"
 #include "proxy/reread.h"
 #include "proxy/sa.h"
-#include "proxy/settle.h"
+#include "proxy/watch.h"
 #include "proxy/tunnel.h"
 #include "store/cache.h"
 #include "store/counters.h"
@@ -216,7 +216,7 @@ cmd_stats(FILE *f)
 	struct proxy_sweep_stats s;
 	struct proxy_sa_stats sa;
 	struct proxy_inform_stats inf;
-	struct proxy_settle_stats st;
+	struct proxy_watch_stats w;
 	struct proxy_reread_stats rr;
 	uint64_t commits, rows;
 
@@ -270,10 +270,13 @@ cmd_stats(FILE *f)
 	    "last-sweep-why %s\n", (unsigned long long)rr.readings,
 	    (unsigned long long)rr.changes, (unsigned long long)rr.smps,
 	    (unsigned long long)rr.sweeps, rr.why ? rr.why : "-");
-	proxy_settle_get_stats(&st);
-	fprintf(f, "settle watched %llu now %u rereads %llu given-up %llu\n",
-	    (unsigned long long)st.watched, st.now,
-	    (unsigned long long)st.rereads, (unsigned long long)st.given_up);
+	proxy_watch_get_stats(&w);
+	fprintf(f, "watch now %u longest-s %u watched %llu flapping %llu "
+	    "reads %llu changes %llu settled %llu dropped %llu\n", w.now,
+	    w.longest_s, (unsigned long long)w.watched,
+	    (unsigned long long)w.flapping, (unsigned long long)w.reads,
+	    (unsigned long long)w.changes, (unsigned long long)w.settled,
+	    (unsigned long long)w.dropped);
 	proxy_sa_get_stats(&sa);
 	fprintf(f, "sa sm-lid %u queries %llu answers %llu failures %llu "
 	    "truncated %llu mcmember-records %zu services %zu\n",
@@ -285,14 +288,15 @@ cmd_stats(FILE *f)
 	proxy_inform_get_stats(&inf);
 	fprintf(f, "sm-events %s sm-lid %u subscriptions %llu failures %llu "
 	    "lost %llu reports %llu malformed %llu requests %llu unexpected "
-	    "%llu foreign %llu\n", inf.state, inf.sm_lid,
+	    "%llu foreign %llu master-checks %llu\n", inf.state, inf.sm_lid,
 	    (unsigned long long)inf.subscriptions,
 	    (unsigned long long)inf.failures, (unsigned long long)inf.lost,
 	    (unsigned long long)inf.reports,
 	    (unsigned long long)inf.malformed,
 	    (unsigned long long)m.requests,
 	    (unsigned long long)m.unexpected,
-	    (unsigned long long)inf.foreign);
+	    (unsigned long long)inf.foreign,
+	    (unsigned long long)inf.master_checks);
 	cmd_stats_tunnel(f);
 	gw_ha_stats(f);
 }

@@ -26,6 +26,7 @@
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/reread.h"
+#include "proxy/watch.h"
 #include "proxy/sa.h"
 #include "proxy/tunnel.h"
 #include "store/cache.h"
@@ -224,6 +225,7 @@ reload(void)
 	gw_notify_config(c);
 	proxy_mad_set_issm(c->sim_issm);
 	proxy_inform_set(c->sm_events);
+	proxy_inform_set_master_check((unsigned)c->master_check_ms);
 	proxy_tun_set_conf(&c->tunnel);
 	ipoib_configure(c->ipoib_net_dir, c->ipoib_arp_file, c->ipoib_refresh);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
@@ -634,7 +636,9 @@ run(struct gw_conf *c)
 		goto out_snmp;
 	proxy_sa_init();
 	proxy_inform_init(c->sm_events);
+	proxy_inform_set_master_check((unsigned)c->master_check_ms);
 	proxy_reread_init();
+	proxy_watch_init(proxy_reread_check);
 	proxy_reread_on_changed(inventory_changed, NULL);
 	proxy_tun_init(&c->tunnel);
 	proxy_discover_on_done(sweep_done, NULL);
@@ -660,6 +664,7 @@ out_snmp:
 	 * answered before its session closes, and the sweep's and poller's
 	 * completions run while their state still exists. */
 	proxy_inform_finalise();
+	proxy_watch_finalise();
 	proxy_reread_finalise();
 	proxy_sa_finalise();
 	proxy_mad_finalise();

@@ -13,7 +13,7 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/sa.h"
-#include "proxy/settle.h"
+#include "proxy/watch.h"
 #include "codec/smp.h"
 #include "store/cache.h"
 #include "store/events.h"
@@ -487,6 +487,7 @@ proxy_discover_sm_events(int up)
 	if (up == disc_sm_up)
 		return;
 	disc_sm_up = up;
+	proxy_watch_configure(up, disc_conf.interval);
 	/* Events back after a gap: a Report may have been missed (the
 	 * first subscription follows the start sweep, which read all). */
 	if (up && disc_sm_seen)
@@ -594,7 +595,10 @@ diff_port(const struct store_node *old, const struct store_port *o,
 	char what[64];
 	int now, stream;
 
-	proxy_settle_read(old->guid, p);
+	/* Init or Armed, or gone Down: read until it holds (the SM's
+	 * activation raises no trap). */
+	proxy_watch_reading(old->guid, p, o->valid && (o->state != p->state ||
+	    o->phys_state != p->phys_state));
 	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
 		return;
 	now = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
@@ -645,14 +649,18 @@ diff_sweep(void)
 	size_t count = store_node_count();
 	uint64_t was, now;
 
-	if (count == 0)
-		return;
 	for (size_t i = 0; i < disc_n; i++) {
 		const struct dnode *dn = disc_list[i];
 		const struct store_node *old = store_node_by_guid(dn->n.guid);
 
-		if (old == NULL)
+		if (old == NULL) {
+			/* New (or the first sweep): nothing to compare, but
+			 * a port the SM has yet to activate is watched. */
+			for (int p = 1; p <= dn->n.num_ports; p++)
+				proxy_watch_reading(dn->n.guid, &dn->ports[p],
+				    0);
 			continue;
+		}
 		if (!old->reachable)
 			post(STORE_EV_NODE_BACK, old, 0, dn->n.lid, NULL);
 		for (int p = 1; p <= dn->n.num_ports && p <= old->num_ports;
@@ -665,6 +673,8 @@ diff_sweep(void)
 		if (n->reachable && htab_get_u64(&disc_nodes, n->guid) == NULL)
 			post(STORE_EV_NODE_GONE, n, 0, n->lid, NULL);
 	}
+	if (count == 0)
+		return;
 	/* The master SM (its port GUID) is another one. */
 	was = store_sm_count() ? master_of(store_sm_at(0), store_sm_count()) :
 	    0;
@@ -782,7 +792,6 @@ finish_sweep(void)
 	    disc_links, lost, (unsigned long long)disc_smps, disc_errors,
 	    (unsigned long long)disc_st.duration_ms, disc_cause);
 	free_sweep();
-	proxy_settle_sweep_done();
 	if (disc_done_fn)
 		disc_done_fn(disc_done_arg);
 }
@@ -952,8 +961,8 @@ int
 proxy_discover_init(const struct proxy_sweep_conf *c)
 {
 	check_inventory();
-	proxy_settle_init(proxy_discover_event);
 	disc_conf = *c;
+	proxy_watch_configure(disc_sm_up, c->interval);
 	ev_timer_init(&disc_timer, timer_cb, NULL);
 	disc_on = 1;
 	disc_want = 1;
@@ -970,6 +979,7 @@ proxy_discover_configure(const struct proxy_sweep_conf *c)
 	if (memcmp(c, &disc_conf, sizeof(*c)) == 0)
 		return;
 	disc_conf = *c;
+	proxy_watch_configure(disc_sm_up, c->interval);
 	schedule_next();
 }
 
@@ -978,7 +988,6 @@ proxy_discover_finalise(void)
 {
 	if (!disc_on)
 		return;		/* an init failure before ours */
-	proxy_settle_finalise();
 	ev_timer_del(&disc_timer);
 	disc_on = 0;
 	disc_want = disc_again = disc_sm_up = disc_sm_seen = 0;

@@ -27,24 +27,19 @@
 #include "proxy/health.h"
 #include "proxy/mad.h"
 #include "proxy/reread.h"
+#include "proxy/watch.h"
 #include "store/cache.h"
 #include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
 
-/* A link up but not yet Active is read again 1, 2, 4, 8 and 16 s
- * later (the SM arms it in its own sweep: seconds on a large fabric):
- * the nth re-read is RR_ACTIVE_MS << (n - 1) after the reading before,
- * until n reaches RR_ACTIVE_TRIES. */
-#define RR_ACTIVE_TRIES	6
-#define RR_ACTIVE_MS	1000
 #define RR_MOVES	2	/* a read sent again as its route moves */
 
 enum rr_kind {
 	RR_NODEINFO,		/* who is behind a port that came up */
 	RR_FILL,		/*   then its port: linked, routed */
-	RR_CHECK,		/* a port again: proxy_reread_port */
+	RR_CHECK,		/* a port again (proxy/watch.c asks) */
 	RR_VERIFY,		/* trap 64: is the CA routed by now? */
 };
 
@@ -53,13 +48,12 @@ struct rr_req {
 	enum rr_kind	 kind;
 	uint64_t	 guid;		/* the node asked */
 	uint8_t		 port;
-	uint8_t		 tries;		/* RR_CHECK: until Active */
 	uint8_t		 moved;		/*   sent again by a new route */
 	uint64_t	 port_guid;	/* RR_FILL of a CA port */
 	uint64_t	 from_guid;	/* RR_NODEINFO, RR_FILL: the switch */
 	uint8_t		 from_port;	/*   and port it went out of */
 	struct store_path path;
-	struct ev_timer	 timer;		/* RR_CHECK, RR_VERIFY: later */
+	struct ev_timer	 timer;		/* RR_VERIFY: later */
 	struct rr_req	*next, **prevp;	/* rr_live */
 };
 
@@ -72,8 +66,7 @@ static struct ev_timer		 rr_changed_timer;
 
 static void	rr_send(struct rr_req *r);
 static void	rr_free(struct rr_req *r);
-static void	check_later(const struct store_node *n, uint8_t p,
-		    unsigned tries, unsigned delay_ms);
+static void	check_now(const struct store_node *n, uint8_t p);
 
 static int
 link_up(const struct store_port *pt)
@@ -389,7 +382,7 @@ link_down(struct store_node *n, uint8_t p, struct store_port *pt)
 		else if (peer->reachable)
 			/* Its own reading (its route does not cross the
 			 * link): the same path through port_reading. */
-			check_later(peer, rp, 0, 0);
+			check_now(peer, rp);
 	}
 	changed();
 }
@@ -454,7 +447,7 @@ check_route(const struct store_node *n, uint8_t p)
 	return n->type == STORE_NODE_SWITCH ? n->route : n->ports[p].route;
 }
 
-/* A read of a port that waited (check_later) or went unanswered goes
+/* A read of a port that waited (the watch's) or went unanswered goes
  * by the node's route as it is now: a Report since may have moved it
  * around a pulled cable that the route it was asked by crosses. -1 if
  * the node is gone, unreachable or has no route: the Report that brings
@@ -470,28 +463,37 @@ route_now(const struct rr_req *r, struct store_path *path)
 	return no_route(path) ? -1 : 0;
 }
 
-/* A port of a link that is up but not yet Active is read again: the
- * SM arms and activates it in its own sweep, and no Report says so for
- * a switch link. One such read per port at a time. */
+/* Port p of n read again now, its answer through port_reading. One
+ * such read per port at a time. */
 static void
-check_later(const struct store_node *n, uint8_t p, unsigned tries,
-    unsigned delay_ms)
+check_now(const struct store_node *n, uint8_t p)
 {
 	struct store_path path = check_route(n, p);
 	struct rr_req *r;
 
-	if (tries >= RR_ACTIVE_TRIES || no_route(&path))
+	if (no_route(&path))
 		return;
 	for (r = rr_live; r != NULL; r = r->next)
 		if (r->kind == RR_CHECK && r->guid == n->guid && r->port == p)
 			return;
-	if ((r = rr_new(RR_CHECK, n->guid, p, &path)) == NULL)
-		return;
-	r->tries = (uint8_t)tries;
-	if (delay_ms == 0)
+	if ((r = rr_new(RR_CHECK, n->guid, p, &path)) != NULL)
 		rr_send(r);
-	else
-		ev_timer_add(&r->timer, delay_ms);
+}
+
+int
+proxy_reread_check(uint64_t guid, uint8_t port)
+{
+	const struct store_node *n = store_node_by_guid(guid);
+	struct store_path path;
+
+	if (!rr_on || n == NULL || !n->reachable || port < 1 ||
+	    port > n->num_ports)
+		return -1;
+	path = check_route(n, port);
+	if (no_route(&path))
+		return -1;
+	check_now(n, port);
+	return 0;
 }
 
 static void
@@ -514,8 +516,7 @@ same_reading(const struct store_port *a, const struct store_port *b)
 }
 
 static void
-port_reading(struct store_node *n, uint8_t p, const uint8_t *data,
-    unsigned tries)
+port_reading(struct store_node *n, uint8_t p, const uint8_t *data)
 {
 	struct smp_portinfo pi;
 	struct store_port pt, old;
@@ -532,8 +533,9 @@ port_reading(struct store_node *n, uint8_t p, const uint8_t *data,
 	was = link_up(&old);
 	store_port_fill(&pt, data, &pi);
 	now = link_up(&pt);
-	if (now && pt.state < 4)
-		check_later(n, p, tries + 1, RR_ACTIVE_MS << tries);
+	/* Not yet Active, or just gone Down: read until it holds. */
+	proxy_watch_reading(n->guid, &pt, old.state != pt.state ||
+	    old.phys_state != pt.phys_state);
 	if (was == now || n->type != STORE_NODE_SWITCH) {
 		/* A CA port's link is followed from its switch's end. */
 		if (same_reading(&old, &pt))
@@ -563,7 +565,7 @@ proxy_reread_port(uint64_t guid, uint8_t port, const uint8_t *data)
 	struct store_node *n = store_node_by_guid(guid);
 
 	if (rr_on && n != NULL && port >= 1 && port <= n->num_ports)
-		port_reading(n, port, data, 0);
+		port_reading(n, port, data);
 }
 
 /* NodeInfo (IBA 14.2.5.3) of whoever is behind the port that came up:
@@ -648,8 +650,7 @@ got_fill(struct rr_req *r, const uint8_t *data)
 	cache_flush(m->idx);
 	(void)store_node_save(m);
 	changed();
-	if (link_up(&pt) && pt.state < 4)
-		check_later(m, r->port, 1, RR_ACTIVE_MS);
+	proxy_watch_reading(m->guid, &pt, 1);
 	rr_free(r);
 }
 
@@ -694,12 +695,11 @@ rr_cb(void *arg, int status, const uint8_t *mad)
 	default: {
 		uint64_t guid = r->guid;
 		uint8_t port = r->port;
-		unsigned tries = r->tries;
 
 		rr_free(r);	/* first: the reading may ask for another */
 		if ((n = store_node_by_guid(guid)) != NULL &&
 		    port <= n->num_ports && port >= 1)
-			port_reading(n, port, mad + SMP_DATA_OFFS, tries);
+			port_reading(n, port, mad + SMP_DATA_OFFS);
 	}
 	}
 }
@@ -744,12 +744,7 @@ timer_cb(void *arg)
 {
 	struct rr_req *r = arg;
 
-	if (r->kind == RR_VERIFY)
-		verify(r);
-	else if (route_now(r, &r->path) == 0)
-		rr_send(r);
-	else
-		rr_free(r);
+	verify(r);		/* RR_VERIFY's: the only one that waits */
 }
 
 void

@@ -21,6 +21,9 @@ void	proxy_reread_on_changed(void (*fn)(void *), void *arg);
  * Report (proxy/inform.c): follow it into the inventory, or ask for a
  * sweep when the change is one the inventory's routes depend on. */
 void	proxy_reread_port(uint64_t guid, uint8_t port, const uint8_t *data);
+/* Port p of node guid read again now (proxy/watch.c's read); -1 if it
+ * has no route: unreachable, unknown or unrouted. */
+int	proxy_reread_check(uint64_t guid, uint8_t port);
 /* A port the Report concerned could not be read: a sweep. */
 void	proxy_reread_failed(const char *why);
 /* Trap 64/65 (GID in/out of service) for CA port p of guid: read it

@@ -79,8 +79,8 @@ void	store_event_finalise(void);
 void	store_event_listen(store_event_fn fn, void *arg);
 /* Called when a damped (flapping) port is quiet again: the last word
  * the stream had of it may be a reading from the middle of the flaps,
- * and the SM does not report every flap, so proxy/settle.c has the
- * fabric read until two sweeps agree. NULL: none. */
+ * and the SM does not report every flap, so proxy/watch.c reads the
+ * port until it holds. NULL: none. */
 void	store_event_on_settle(void (*fn)(uint64_t guid, uint8_t port,
 	    void *arg), void *arg);
 /* How long a damped port must be quiet (events: hold-down). */

@@ -168,25 +168,34 @@ def wait_settled(timeout=40):
     def settled():
         if len(sweeps_done()) != last[0]:
             last[:] = [len(sweeps_done()), time.time()]
-        return re.search(r"^settle .* now 0 ", fab.ctl("stats").stdout,
+        return re.search(r"^watch now 0 ", fab.ctl("stats").stdout,
                          re.M) and time.time() - last[1] > 1.5
     return wait(settled, timeout)
 
 
 def check_light_sweeps():
-    """The sweeps the flood asked for (where the flapping link settled)
-    are event sweeps: they read no NodeDescription (only trap 144 changes
-    one); a full sweep asked for reads all 14."""
+    """A sweep a Report asks for is an event sweep: it reads no
+    NodeDescription (only trap 144 changes one); a full sweep asked for
+    reads all 14. leaf04 unplugged whole leaves the routes over it no
+    way around (proxy/reread.c leaves that to a sweep)."""
     descs = lambda: int(re.search(r"last-descriptions (\d+)",
                                   fab.ctl("stats").stdout).group(1))
+    light0 = lambda: int(re.search(r"light-sweeps (\d+)",
+                                   fab.ctl("stats").stdout).group(1))
+    wait_settled()
+    n0 = light0()
+    fab.cmd('Unlink "leaf04"')
+    ok = wait(lambda: light0() > n0, 30)
     wait_settled()
     light = descs()
+    fab.cmd('ReLink "leaf04"')
+    ok = wait(lambda: port_state("leaf04", 5) == 4, 40) and ok
+    wait_settled()
     fab.sweep()
-    R.equal([light, descs()], [0, 14], "the event sweep read no "
+    R.equal([ok, light, descs()], [True, 0, 14], "the event sweep read no "
             "NodeDescription, a full sweep asked for then all 14")
-    m = re.search(r"light-sweeps (\d+)", fab.ctl("stats").stdout)
-    R.check(m and int(m.group(1)) >= 1, "ctl stats counts the light "
-            "sweeps (%s)" % (m.group(1) if m else None))
+    R.check(light0() > n0, "ctl stats counts the light sweeps (%d -> %d)"
+            % (n0, light0()))
 
 
 def check_light():

@@ -123,6 +123,7 @@ setup(void **state)
 	nsub = nsweeps = 0;
 	sweep_why = NULL;
 	proxy_reread_init();
+	proxy_watch_init(proxy_reread_check);
 	return 0;
 }
 
@@ -130,6 +131,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
+	proxy_watch_finalise();
 	proxy_reread_finalise();
 	/* Those in flight end with their (cancelled) answer. */
 	while (rr_live != NULL)
@@ -157,7 +159,16 @@ assert_path(int i, const char *want)
 	assert_string_equal(got, want);
 }
 
-/* Port 9 came up but is not yet Active: a read of it 1 s later. */
+static unsigned
+watched(void)
+{
+	struct proxy_watch_stats st;
+
+	proxy_watch_get_stats(&st);
+	return st.now;
+}
+
+/* Port 9 came up but is not yet Active: the watch reads it 1 s later. */
 static void
 port_armed(void)
 {
@@ -166,14 +177,14 @@ port_armed(void)
 	portinfo(d, 2, 5);		/* Init, LinkUp */
 	proxy_reread_port(SW_GUID, 9, d);
 	assert_int_equal(nsub, 0);
-	assert_non_null(rr_live);
-	assert_true(ev_timer_pending(&rr_live->timer));
+	assert_null(rr_live);
+	assert_int_equal(watched(), 1);
 }
 
 static void
 fire(void)
 {
-	now_ms += RR_ACTIVE_MS + 1;
+	now_ms += PROXY_WATCH_MIN_MS + 1;
 	assert_int_equal(ev_run_once(0), 0);
 }
 
@@ -196,6 +207,7 @@ test_wait_takes_new_route(void **state)
 	sub[0].cb(sub[0].arg, 0, mad);
 	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
+	assert_int_equal(watched(), 0);
 	assert_int_equal(store_node_by_guid(SW_GUID)->ports[9].state, 4);
 }
 
@@ -255,6 +267,7 @@ test_unrouted_dropped(void **state)
 	assert_int_equal(nsub, 0);
 	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
+	assert_int_equal(watched(), 0);
 }
 
 static void
@@ -267,6 +280,7 @@ test_unreachable_dropped(void **state)
 	assert_int_equal(nsub, 0);
 	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
+	assert_int_equal(watched(), 0);
 }
 
 int

@@ -178,6 +178,7 @@ struct gw_conf {
 
 	struct store_event_conf	 events;
 	int			 sm_events;	/* events.sm-events */
+	int			 master_check_ms; /* events.master-check-ms */
 	int			 sim_issm;	/* ib.sim-issm */
 	struct gw_target	*targets;
 	int			 ntargets;

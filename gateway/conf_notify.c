@@ -37,6 +37,15 @@ conf_events_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 			e->hold_down_ms = (unsigned)n * 1000;
 	} else if (strcmp(key, "sm-events") == 0) {
 		yaml_bool(x, v, key, &c->sm_events);
+	} else if (strcmp(key, "master-check-ms") == 0) {
+		/* At least 1 s: the cost is to stay below a MAD a second. */
+		if (yaml_int(x, v, key, &n, 0, 600000) == -1)
+			return;
+		if (n > 0 && n < 1000)
+			yaml_err(x, v, "master-check-ms: 0 (off) or at least "
+			    "1000");
+		else
+			c->master_check_ms = n;
 	} else
 		yaml_unknown(x, k, key, "events");
 }

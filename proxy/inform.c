@@ -41,7 +41,8 @@
 #define INFORM_LEN		36
 #define NOTICE_OFFS		IB_SA_DATA_OFFS	/* 56: after the SA header */
 #define NOTICE_LEN		80
-#define RETRY_MS		10000	/* after a failed subscription */
+#define RETRY_MS		10000	/* after failed subscriptions: at most */
+#define RETRY_FIRST_MS		1000	/*   the first, doubling */
 
 static const uint16_t sub_traps[] = { 64, 65, 128, 129, 130, 131, 144, 145,
     256, 257, 258, 259 };
@@ -58,10 +59,15 @@ static int		 inf_lost;	/* restored is news */
 static int		 inf_inited;
 static int		 inf_verifying;
 static int		 inf_verify_fails;	/* unanswered checks in a row */
+static unsigned		 inf_retry_ms = RETRY_FIRST_MS;
 static struct ev_timer	 inf_timer;
+static struct ev_timer	 inf_master_timer;
+static unsigned		 inf_master_ms;	/* events.master-check-ms */
+static int		 inf_master_reading;
 static struct proxy_inform_stats inf_st;
 
 static void	subscribe(void);
+static void	check_subscription(void);
 static int	report_cb(void *arg, const void *req, const uint8_t *mad,
 		    size_t len);
 
@@ -508,12 +514,17 @@ round_done(void)
 		proxy_discover_sm_events(0);
 		inf_st.failures++;
 		log_warnx("inform: subscription at the SM (LID %u) failed for "
-		    "%u of %u traps; again in %d s (events from sweeps "
+		    "%u of %u traps; again in %.1f s (events from sweeps "
 		    "meanwhile)", inf_sm_lid, inf_failed, inf_ok + inf_failed,
-		    RETRY_MS / 1000);
-		ev_timer_add(&inf_timer, RETRY_MS);
+		    inf_retry_ms / 1000.0);
+		/* A new master's SA may take a moment to answer: tried
+		 * again soon, then less often. */
+		ev_timer_add(&inf_timer, inf_retry_ms);
+		inf_retry_ms = inf_retry_ms * 2 > RETRY_MS ? RETRY_MS :
+		    inf_retry_ms * 2;
 		return;
 	}
+	inf_retry_ms = RETRY_FIRST_MS;
 	inf_state = SUB_UP;
 	inf_st.subscriptions++;
 	log_info("inform: subscribed at the SM (LID %u) to %u traps",
@@ -678,8 +689,6 @@ proxy_inform_check(void)
 {
 	uint64_t key = 0;
 	uint16_t lid;
-	struct proxy_local_port lp;
-	uint8_t rec[24];
 
 	if (!inf_on || inf_state == SUB_PENDING)
 		return;
@@ -692,7 +701,18 @@ proxy_inform_check(void)
 		lost("the master SM moved");
 		return;
 	}
-	if (inf_verifying || proxy_mad_local(&lp) == -1)
+	check_subscription();
+}
+
+/* One GetTable: is our subscription still listed at the master? */
+static void
+check_subscription(void)
+{
+	struct proxy_local_port lp;
+	uint8_t rec[24];
+
+	if (inf_state != SUB_UP || inf_verifying ||
+	    proxy_mad_local(&lp) == -1)
 		return;
 	/* SubscriberGID: the subnet prefix is the SM's to set, so ask
 	 * for every record and look for our port GUID. */
@@ -711,12 +731,152 @@ timer_cb(void *arg)
 		subscribe();
 }
 
+/* ---- A new master or a restarted one
+ *
+ * A standby takes over within seconds of the master's death (and sets
+ * MasterSMLID in every port, IBA 14.4.8); a restarted SM has forgotten
+ * every subscription. A light check comes only every discovery.interval
+ * (300 s by default): Reports would go unforwarded that long. So every
+ * events.master-check-ms / 2 one local or nearly local SMP, in turn:
+ *  - our own port's PortInfo: another MasterSMLID than the one we
+ *    subscribed at is a new master: subscribe there at once;
+ *  - the master's SMInfo (14.2.5.13): ActCount lower than last time is
+ *    an SM that restarted (it counts from 0 again): subscribe again;
+ *    much higher (the SM swept: a topology change or a restart whose
+ *    first sweep overtook the old count) asks the SA whether the
+ *    subscription still stands (one InformInfoRecord query).
+ * Each round of the two ends with the subscription round's own sweep
+ * where one was made (sm-master, and what changed meanwhile). */
+
+#define MASTER_ACT_JUMP		64	/* ActCount steps that mean a sweep */
+
+static uint32_t		 inf_act_count;	/* the master's, last read */
+static uint16_t		 inf_act_lid;	/*   at this LID (0: none yet) */
+static unsigned		 inf_master_tick;
+static int		 inf_act_missed;	/* a read since went unanswered */
+
+static void
+master_arm(void)
+{
+	if (inf_on && inf_master_ms > 0 && !ev_timer_pending(
+	    &inf_master_timer))
+		ev_timer_add(&inf_master_timer, inf_master_ms / 2);
+}
+
+static void
+master_read(void *arg)
+{
+	uint64_t key = 0;
+	uint16_t lid = proxy_sa_master_lid(&key);
+
+	(void)arg;
+	inf_master_reading = 0;
+	if (inf_on && lid != 0 && inf_sm_lid != 0 && lid != inf_sm_lid) {
+		inf_retry_ms = RETRY_FIRST_MS;
+		if (inf_state == SUB_UP)
+			lost("the master SM moved");
+		else if (inf_state == SUB_FAILED || inf_state == SUB_PENDING) {
+			/* Still trying the old one: the new one now (a
+			 * new round; the old round's answers are ignored). */
+			log_notice("inform: the master SM moved to LID %u; "
+			    "subscribing there", lid);
+			inf_lost = 1;
+			subscribe();
+		}
+	}
+	master_arm();
+}
+
+static void
+sminfo_cb(void *arg, int status, const uint8_t *mad)
+{
+	struct smp_sminfo sm;
+	uint16_t lid = (uint16_t)(uintptr_t)arg;
+	uint32_t was = inf_act_count;
+	int known = inf_act_lid == lid;
+
+	inf_master_reading = 0;
+	if (!inf_on)
+		return;
+	/* Unanswered or not (yet) master: dead, restarting, or replaced
+	 * (the PortInfo read finds a new one). The count is kept: the
+	 * next answer is compared with it. */
+	if (status != 0 || smp_decode_sminfo(mad + SMP_DATA_OFFS,
+	    SMP_DATA_SIZE, &sm) == -1 || sm.state != 3) {
+		inf_act_missed = 1;
+		master_arm();
+		return;
+	}
+	inf_act_lid = lid;
+	inf_act_count = sm.act_count;
+	if (known && lid == inf_sm_lid && inf_state == SUB_UP) {
+		if (sm.act_count < was && was - sm.act_count < 0x80000000u) {
+			log_notice("inform: the master SM's ActCount went back "
+			    "from %u to %u: it restarted", was, sm.act_count);
+			lost("the master SM restarted");
+		} else if (inf_act_missed ||
+		    sm.act_count - was > MASTER_ACT_JUMP)
+			check_subscription();
+	}
+	inf_act_missed = 0;
+	master_arm();
+}
+
+static int
+read_sminfo(void)
+{
+	struct proxy_mad_args a;
+	uint64_t key = 0;
+	uint16_t lid = proxy_sa_master_lid(&key);
+
+	if (lid == 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.node_key = key;
+	a.target.lid = lid;
+	a.mgmt_class = ATTR_CLASS_SMI;
+	a.method = SMP_METHOD_GET;
+	a.attr_id = SMP_ATTR_SM_INFO;
+	a.optional = 1;
+	return proxy_mad_submit(&a, sminfo_cb, (void *)(uintptr_t)lid);
+}
+
+static void
+master_timer_cb(void *arg)
+{
+	int rc;
+
+	(void)arg;
+	if (!inf_on || inf_master_reading)
+		return;
+	inf_master_reading = 1;
+	inf_st.master_checks++;
+	if (inf_master_tick++ % 2 == 0)
+		rc = proxy_sa_check_master(master_read, NULL);
+	else
+		rc = read_sminfo();
+	if (rc == -1) {
+		inf_master_reading = 0;
+		master_arm();
+	}
+}
+
+void
+proxy_inform_set_master_check(unsigned ms)
+{
+	inf_master_ms = ms;
+	ev_timer_del(&inf_master_timer);
+	if (!inf_master_reading)
+		master_arm();
+}
+
 int
 proxy_inform_init(int on)
 {
 	inf_on = on;
 	inf_state = SUB_OFF;
 	ev_timer_init(&inf_timer, timer_cb, NULL);
+	ev_timer_init(&inf_master_timer, master_timer_cb, NULL);
 	inf_inited = 1;
 	proxy_mad_on_request(IB_SA_CLASS, report_cb, NULL);
 	if (on && !proxy_mad_takes_reports())
@@ -733,13 +893,16 @@ proxy_inform_set(int on)
 	inf_on = on;
 	if (!on) {
 		ev_timer_del(&inf_timer);
+		ev_timer_del(&inf_master_timer);
 		if (inf_state == SUB_UP)
 			unsubscribe();
 		inf_state = SUB_OFF;
 		inf_gen++;
 		proxy_discover_sm_events(0);
-	} else
+	} else {
 		subscribe();
+		master_arm();
+	}
 }
 
 void
@@ -749,6 +912,7 @@ proxy_inform_finalise(void)
 		return;		/* an init failure before ours */
 	inf_inited = 0;
 	ev_timer_del(&inf_timer);
+	ev_timer_del(&inf_master_timer);
 	proxy_mad_on_request(IB_SA_CLASS, NULL, NULL);
 	inf_on = 0;
 }

@@ -13,6 +13,7 @@ struct proxy_inform_stats {
 	uint64_t	 reports;	/* Reports answered */
 	uint64_t	 malformed;	/* of those, not usable */
 	uint64_t	 foreign;	/* Reports not from the SM's LID */
+	uint64_t	 master_checks;	/* our port's MasterSMLID read */
 	const char	*state;		/* off, subscribing, up, failed */
 	uint16_t	 sm_lid;
 };
@@ -25,6 +26,9 @@ void	proxy_inform_set(int on);
 /* After every sweep: subscribe if not yet (or after a failure), check
  * the subscription is still there at the same master. */
 void	proxy_inform_check(void);
+/* events.master-check-ms: our own port's MasterSMLID read this often
+ * (0: only at light checks and sweeps), to follow an SM failover. */
+void	proxy_inform_set_master_check(unsigned ms);
 void	proxy_inform_get_stats(struct proxy_inform_stats *st);
 /* For the unit tests: an InformInfo (IBA 13.4.8.3 Table 107) of one
  * generic trap into d (36 octets), and a Report as if received (req

@@ -5,7 +5,7 @@ DEPS="build-essential autoconf automake libtool pkg-config
  smitools erlang-snmp python3 python3-pysnmp4
  debhelper dpkg-dev fakeroot lintian rpm prometheus-snmp-exporter
  php-cli php-xml clang libclang-rt-14-dev keepalived iproute2
- monitoring-plugins-standard"
+ monitoring-plugins-standard stress-ng"
 
 # What `make interop` adds (tests/interop): a real Zabbix 6.0 server on
 # PostgreSQL and its frontend's API, run by the test itself.

@@ -330,6 +330,7 @@ test_notify(void **state)
 	    "  communities: [{name: public}]\n"
 	    "events:\n"
 	    "  history: 50\n"
+	    "  master-check-ms: 5000\n"
 	    "notify:\n"
 	    "  targets:\n"
 	    "    - {name: nms, address: \"udp:127.0.0.1:162\", community: c,\n"
@@ -350,6 +351,7 @@ test_notify(void **state)
 	assert_string_equal(err, "");
 	assert_non_null(c);
 	assert_int_equal(c->events.history, 50);
+	assert_int_equal(c->master_check_ms, 5000);
 	assert_int_equal(c->ntargets, 2);
 	assert_string_equal(c->targets[0].name, "nms");
 	assert_int_equal(c->targets[0].version, 2);
@@ -434,6 +436,36 @@ test_notify(void **state)
 /* Listeners are compared in normalised form (reloads open only what is
  * new); a reload opens new ones before closing old ones, so at most
  * GW_MAX_LISTEN. */
+/* events.master-check-ms: off, or at least a second apart. */
+static void
+test_master_check(void **state)
+{
+	char err[4096] = "";
+	const char *head = "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:1161\"]\n"
+	    "  communities: [{name: public}]\n"
+	    "events:\n";
+	char text[512];
+	struct gw_conf *c;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s  master-check-ms: 500\n", head);
+	c = load(text, err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":5: master-check-ms: 0 (off) or at "
+	    "least 1000"));
+	snprintf(text, sizeof(text), "%s  master-check-ms: 0\n", head);
+	c = load(text, err, sizeof(err));
+	assert_non_null(c);
+	assert_int_equal(c->master_check_ms, 0);
+	gw_conf_free(c);
+	snprintf(text, sizeof(text), "%s  history: 10\n", head);
+	c = load(text, err, sizeof(err));
+	assert_non_null(c);
+	assert_int_equal(c->master_check_ms, 2000);
+	gw_conf_free(c);
+}
+
 static void
 test_listeners(void **state)
 {
@@ -848,6 +880,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_master_check),
 		cmocka_unit_test(test_listeners),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_fabric_context),

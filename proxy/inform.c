@@ -60,6 +60,8 @@ static int		 inf_inited;
 static int		 inf_verifying;
 static int		 inf_verify_fails;	/* unanswered checks in a row */
 static unsigned		 inf_retry_ms = RETRY_FIRST_MS;
+static uint32_t		 inf_act_count;	/* the master's ActCount, last read */
+static uint16_t		 inf_act_lid;	/*   at this LID (0: none yet) */
 static struct ev_timer	 inf_timer;
 static struct ev_timer	 inf_master_timer;
 static unsigned		 inf_master_ms;	/* events.master-check-ms */
@@ -525,6 +527,9 @@ round_done(void)
 		return;
 	}
 	inf_retry_ms = RETRY_FIRST_MS;
+	/* The SM we subscribed at counts from here: its ActCount before
+	 * (a restart found by a check) is no baseline. */
+	inf_act_lid = 0;
 	inf_state = SUB_UP;
 	inf_st.subscriptions++;
 	log_info("inform: subscribed at the SM (LID %u) to %u traps",
@@ -750,8 +755,6 @@ timer_cb(void *arg)
 
 #define MASTER_ACT_JUMP		64	/* ActCount steps that mean a sweep */
 
-static uint32_t		 inf_act_count;	/* the master's, last read */
-static uint16_t		 inf_act_lid;	/*   at this LID (0: none yet) */
 static unsigned		 inf_master_tick;
 static int		 inf_act_missed;	/* a read since went unanswered */
 

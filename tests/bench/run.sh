@@ -13,7 +13,9 @@
 #      one node's IB-SMA-MIB, and the MADs the fabric walk sends (none);
 #  (g) event latency from ibsim's Unlink to the linkDown at a receiver,
 #      through the SM and through the sweep, against a smpquery loop
-#      (tests/bench/eventlatency.py);
+#      (tests/bench/eventlatency.py); (g') an SM failover at the
+#      production defaults: takeover to subscribed and to the first
+#      event delivered (tests/bench/smtakeover.py);
 #  (i) a quiet ~10,000-node fabric (HCA port 2 uncabled): MADs a
 #      minute with the SM's Reports flowing, SMPs of a full sweep, and
 #      the time and MADs from a pulled cable to the inventory, with and
@@ -461,6 +463,9 @@ py_part() {
 if want g; then
 	py_part "(g) event latency: Unlink to linkDown at a receiver (SM, sweep, smpquery loop)" eventlatency.py
 	g_out=$py_out
+	py_part "(g') an SM failover at the production defaults: takeover to subscribed, to the first event" smtakeover.py
+	g_out="$g_out
+$py_out"
 fi
 if want i; then
 	py_part "(i) a quiet ~10,000-node fabric, and how fast the inventory follows a change" quiet.py
@@ -569,7 +574,7 @@ if want e; then
 	echo "(e)  RSS after $SWEEPS sweeps and a polling round at 10,016 nodes: $((rssp / 1024)) MB (goal < 64: $(ok "$((rssp / 1024))" "<=" 63))"
 fi
 if want g; then
-	echo "$g_out" | grep '^(g)'
+	echo "$g_out" | grep "^(g)\|^(g')"
 fi
 if want i; then
 	echo "$i_out" | grep '^(i)'

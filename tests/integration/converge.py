@@ -85,16 +85,32 @@ def oracle(fab):
     return got
 
 
+LAST = {}
+
+
 def wait_sm_settled(fab):
     """The SM has finished: two readings alike, none Init or Armed."""
     prev, end = None, time.time() + SETTLE_TIMEOUT
     while time.time() < end:
         now = oracle(fab)
+        LAST["oracle"] = now
         if now and now == prev and all(s in (1, 4) for s in now.values()):
             return now
         prev = now
         time.sleep(0.5)
     return None
+
+
+def unsettled(fab):
+    """Why the SM did not settle: the ports iblinkinfo last read in a
+    transient state, and the end of opensm's log."""
+    now = LAST.get("oracle")
+    ports = "no iblinkinfo reading" if now is None else ", ".join(
+        "0x%016x[%d] state %d" % (g, p, s) for (g, p), s in
+        sorted(now.items()) if s not in (1, 4))
+    with open(os.path.join(fab.dir, "opensm.log"), errors="replace") as f:
+        tail = f.read().splitlines()[-8:]
+    return "transient: %s\n%s" % (ports, "\n".join(tail))
 
 
 def inventory(fab, guids):
@@ -212,7 +228,7 @@ class Run:
     def check(self, i, what):
         want = wait_sm_settled(self.fab)
         R.check(want is not None, "seed %d step %d (%s): the SM settles" % (
-            self.seed, i, what))
+            self.seed, i, what), "" if want else unsettled(self.fab))
         if want is None:
             return False
         t0 = time.time()

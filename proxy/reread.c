@@ -48,7 +48,8 @@ struct rr_req {
 	enum rr_kind	 kind;
 	uint64_t	 guid;		/* the node asked */
 	uint8_t		 port;
-	uint8_t		 moved;		/*   sent again by a new route */
+	uint8_t		 moved;
+	uint8_t		 watch;		/* the watch's: it tries again */		/*   sent again by a new route */
 	uint64_t	 port_guid;	/* RR_FILL of a CA port */
 	uint64_t	 from_guid;	/* RR_NODEINFO, RR_FILL: the switch */
 	uint8_t		 from_port;	/*   and port it went out of */
@@ -66,7 +67,7 @@ static struct ev_timer		 rr_changed_timer;
 
 static void	rr_send(struct rr_req *r);
 static void	rr_free(struct rr_req *r);
-static void	check_now(const struct store_node *n, uint8_t p);
+static void	check_now(const struct store_node *n, uint8_t p, int watch);
 
 static int
 link_up(const struct store_port *pt)
@@ -382,7 +383,7 @@ link_down(struct store_node *n, uint8_t p, struct store_port *pt)
 		else if (peer->reachable)
 			/* Its own reading (its route does not cross the
 			 * link): the same path through port_reading. */
-			check_now(peer, rp);
+			check_now(peer, rp, 0);
 	}
 	changed();
 }
@@ -464,9 +465,10 @@ route_now(const struct rr_req *r, struct store_path *path)
 }
 
 /* Port p of n read again now, its answer through port_reading. One
- * such read per port at a time. */
+ * such read per port at a time. watch: proxy/watch.c asked, and reads
+ * again itself if this goes unanswered (no sweep for it). */
 static void
-check_now(const struct store_node *n, uint8_t p)
+check_now(const struct store_node *n, uint8_t p, int watch)
 {
 	struct store_path path = check_route(n, p);
 	struct rr_req *r;
@@ -476,8 +478,10 @@ check_now(const struct store_node *n, uint8_t p)
 	for (r = rr_live; r != NULL; r = r->next)
 		if (r->kind == RR_CHECK && r->guid == n->guid && r->port == p)
 			return;
-	if ((r = rr_new(RR_CHECK, n->guid, p, &path)) != NULL)
+	if ((r = rr_new(RR_CHECK, n->guid, p, &path)) != NULL) {
+		r->watch = (uint8_t)watch;
 		rr_send(r);
+	}
 }
 
 int
@@ -492,7 +496,7 @@ proxy_reread_check(uint64_t guid, uint8_t port)
 	path = check_route(n, port);
 	if (no_route(&path))
 		return -1;
-	check_now(n, port);
+	check_now(n, port, 1);
 	return 0;
 }
 
@@ -676,6 +680,15 @@ rr_cb(void *arg, int status, const uint8_t *mad)
 		char path[256];
 
 		store_path_format(&r->path, path, sizeof(path));
+		if (r->watch) {
+			/* The watch reads it again a step later; a node
+			 * that stopped answering is the health module's. */
+			log_debug("reread: watched 0x%016llx port %u by "
+			    "route %s: %s", (unsigned long long)r->guid,
+			    r->port, path, strerror(-status));
+			rr_free(r);
+			return;
+		}
 		log_info("reread: %s of 0x%016llx port %u by route %s: %s",
 		    r->kind == RR_NODEINFO ? "NodeInfo" : "PortInfo",
 		    (unsigned long long)(r->kind == RR_NODEINFO ?

@@ -43,6 +43,7 @@ struct watch {
 	uint8_t		 state, phys;	/*   the last one */
 	uint8_t		 flapping;	/* from the damping: Active must hold */
 	uint8_t		 backoff;	/* readings alike in a row */
+	uint8_t		 asked;		/* our read is not answered yet */
 	uint64_t	 entered;	/* ms */
 	uint64_t	 since;		/* the last reading's state began */
 	struct ev_timer	 timer;
@@ -95,9 +96,10 @@ settled(const struct watch *w, uint64_t now)
 }
 
 /* The next read: MIN << backoff, at most the cap; a Down port's not
- * past the moment it has been Down for hold-down. */
+ * past the moment it has been Down for hold-down. bump: one step more
+ * for the read after it (a reading alike, or a read unanswered). */
 static void
-arm(struct watch *w, uint64_t now)
+arm(struct watch *w, uint64_t now, int bump)
 {
 	uint64_t d = (uint64_t)PROXY_WATCH_MIN_MS << (w->backoff < 16 ?
 	    w->backoff : 16);
@@ -110,7 +112,7 @@ arm(struct watch *w, uint64_t now)
 		d = w->since + hold - now;
 	if (d < PROXY_WATCH_MIN_MS)
 		d = PROXY_WATCH_MIN_MS;	/* one SMP per second at most */
-	if (w->backoff < 16)
+	if (bump && w->backoff < 16)
 		w->backoff++;
 	ev_timer_add(&w->timer, d);
 }
@@ -132,8 +134,10 @@ timer_cb(void *arg)
 		return;
 	}
 	w_st.reads++;
-	/* Unanswered, the read is tried again one step later. */
-	arm(w, ev_now());
+	/* Unanswered, the read is tried again after the next step (a
+	 * reading re-arms it); unanswered twice, one step further. */
+	arm(w, ev_now(), w->asked);
+	w->asked = 1;
 }
 
 static struct watch *
@@ -185,12 +189,13 @@ proxy_watch_reading(uint64_t guid, const struct store_port *p, int changed)
 		w->since = now;
 		w->backoff = 0;
 	}
+	w->asked = 0;
 	if (settled(w, now)) {
 		w_st.settled++;
 		drop(w);
 		return;
 	}
-	arm(w, now);
+	arm(w, now, 1);
 }
 
 /* store/events.c: a damped port has been quiet for hold-down. Its

@@ -155,6 +155,18 @@ class Fabric:
             time.sleep(0.05)
         raise RuntimeError("reload was not logged")
 
+    def reconfigure(self, old, new):
+        """Replace text old by new in the gateway's configuration, then
+        reload it."""
+        conf = os.path.join(self.dir, "ibsnmpgw.yaml")
+        with open(conf) as f:
+            text = f.read()
+        if old not in text:
+            raise RuntimeError("not in the configuration: %r" % old)
+        with open(conf, "w") as f:
+            f.write(text.replace(old, new))
+        self.reload()
+
     def ctl(self, *args):
         """ibsnmpgw ctl ARGS on this gateway's control socket."""
         return subprocess.run(

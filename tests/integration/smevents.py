@@ -204,13 +204,8 @@ def check_light():
     starts the interval again, so the flood's settling sweeps are let
     end first (a run had two of them push the check past the wait)."""
     wait_settled()
-    conf = os.path.join(fab.dir, "ibsnmpgw.yaml")
-    with open(conf) as f:
-        text = f.read()
-    with open(conf, "w") as f:
-        f.write(text.replace("discovery:\n  interval: 60\n",
-                             "discovery:\n  interval: 10\n"))
-    fab.reload()
+    fab.reconfigure("discovery:\n  interval: 60\n",
+                    "discovery:\n  interval: 10\n")
     n, d0 = len(sweeps_done()), driver()
     ok = wait(lambda: driver()[3] > d0[3], 15)
     d1 = driver()

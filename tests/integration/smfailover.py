@@ -108,8 +108,8 @@ def main():
             "production defaults), with no periodic sweep" % (
                 new_lid, old_lid, took), fab.ctl("stats").stdout)
     c1, t1 = master_checks(), time.time()
-    R.check(c1 > c0 and c1 - c0 <= (t1 - t0) / 2 + 1, "the master check "
-            "cost %d local SMPs in %.0f s (bound: one every 2 s)" % (
+    R.check(c1 > c0 and c1 - c0 <= (t1 - t0) + 1, "the master check "
+            "cost %d SMPs in %.0f s (bound: one a second)" % (
                 c1 - c0, t1 - t0), fab.ctl("stats").stdout)
     leaf02, spine02 = NAMES["leaf02"], NAMES["spine02"]
     ok = wait(lambda: len([1 for t, g, p, _ in notes(n) if t == LINK_DOWN
@@ -145,13 +145,8 @@ def main():
     # The new master dies too, and no SM is left: two unanswered checks
     # and the gateway sweeps at discovery.interval again (10 s from here
     # on, so that two light checks fit in the test).
-    conf = os.path.join(fab.dir, "ibsnmpgw.yaml")
-    with open(conf) as f:
-        text = f.read()
-    with open(conf, "w") as f:
-        f.write(text.replace("discovery:\n  interval: 300\n",
-                             "discovery:\n  interval: 10\n"))
-    fab.reload()
+    fab.reconfigure("discovery:\n  interval: 300\n",
+                    "discovery:\n  interval: 10\n")
     out = subprocess.run([simlib.SIM, "kill-sm", fab.dir],
                          capture_output=True, text=True, timeout=60)
     t0 = time.time()

@@ -212,7 +212,8 @@ test_wait_takes_new_route(void **state)
 }
 
 /* Unanswered while the route moved: sent again by the new one, twice
- * at most; then, as when the route did not move, a sweep. */
+ * at most; then, as when the route did not move, no sweep: the watch
+ * reads it again a step later. */
 static void
 test_unanswered_after_move(void **state)
 {
@@ -234,9 +235,13 @@ test_unanswered_after_move(void **state)
 	move_to("0,2,10,6");
 	sub[2].cb(sub[2].arg, -ETIMEDOUT, NULL);
 	assert_int_equal(nsub, 3);		/* RR_MOVES spent */
-	assert_int_equal(nsweeps, 1);
-	assert_string_equal(sweep_why, "no answer to a read for a Report");
+	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
+	assert_int_equal(watched(), 1);
+	now_ms += 2 * PROXY_WATCH_MIN_MS + 1;
+	assert_int_equal(ev_run_once(0), 0);
+	assert_int_equal(nsub, 4);		/* the watch's next read */
+	assert_path(3, "0,2,10,6");
 }
 
 static void
@@ -247,7 +252,22 @@ test_unanswered_same_route(void **state)
 	fire();
 	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL);
 	assert_int_equal(nsub, 1);
+	assert_int_equal(nsweeps, 0);
+	assert_null(rr_live);
+	assert_int_equal(watched(), 1);
+}
+
+/* A read for a Report (trap 128's far end, not the watch's) that goes
+ * unanswered still asks for a sweep. */
+static void
+test_report_read_unanswered(void **state)
+{
+	(void)state;
+	check_now(store_node_by_guid(SW_GUID), 4, 0);
+	assert_int_equal(nsub, 1);
+	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL);
 	assert_int_equal(nsweeps, 1);
+	assert_string_equal(sweep_why, "no answer to a read for a Report");
 	assert_null(rr_live);
 }
 
@@ -292,6 +312,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unanswered_after_move,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unanswered_same_route,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_read_unanswered,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unrouted_dropped, setup,
 		    teardown),

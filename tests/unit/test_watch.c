@@ -153,6 +153,34 @@ test_init_never_given_up(void **state)
 	assert_int_equal(st.dropped, 0);
 }
 
+/* The reads of a port that stays Init: 1, 2, 4 s apart, then every
+ * PROXY_WATCH_MAX_MS; unanswered, the read after waits a step longer. */
+static void
+test_read_spacing(void **state)
+{
+	struct store_port init = reading(2, 5);
+	uint64_t t[5];
+
+	(void)state;
+	proxy_watch_reading(GUID, &init, 1);
+	for (int i = 0; i < 5; i++) {
+		unsigned n = nreads;
+
+		while (nreads == n)
+			run_for(100, &init);
+		t[i] = now_ms;
+	}
+	assert_true(t[1] - t[0] >= 2000 && t[1] - t[0] <= 2100);
+	assert_true(t[2] - t[1] >= 4000 && t[2] - t[1] <= 4100);
+	assert_true(t[3] - t[2] >= PROXY_WATCH_MAX_MS &&
+	    t[3] - t[2] <= PROXY_WATCH_MAX_MS + 100);
+	/* No answers: still read, never more than the cap apart. */
+	max_gap = 0;
+	run_for(60000, NULL);
+	assert_true(max_gap <= PROXY_WATCH_MAX_MS);
+	assert_int_equal(watched(), 1);
+}
+
 /* Armed is transient too; a change in between starts the backoff
  * again (reads a second apart). */
 static void
@@ -273,6 +301,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_never_given_up,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_spacing, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_change_restarts_backoff,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_down_for_hold_down,

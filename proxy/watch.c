@@ -171,13 +171,17 @@ proxy_watch_reading(uint64_t guid, const struct store_port *p, int changed)
 	struct watch *w;
 	uint64_t now = ev_now();
 
+	int wanted;
+
 	if (!w_on || !p->valid || p->state == 0)
 		return;
+	/* Active, or Down as before: nothing to wait for. A sweep asks
+	 * for every port, and the table is empty most of the time. */
+	wanted = proxy_watch_transient(p) || (changed && p->state == 1);
+	if (!wanted && w_tab.n == 0)
+		return;
 	if ((w = htab_get(&w_tab, &k, sizeof(k))) == NULL) {
-		/* Active, or Down as before: nothing to wait for. */
-		if (!proxy_watch_transient(p) && !(changed && p->state == 1))
-			return;
-		if ((w = enter(guid, p->num)) == NULL)
+		if (!wanted || (w = enter(guid, p->num)) == NULL)
 			return;
 	}
 	if (!w->have || p->state != w->state || p->phys_state != w->phys) {

@@ -13,8 +13,10 @@
  * own) comes here, and a port whose reading is Init or Armed, or went
  * Down, is read again by its route (proxy/reread.c does the read and
  * writes what changed into the inventory and the event stream) until:
- *  - it is Active (a port that was flapping: Active for hold-down), or
- *  - it has been Down for hold-down (events.hold-down).
+ *  - it is Active, or
+ *  - it has been Down for hold-down (events.hold-down);
+ *  a port that was flapping must hold either for hold-down, or for the
+ *  flap window if longer (hold_ms() says why).
  * Reads start PROXY_WATCH_MIN_MS apart and double while the readings
  * stay alike, up to PROXY_WATCH_MAX_MS while the SM's Reports flow (the
  * 10 s convergence bound: docs/events.md) or discovery.interval when
@@ -80,18 +82,30 @@ drop(struct watch *w)
 	free(w);
 }
 
+/* How long a terminal reading must hold: hold-down; for a port that
+ * was flapping, the flap window if longer. opensm ignores a switch's
+ * trap 128 once it has had more than ten within its aging time (60 s,
+ * restarted by each: "Ignoring noisy traps"): no Report, and no sweep
+ * of its own, so a flapping link's last change may reach nobody. */
+static uint64_t
+hold_ms(const struct watch *w)
+{
+	uint64_t hold = store_event_hold_down_ms();
+	uint64_t win = store_event_flap_window_ms();
+
+	return w->flapping && win > hold ? win : hold;
+}
+
 /* Terminal and stable (docs/events.md, "Convergence"). */
 static int
 settled(const struct watch *w, uint64_t now)
 {
-	uint64_t hold = store_event_hold_down_ms();
-
 	if (!w->have)
 		return 0;
 	if (w->state == 4)
-		return !w->flapping || now - w->since >= hold;
+		return !w->flapping || now - w->since >= hold_ms(w);
 	if (w->state == 1)
-		return now - w->since >= hold;
+		return now - w->since >= hold_ms(w);
 	return 0;
 }
 
@@ -103,7 +117,7 @@ arm(struct watch *w, uint64_t now, int bump)
 {
 	uint64_t d = (uint64_t)PROXY_WATCH_MIN_MS << (w->backoff < 16 ?
 	    w->backoff : 16);
-	uint64_t hold = store_event_hold_down_ms();
+	uint64_t hold = hold_ms(w);
 
 	if (d > cap_ms())
 		d = cap_ms();

@@ -569,6 +569,12 @@ store_event_hold_down_ms(void)
 	return ev_conf.hold_down_ms;
 }
 
+unsigned
+store_event_flap_window_ms(void)
+{
+	return ev_conf.flap_window_ms;
+}
+
 static void
 hold_cb(void *arg)
 {

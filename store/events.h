@@ -83,8 +83,10 @@ void	store_event_listen(store_event_fn fn, void *arg);
  * port until it holds. NULL: none. */
 void	store_event_on_settle(void (*fn)(uint64_t guid, uint8_t port,
 	    void *arg), void *arg);
-/* How long a damped port must be quiet (events: hold-down). */
+/* How long a damped port must be quiet (events: hold-down), and the
+ * window its link events are counted in (events: flap-window). */
 unsigned store_event_hold_down_ms(void);
+unsigned store_event_flap_window_ms(void);
 /* Post one event (seq, when, suppressed are filled in). Returns 1 if
  * kept, 0 if dropped as a duplicate or damped. */
 int	store_event_post(struct store_event *ev);

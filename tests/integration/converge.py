@@ -33,6 +33,7 @@ simlib.skip_if_missing()
 R = simlib.Report()
 BOUND = 10.0            # s, while the SM's Reports flow (docs/events.md)
 SETTLE_TIMEOUT = 120    # s for the SM to finish (a failover is ~10 s)
+STUCK = 30              # s of the same Init or Armed ports: SM is done
 SEQS = int(os.environ.get("CONVERGE_SEQS", "5"))
 IF_OPER = ".1.3.6.1.2.1.2.2.1.8"
 LINK_DOWN, LINK_UP = ".1.3.6.1.6.3.1.1.5.3", ".1.3.6.1.6.3.1.1.5.4"
@@ -54,12 +55,17 @@ def make_fabric(sink):
         "events:\n  hold-down: 3\n")
 
 
+LAST = {}
+
+
 def oracle(fab):
     """{(node GUID, port): PortState} from iblinkinfo, or None."""
     out = fab.diag(["iblinkinfo"])
     if out.returncode != 0:
         return None
     got, guid, ca = {}, None, False
+    LAST["raw"] = [l for l in out.stdout.splitlines()
+                   if "Init" in l or "Armed" in l]
     for line in out.stdout.splitlines():
         m = re.match(r"Switch: (0x[0-9a-f]+) ", line)
         if m:
@@ -85,16 +91,22 @@ def oracle(fab):
     return got
 
 
-LAST = {}
-
-
 def wait_sm_settled(fab):
-    """The SM has finished: two readings alike, none Init or Armed."""
-    prev, end = None, time.time() + SETTLE_TIMEOUT
+    """The SM has finished: two readings alike, none Init or Armed; or
+    the same readings for STUCK seconds with some ports Init or Armed
+    (opensm ignores a switch's trap 128 once it has had more than ten
+    within its aging time, "Ignoring noisy traps", and may leave a
+    port it never swept for in Init: what the gateway shows must then
+    be that)."""
+    prev, since, end = None, time.time(), time.time() + SETTLE_TIMEOUT
     while time.time() < end:
         now = oracle(fab)
         LAST["oracle"] = now
-        if now and now == prev and all(s in (1, 4) for s in now.values()):
+        if now != prev:
+            since = time.time()
+        if now and now == prev and (all(s in (1, 4) for s in
+                                        now.values()) or
+                                    time.time() - since >= STUCK):
             return now
         prev = now
         time.sleep(0.5)
@@ -109,8 +121,31 @@ def unsettled(fab):
         "0x%016x[%d] state %d" % (g, p, s) for (g, p), s in
         sorted(now.items()) if s not in (1, 4))
     with open(os.path.join(fab.dir, "opensm.log"), errors="replace") as f:
-        tail = f.read().splitlines()[-8:]
-    return "transient: %s\n%s" % (ports, "\n".join(tail))
+        tail = f.read().splitlines()[-6:]
+    # Where the SMs wait (under umad2sim a MAD that is never answered
+    # is never timed out), and the gateway's MAD counters.
+    stacks = []
+    with open(os.path.join(fab.dir, "pids")) as f:
+        for line in f:
+            name, pid = line.split()
+            if name != "opensm":
+                continue
+            out = subprocess.run(
+                ["gdb", "-batch", "-p", pid, "-ex",
+                 "thread apply all bt 8"], capture_output=True, text=True,
+                timeout=60)
+            stacks += ["opensm %s:" % pid] + [
+                l for l in out.stdout.splitlines() if l.startswith("#")
+                or l.startswith("Thread")]
+    mad = [l for l in fab.ctl("stats").stdout.splitlines()
+           if l.startswith(("mad ", "sm-events "))]
+    text = "transient: %s\n%s\n%s\n%s\n%s" % (
+        ports, "\n".join(LAST.get("raw", [])), "\n".join(tail),
+        "\n".join(mad), "\n".join(stacks))
+    with open(os.path.join(simlib.BUILD, "tests", "integration",
+                           "converge.unsettled.log"), "a") as f:
+        f.write(text + "\n")
+    return text
 
 
 def inventory(fab, guids):
@@ -151,7 +186,8 @@ def mismatches(fab, sink, want):
             bad.append("%s inventory state %s, fabric %d" % (
                 name, inv.get((g, p)), s))
         o = oper[g].get(p)
-        if o is not None and o != (1 if s == 4 else 2):
+        # IF-MIB: Active up(1), Down down(2), Init/Armed dormant(5).
+        if o is not None and o != {4: 1, 1: 2}.get(s, 5):
             bad.append("%s ifOperStatus %d, fabric state %d" % (name, o, s))
         w = last.get((g, p))
         if w is not None and (w == LINK_DOWN) != (s == 1):

@@ -74,7 +74,7 @@ fake_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	    {3, 2}, {UINT32_MAX, UINT32_MAX} };
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct gw_row r = { { rows[i][0], rows[i][1] } };
+		struct gw_row r = { { rows[i][0], rows[i][1] }, 0 };
 		int c = row_cmp(&r, lb, 2);
 		if (c > 0 || (c == 0 && incl)) {
 			*out = r;
@@ -338,7 +338,7 @@ eval_ctx(struct gw_eval *e)
 static void
 test_row_range(void **state)
 {
-	struct gw_row lb = { { 0 } }, out;
+	struct gw_row lb = { { 0 }, 0 }, out;
 
 	assert_int_equal(gw_row_range(&lb, 1, 1, 4, &out), 1);
 	assert_int_equal(out.i[0], 1);
@@ -384,7 +384,7 @@ static void
 test_two_level(void **state)
 {
 	struct gw_eval e;
-	struct gw_row lb = { { 0 } }, out;
+	struct gw_row lb = { { 0 }, 0 }, out;
 
 	for (int p = 0; p <= 4; p++)
 		ports[p].route.hop[0] = 0;
@@ -419,7 +419,7 @@ static void
 test_sl2vl_rows(void **state)
 {
 	struct gw_eval e;
-	struct gw_row lb = { { 0 } }, out;
+	struct gw_row lb = { { 0 }, 0 }, out;
 	int n = 0;
 
 	for (int p = 0; p <= 4; p++)
@@ -457,7 +457,7 @@ static void
 test_vlarb_rows(void **state)
 {
 	struct gw_eval e;
-	struct gw_row lb = { { 0 } }, out;
+	struct gw_row lb = { { 0 }, 0 }, out;
 	uint8_t pi[SMP_DATA_SIZE];
 	int before = fetches;
 

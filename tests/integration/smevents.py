@@ -38,7 +38,7 @@ fab = simlib.Fabric(extra=["--sm-events", "--notify",
                     "    interval: 86400\n"
                     "discovery:\n  interval: 60\n  safety-interval: 600\n"
                     "  event-delay-ms: 200\n  event-min-gap: 1\n"
-                    "events:\n  flap-changes: 4\n  flap-window: 60\n"
+                    "events:\n  flap-changes: 4\n  flap-window: 20\n"
                     "  hold-down: 3\n")
 NAMES = simlib.read_name_map()
 BASE = ".1.3.6.1.4.1.8072.9999.9999.117"

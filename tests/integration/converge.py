@@ -208,6 +208,8 @@ class Run:
         self.failed_over = False
 
     def flap(self, node, port):
+        if (node, port) in self.down:
+            return "nothing (%s[%d] is down: no flaps)" % (node, port)
         n = self.rng.randint(1, 15)
         pace = self.rng.choice([0, 0.05, 0.2, 0.5])
         for _ in range(n):

@@ -495,7 +495,7 @@ set_defaults(struct gw_conf *c)
 	c->sweep_event_ms = 500;
 	c->sweep_event_gap = 2;
 	c->sm_events = 1;
-	c->master_check_ms = 2000;
+	c->master_check_ms = 2500;
 	c->ipoib_refresh = 60;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;

@@ -38,12 +38,13 @@ conf_events_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	} else if (strcmp(key, "sm-events") == 0) {
 		yaml_bool(x, v, key, &c->sm_events);
 	} else if (strcmp(key, "master-check-ms") == 0) {
-		/* At least 1 s: the cost is to stay below a MAD a second. */
+		/* Two reads per period: at least 2 s keeps the check at
+		 * no more than one MAD a second. */
 		if (yaml_int(x, v, key, &n, 0, 600000) == -1)
 			return;
-		if (n > 0 && n < 1000)
+		if (n > 0 && n < 2000)
 			yaml_err(x, v, "master-check-ms: 0 (off) or at least "
-			    "1000");
+			    "2000");
 		else
 			c->master_check_ms = n;
 	} else

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """(g') An SM failover at the production defaults (discovery.interval
-300 s, events.master-check-ms 2000): the master opensm is killed, the
+300 s, events.master-check-ms 2500): the master opensm is killed, the
 standby takes over ("Entering MASTER state" in its log), and at that
 moment a switch link is pulled. Measures, from the takeover:
 

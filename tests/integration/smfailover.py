@@ -4,7 +4,7 @@ the launcher's kill-sm sends SIGKILL to the master opensm; the standby
 (--standby-sm, polling the master's SMInfo every second) becomes master
 with another LID. At the production defaults (discovery.interval 300 s,
 so no light check in the test's time), the gateway reads its own port's
-MasterSMLID every events.master-check-ms (2 s), and within 5 s of the
+MasterSMLID every events.master-check-ms (2.5 s), and within 5 s of the
 takeover (docs/events.md, "Convergence") it subscribes there, sends
 ibsnmpgwSmMasterChanged and sweeps once for what happened while no SM
 reported. Checks that a link that went

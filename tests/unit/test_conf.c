@@ -436,7 +436,7 @@ test_notify(void **state)
 /* Listeners are compared in normalised form (reloads open only what is
  * new); a reload opens new ones before closing old ones, so at most
  * GW_MAX_LISTEN. */
-/* events.master-check-ms: off, or at least a second apart. */
+/* events.master-check-ms: off, or at least 2 s (two SMPs a period). */
 static void
 test_master_check(void **state)
 {
@@ -453,7 +453,7 @@ test_master_check(void **state)
 	c = load(text, err, sizeof(err));
 	assert_null(c);
 	assert_non_null(strstr(err, ":5: master-check-ms: 0 (off) or at "
-	    "least 1000"));
+	    "least 2000"));
 	snprintf(text, sizeof(text), "%s  master-check-ms: 0\n", head);
 	c = load(text, err, sizeof(err));
 	assert_non_null(c);
@@ -462,7 +462,7 @@ test_master_check(void **state)
 	snprintf(text, sizeof(text), "%s  history: 10\n", head);
 	c = load(text, err, sizeof(err));
 	assert_non_null(c);
-	assert_int_equal(c->master_check_ms, 2000);
+	assert_int_equal(c->master_check_ms, 2500);
 	gw_conf_free(c);
 }
 

@@ -713,6 +713,23 @@ routes_moved(const struct store_node *old, const struct dnode *dn)
 	return 0;
 }
 
+/* Whether a read port of a known node is not as the inventory had it
+ * (state, physical state, width, speed): what the cache served from
+ * its PortInfo (ifOperStatus, ...) is old. */
+static int
+ports_changed(const struct store_node *old, const struct dnode *dn)
+{
+	for (int p = 1; p <= dn->n.num_ports && p <= old->num_ports; p++) {
+		const struct store_port *o = &old->ports[p], *q = &dn->ports[p];
+
+		if (q->valid && (o->state != q->state || o->phys_state !=
+		    q->phys_state || o->width != q->width || o->speed !=
+		    q->speed))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 finish_sweep(void)
 {
@@ -748,7 +765,7 @@ finish_sweep(void)
 		struct dnode *dn = disc_list[i];
 		struct store_node *old = store_node_by_guid(dn->n.guid);
 		uint32_t idx;
-		int moved;
+		int moved, changed;
 
 		/* A CA or router is addressed through its lowest-numbered
 		 * reachable port, whichever way the sweep met it first, so
@@ -764,7 +781,13 @@ finish_sweep(void)
 		if (!dn->desc_ok && old != NULL)
 			memcpy(dn->n.desc, old->desc, sizeof(dn->n.desc));
 		moved = old != NULL && routes_moved(old, dn);
+		changed = old != NULL && ports_changed(old, dn);
 		idx = store_sweep_node(&dn->n, dn->ports)->idx;
+		/* A port the SM activated (no trap says so) or that went
+		 * down unreported: its cached PortInfo must not be served
+		 * for cache.ttl.portinfo more (the convergence bound). */
+		if (changed)
+			cache_flush(idx);
 		/* It answered: any hold on it ends. Failures remembered
 		 * for cache.ttl.error on a route that is gone (a pulled
 		 * cable on the way) are forgotten: the new one may work. */

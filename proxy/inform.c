@@ -758,11 +758,13 @@ timer_cb(void *arg)
 static unsigned		 inf_master_tick;
 static int		 inf_act_missed;	/* a read since went unanswered */
 
+/* Only where Reports can come: with none to receive there is no
+ * subscription to keep, and each sweep reads our MasterSMLID anyway. */
 static void
 master_arm(void)
 {
-	if (inf_on && inf_master_ms > 0 && !ev_timer_pending(
-	    &inf_master_timer))
+	if (inf_on && inf_master_ms > 0 && proxy_mad_takes_reports() &&
+	    !ev_timer_pending(&inf_master_timer))
 		ev_timer_add(&inf_master_timer, inf_master_ms / 2);
 }
 

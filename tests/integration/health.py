@@ -36,7 +36,8 @@ HOLD = 4
 fab = simlib.Fabric(extra_yaml="  hold-down: %d\ncache:\n  ttl:\n"
                     "    error: 1\npolling:\n  - name: none\n"
                     "    groups: []\n    interval: 86400\n"
-                    "discovery:\n  interval: 3600\n" % HOLD)
+                    "discovery:\n  interval: 3600\n"
+                    "events:\n  master-check-ms: 0\n" % HOLD)
 
 SMA = simlib.SMA
 IF = ".1.3.6.1.2.1.2.2.1"

@@ -21,7 +21,8 @@ R = simlib.Report()
 # SNMP requests' alone (no polling, no periodic sweep).
 fab = simlib.Fabric(extra_yaml="polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n"
-                    "discovery:\n  interval: 3600\n")
+                    "discovery:\n  interval: 3600\n"
+                    "events:\n  master-check-ms: 0\n")
 NODE_STRING = SMA + ".1.1.0"
 PASS = "switch-only-passphrase"
 NEWPASS = "switch-only-passphrase-2"

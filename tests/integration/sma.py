@@ -31,6 +31,7 @@ fab = simlib.Fabric(extra_yaml="cache:\n  ttl:\n    portinfo: %d\n"
                     "".join("    %s: %d\n" % (k, WALK_TTL) for k in (
                         "nodeinfo", "switchinfo", "tables", "forwarding")) +
                     "discovery:\n  interval: 3600\n"
+                    "events:\n  master-check-ms: 0\n"
                     "polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 names = simlib.read_name_map()

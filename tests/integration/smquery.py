@@ -22,6 +22,7 @@ R = simlib.Report()
 # No polling, and no periodic sweep or light check (nor the SA queries
 # at their end): what a refused query sends is counted alone.
 fab = simlib.Fabric(extra_yaml="discovery:\n  interval: 3600\n"
+                    "events:\n  master-check-ms: 0\n"
                     "polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 NAMES = simlib.read_name_map()

@@ -59,6 +59,7 @@ fab = simlib.Fabric(extra=["--partitions",
                     extra_yaml="cache:\n  ttl:\n    tables: 3600\n"
                     "    sa: 3600\n"
                     "discovery:\n  interval: 3600\n"
+                    "events:\n  master-check-ms: 0\n"
                     "polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 SM = ".1.3.6.1.3.117.7.1"

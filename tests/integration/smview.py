@@ -21,6 +21,7 @@ R = simlib.Report()
 # A second opensm on node03 stays STANDBY (node01's port GUID is lower).
 fab = simlib.Fabric(extra=["--standby-sm", "node03"],
                     extra_yaml="discovery:\n  interval: 3600\n"
+                    "events:\n  master-check-ms: 0\n"
                     "polling:\n  - name: none\n    groups: []\n"
                     "    interval: 86400\n")
 

@@ -62,6 +62,7 @@ static int		 inf_verify_fails;	/* unanswered checks in a row */
 static unsigned		 inf_retry_ms = RETRY_FIRST_MS;
 static uint32_t		 inf_act_count;	/* the master's ActCount, last read */
 static uint16_t		 inf_act_lid;	/*   at this LID (0: none yet) */
+static int		 inf_act_suspect;	/* it went back: the SA decides */
 static struct ev_timer	 inf_timer;
 static struct ev_timer	 inf_master_timer;
 static unsigned		 inf_master_ms;	/* events.master-check-ms */
@@ -515,10 +516,12 @@ round_done(void)
 		inf_state = SUB_FAILED;
 		proxy_discover_sm_events(0);
 		inf_st.failures++;
-		log_warnx("inform: subscription at the SM (LID %u) failed for "
-		    "%u of %u traps; again in %.1f s (events from sweeps "
-		    "meanwhile)", inf_sm_lid, inf_failed, inf_ok + inf_failed,
-		    inf_retry_ms / 1000.0);
+		static struct log_limit lim;
+
+		log_limited(&lim, LOG_WARNING, "inform: subscription at the "
+		    "SM (LID %u) failed for %u of %u traps; again in %.1f s "
+		    "(events from sweeps meanwhile)", inf_sm_lid, inf_failed,
+		    inf_ok + inf_failed, inf_retry_ms / 1000.0);
 		/* A new master's SA may take a moment to answer: tried
 		 * again soon, then less often. */
 		ev_timer_add(&inf_timer, inf_retry_ms);
@@ -662,6 +665,8 @@ verify_cb(void *arg, int status, const uint8_t *recs, size_t n,
 	inf_verifying = 0;
 	if (inf_state != SUB_UP)
 		return;
+	if (status == 0 || status == -ENOENT)
+		inf_act_suspect = 0;	/* the SA said: no need to ask again */
 	if (status == -ENOENT || (status == 0 && n == 0)) {
 		lost("the SM has no subscription of ours");
 		return;
@@ -754,6 +759,9 @@ timer_cb(void *arg)
  * where one was made (sm-master, and what changed meanwhile). */
 
 #define MASTER_ACT_JUMP		64	/* ActCount steps that mean a sweep */
+#define MASTER_VERIFY_MS	3000	/* between the queries it asks for */
+
+static uint64_t		 inf_act_verified;	/* ms: the last it asked */
 
 static unsigned		 inf_master_tick;
 static int		 inf_act_missed;	/* a read since went unanswered */
@@ -815,13 +823,23 @@ sminfo_cb(void *arg, int status, const uint8_t *mad)
 	inf_act_lid = lid;
 	inf_act_count = sm.act_count;
 	if (known && lid == inf_sm_lid && inf_state == SUB_UP) {
+		/* Gone back: restarted, most likely. The SA's list of our
+		 * subscriptions decides (one query, asked at every read
+		 * until it answers), not one SMInfo answer, which a broken
+		 * or hostile port could fake. */
 		if (sm.act_count < was && was - sm.act_count < 0x80000000u) {
-			log_notice("inform: the master SM's ActCount went back "
-			    "from %u to %u: it restarted", was, sm.act_count);
-			lost("the master SM restarted");
-		} else if (inf_act_missed ||
-		    sm.act_count - was > MASTER_ACT_JUMP)
+			log_debug("inform: the master SM's ActCount went back "
+			    "from %u to %u", was, sm.act_count);
+			inf_act_suspect = 1;
+		}
+		/* At most one such query every MASTER_VERIFY_MS: answers
+		 * that keep changing (a broken port) cost no more. */
+		if ((inf_act_suspect || inf_act_missed ||
+		    sm.act_count - was > MASTER_ACT_JUMP) &&
+		    ev_now() - inf_act_verified >= MASTER_VERIFY_MS) {
+			inf_act_verified = ev_now();
 			check_subscription();
+		}
 	}
 	inf_act_missed = 0;
 	master_arm();

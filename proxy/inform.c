@@ -750,11 +750,12 @@ timer_cb(void *arg)
  * events.master-check-ms / 2 one local or nearly local SMP, in turn:
  *  - our own port's PortInfo: another MasterSMLID than the one we
  *    subscribed at is a new master: subscribe there at once;
- *  - the master's SMInfo (14.2.5.13): ActCount lower than last time is
- *    an SM that restarted (it counts from 0 again): subscribe again;
- *    much higher (the SM swept: a topology change or a restart whose
- *    first sweep overtook the old count) asks the SA whether the
- *    subscription still stands (one InformInfoRecord query).
+ *  - the master's SMInfo (14.2.5.13): ActCount lower than last time
+ *    (a restarted SM counts from 0 again), much higher (the SM swept:
+ *    a topology change, or a restart whose first sweep overtook the
+ *    old count), or an answer after one that did not come asks the SA
+ *    whether the subscription still stands (one InformInfoRecord
+ *    query); none of ours listed, and it is made again.
  * Each round of the two ends with the subscription round's own sweep
  * where one was made (sm-master, and what changed meanwhile). */
 
@@ -838,10 +839,11 @@ sminfo_cb(void *arg, int status, const uint8_t *mad)
 		    sm.act_count - was > MASTER_ACT_JUMP) &&
 		    ev_now() - inf_act_verified >= MASTER_VERIFY_MS) {
 			inf_act_verified = ev_now();
+			inf_act_missed = 0;
 			check_subscription();
 		}
-	}
-	inf_act_missed = 0;
+	} else
+		inf_act_missed = 0;	/* another SM, or not subscribed */
 	master_arm();
 }
 

@@ -185,6 +185,8 @@ def mismatches(fab, sink, want):
     inv = inventory(fab, guids)
     last = last_words(sink)
     oper = {g: if_oper(fab, g) for g in guids}
+    bad += ["0x%016x: no ifOperStatus in its context" % g for g in guids
+            if not oper[g]]
     for (g, p), s in sorted(want.items()):
         name = "0x%016x[%d]" % (g, p)
         if inv.get((g, p)) != s:

@@ -352,6 +352,18 @@ gw_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 	size_t o = 0, len;
 	int rc;
 
+	/* net-snmp 5.9.3 encodes a GETBULK that a handler failed part way
+	 * (wrap_up with status 0, asp->status genErr) as it stands, with
+	 * varbinds still marked for retry: no encoding exists for them.
+	 * Fail it quietly (snmp_build would log "unknown failure"); the
+	 * agent then answers genErr with the request's varbinds, as RFC
+	 * 3416 4.2.1 says. */
+	for (netsnmp_variable_list *v = pdu->variables; v != NULL;
+	    v = v->next_variable)
+		if (v->type == ASN_PRIV_RETRY) {
+			sess->s_snmp_errno = SNMPERR_BAD_ASN1_BUILD;
+			return -1;
+		}
 	if (pdu->version == SNMP_VERSION_3 && pdu->community != NULL &&
 	    pdu->contextName != NULL &&
 	    (strcmp(pdu->contextName, GW_NODE_CONTEXT) == 0 ||

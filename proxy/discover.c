@@ -210,9 +210,11 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 	int is_new = 0;
 
 	if (smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
+		static struct log_limit lim;	/* a peer's to cause */
 		char p[256];
 		store_path_format(&r->path, p, sizeof(p));
-		log_warnx("discover: garbage NodeInfo at route %s", p);
+		log_limited(&lim, LOG_WARNING, "discover: garbage NodeInfo "
+		    "at route %s", p);
 		return -1;
 	}
 	if ((dn = htab_get_u64(&disc_nodes, ni.node_guid)) == NULL) {
@@ -349,8 +351,10 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	struct store_path next;
 
 	if (smp_decode_portinfo(data, SMP_DATA_SIZE, &pi) == -1) {
-		log_warnx("discover: garbage PortInfo from 0x%016llx port %u",
-		    (unsigned long long)dn->n.guid, r->port);
+		static struct log_limit lim;
+		log_limited(&lim, LOG_WARNING, "discover: garbage PortInfo "
+		    "from 0x%016llx port %u", (unsigned long long)dn->n.guid,
+		    r->port);
 		return -1;
 	}
 	store_port_fill(pt, data, &pi);

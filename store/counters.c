@@ -249,6 +249,27 @@ first_soon(void)
 		ev_timer_add(&ctr_timer, FIRST_SAVE_MS);
 }
 
+/* The counters one reading found reset or saturated, for one line. */
+struct ev_names {
+	char	buf[512];
+	size_t	len;
+	int	n;
+};
+
+static void
+ev_name(struct ev_names *en, int i, uint64_t val)
+{
+	int w;
+
+	if (en->len >= sizeof(en->buf))
+		return;
+	w = snprintf(en->buf + en->len, sizeof(en->buf) - en->len, "%s%s at "
+	    "%llu", en->n ? ", " : "", perf_ctrs[i].name,
+	    (unsigned long long)val);
+	en->len += w > 0 ? (size_t)w : 0;
+	en->n++;
+}
+
 void
 counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
     size_t len)
@@ -256,6 +277,7 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 	struct ctr_port *p = port_get(node, port, 1);
 	uint64_t vals[CTR_MAX];
 	unsigned ev = 0, seen = 0;
+	struct ev_names down = { 0 }, sat = { 0 };
 	int first, n;
 
 	if (p == NULL || perf_decode(attr, data, len, vals) == -1)
@@ -298,18 +320,20 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 		if (e & ~CTR_EV_FIRST)
 			ctr_urgent = 1;
 		seen |= e;
-		if (e & (CTR_EV_SATURATED | CTR_EV_RESET)) {
-			log_info("counters: %s port %u %s %s at %llu",
-			    store_node_ident_idx(node), port,
-			    perf_ctrs[i].name, (e & CTR_EV_RESET) ?
-			    "went down (reset or reboot)" : "saturated",
-			    (unsigned long long)vals[i]);
-		}
+		if (e & (CTR_EV_SATURATED | CTR_EV_RESET))
+			ev_name(e & CTR_EV_RESET ? &down : &sat, i, vals[i]);
 		/* A counter seen for the first time on a port that has
 		 * others is no discontinuity of the interface. */
 		if (!(e & CTR_EV_FIRST))
 			ev |= e;
 	}
+	/* One line per reading: a reset takes all of a port's counters. */
+	if (down.n)
+		log_info("counters: %s port %u: %s went down (reset or "
+		    "reboot)", store_node_ident_idx(node), port, down.buf);
+	if (sat.n)
+		log_info("counters: %s port %u: %s saturated",
+		    store_node_ident_idx(node), port, sat.buf);
 	if (seen & CTR_EV_FIRST)
 		first_soon();
 	/* Real counts replace the zeros served so far. */

@@ -22,6 +22,7 @@ struct dn_ent {
 	uint32_t	*idx;		/* nodes bearing the name */
 	uint32_t	 n, cap;
 	int64_t		 resolved;	/* node index, or -1 */
+	int		 warned;	/* these nodes' ambiguity was logged */
 };
 
 static struct htab dn_full, dn_word;
@@ -77,6 +78,7 @@ name_add(struct htab *h, const char *name, size_t len, uint32_t idx)
 		e->cap = cap;
 	}
 	e->idx[e->n++] = idx;
+	e->warned = 0;
 	settle(e);
 }
 
@@ -90,6 +92,7 @@ name_del(struct htab *h, const char *name, size_t len, uint32_t idx)
 	for (uint32_t i = 0; i < e->n; i++)
 		if (e->idx[i] == idx) {
 			e->idx[i] = e->idx[--e->n];
+			e->warned = 0;
 			break;
 		}
 	if (e->n > 0) {
@@ -147,7 +150,8 @@ store_descname_lookup(const char *name, size_t len)
 	return lookup(&dn_word, name, len, &amb);
 }
 
-/* Sweep end: reachability changed; log each ambiguous name once. */
+/* Sweep end: reachability changed. An ambiguous name is logged once for
+ * the nodes that bear it, not again as they come and go. */
 struct settle_ctx {
 	const char	*kind;
 	unsigned	 ambiguous;
@@ -160,12 +164,13 @@ settle_one(const void *key, size_t len, void *val, void *arg)
 	struct settle_ctx *c = arg;
 	char name[STORE_DESC_LEN + 1];
 
-	if (e->n < 2)
-		return;
 	settle(e);
-	if (e->resolved >= 0)
+	if (e->n < 2 || e->resolved >= 0)
 		return;
 	c->ambiguous++;
+	if (e->warned)
+		return;
+	e->warned = 1;
 	memcpy(name, key, len < sizeof(name) ? len : sizeof(name) - 1);
 	name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
 	/* A node-name-map alias of the same spelling wins anyway. */

@@ -800,6 +800,8 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	return n;
 }
 
+#define STORE_LOST_NAMED	4
+
 int
 store_sweep_end(unsigned *nodes, unsigned *lost)
 {
@@ -810,11 +812,16 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 			seen++;
 		else if (store_nodes[i]->reachable) {
 			store_nodes[i]->reachable = 0;
-			gone++;
-			log_notice("store: %s is unreachable",
-			    store_node_ident(store_nodes[i]));
+			/* A switch gone takes its hosts: a few by name, then
+			 * a count (the sweep's line has the total too). */
+			if (++gone <= STORE_LOST_NAMED)
+				log_notice("store: %s is unreachable",
+				    store_node_ident(store_nodes[i]));
 		}
 	}
+	if (gone > STORE_LOST_NAMED)
+		log_notice("store: and %u more nodes are unreachable",
+		    gone - STORE_LOST_NAMED);
 	*nodes = seen;
 	*lost = gone;
 	store_descname_settle();

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <cmocka.h>
 
 #include "store/store.h"
@@ -167,12 +168,90 @@ test_alias_wins(void **state)
 	assert_int_equal(resolve("spare"), 0x32);
 }
 
+/* The lines of stderr that contain what, while fn runs. */
+static int
+warnings(void (*fn)(void), const char *what)
+{
+	char path[64], line[512];
+	int fd, saved, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-dn-%d.err", getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	fn();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_non_null(f = fopen(path, "r"));
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, what) != NULL;
+	fclose(f);
+	unlink(path);
+	return n;
+}
+
+static void
+both_shared(void)
+{
+	store_sweep_begin();
+	seen(0x41, "localhost mlx5_0");
+	seen(0x42, "localhost mlx5_0");
+	sweep_end();
+}
+
+static void
+one_gone(void)
+{
+	store_sweep_begin();
+	seen(0x42, "localhost mlx5_0");
+	sweep_end();
+}
+
+static void
+one_renamed(void)
+{
+	store_sweep_begin();
+	seen(0x41, "cn0041 mlx5_0");
+	seen(0x42, "localhost mlx5_0");
+	sweep_end();
+}
+
+/* A shared name is worth a warning when it becomes ambiguous, not at
+ * every sweep while it stays so (hosts left at a default description
+ * would repeat it forever). */
+static void
+test_ambiguous_warned_once(void **state)
+{
+	log_set_level(LOG_WARNING);
+	/* The whole description and the host name. */
+	assert_int_equal(warnings(both_shared, "resolves to none"), 2);
+	assert_int_equal(warnings(both_shared, "resolves to none"), 0);
+	assert_int_equal(resolve("localhost"), 0);
+	/* One of them unreachable for a sweep: the name resolves, then is
+	 * ambiguous again among the same nodes. */
+	assert_int_equal(warnings(one_gone, "resolves to none"), 0);
+	assert_int_equal(resolve("localhost"), 0x42);
+	assert_int_equal(warnings(both_shared, "resolves to none"), 0);
+	/* Another node takes the name: worth a line again. */
+	assert_int_equal(warnings(one_renamed, "resolves to none"), 0);
+	assert_int_equal(resolve("localhost"), 0x42);
+	assert_int_equal(warnings(both_shared, "resolves to none"), 2);
+	log_set_level(LOG_ERR);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_unique_and_shared, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_warned_once,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follows_the_node, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_alias_wins, setup,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proxy/diff.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/mad.h"
@@ -16,20 +17,11 @@
 #include "proxy/watch.h"
 #include "codec/smp.h"
 #include "store/cache.h"
-#include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
 #include "util/log.h"
 #include "util/pool.h"
-
-/* A node as this sweep sees it. */
-struct dnode {
-	struct store_node	 n;
-	struct store_port	*ports;		/* 0..num_ports */
-	uint8_t			 entry_port;	/* port of first arrival */
-	int			 desc_ok;
-};
 
 /* One outstanding SMP. */
 #define DISC_GARBLED_RETRIES	2
@@ -43,13 +35,13 @@ struct dreq {
 	struct store_path	 path;
 	uint64_t		 from_guid;	/* NodeInfo probes: link origin */
 	uint8_t			 from_port;
-	struct dnode		*dn;
+	struct proxy_dnode		*dn;
 };
 
 static struct htab		 disc_nodes;
 /* The sweep's dnodes and their ports: gone together at its end. */
 static struct pool_region	 disc_mem = POOL_REGION_INIT;
-static struct dnode		**disc_list;
+static struct proxy_dnode		**disc_list;
 static size_t			 disc_n, disc_cap;
 static int			 disc_running, disc_outstanding;
 static struct proxy_sweep_conf	 disc_conf;
@@ -139,7 +131,7 @@ probe(const struct store_path *path, uint64_t from_guid, uint8_t from_port)
 }
 
 static void
-query_port(struct dnode *dn, uint8_t port, const struct store_path *path)
+query_port(struct proxy_dnode *dn, uint8_t port, const struct store_path *path)
 {
 	struct dreq proto = { 0 };
 
@@ -148,10 +140,10 @@ query_port(struct dnode *dn, uint8_t port, const struct store_path *path)
 	send_smp(SMP_ATTR_PORT_INFO, port, path, dn->n.guid, &proto);
 }
 
-static struct dnode *
+static struct proxy_dnode *
 dnode_add(const struct smp_nodeinfo *ni, const struct store_path *path)
 {
-	struct dnode *dn = pool_region_alloc(&disc_mem, sizeof(*dn));
+	struct proxy_dnode *dn = pool_region_alloc(&disc_mem, sizeof(*dn));
 
 	if (dn == NULL || (dn->ports = pool_region_alloc(&disc_mem,
 	    (ni->num_ports + 1) * sizeof(*dn->ports))) == NULL) {
@@ -160,7 +152,7 @@ dnode_add(const struct smp_nodeinfo *ni, const struct store_path *path)
 	}
 	if (disc_n == disc_cap) {
 		size_t cap = disc_cap ? disc_cap * 2 : 256;
-		struct dnode **v = realloc(disc_list, cap * sizeof(*v));
+		struct proxy_dnode **v = realloc(disc_list, cap * sizeof(*v));
 		if (v == NULL)
 			return NULL;
 		disc_list = v;
@@ -186,9 +178,9 @@ dnode_add(const struct smp_nodeinfo *ni, const struct store_path *path)
 }
 
 static void
-link_ports(uint64_t a_guid, uint8_t a_port, struct dnode *b, uint8_t b_port)
+link_ports(uint64_t a_guid, uint8_t a_port, struct proxy_dnode *b, uint8_t b_port)
 {
-	struct dnode *a = htab_get_u64(&disc_nodes, a_guid);
+	struct proxy_dnode *a = htab_get_u64(&disc_nodes, a_guid);
 
 	if (a == NULL || a_port > a->n.num_ports || b_port > b->n.num_ports)
 		return;
@@ -206,7 +198,7 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 {
 	struct smp_nodeinfo ni;
 	struct dreq proto;
-	struct dnode *dn;
+	struct proxy_dnode *dn;
 	int is_new = 0;
 
 	if (smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
@@ -345,7 +337,7 @@ was_sm(uint64_t guid, int port)
 static int
 got_portinfo(struct dreq *r, const uint8_t *data)
 {
-	struct dnode *dn = r->dn;
+	struct proxy_dnode *dn = r->dn;
 	struct store_port *pt = &dn->ports[r->port];
 	struct smp_portinfo pi;
 	struct store_path next;
@@ -543,207 +535,18 @@ free_sweep(void)
 	schedule_next();
 }
 
-/* A pulled cable at our own port: the sweep reached only ourselves,
- * and its own PortInfo says so (PortState Down or no physical link),
- * whatever the device's sysfs says (proxy/mad.c looks at that). */
-static int
-local_link_down(void)
-{
-	const struct dnode *me;
-	const struct store_port *lp;
-
-	if (disc_n == 0)
-		return 0;
-	me = disc_list[0];		/* the first NodeInfo: route "0" */
-	if (me->n.type == STORE_NODE_SWITCH || me->entry_port == 0 ||
-	    me->entry_port > me->n.num_ports)
-		return 0;
-	lp = &me->ports[me->entry_port];
-	return lp->valid && (lp->state <= 1 || lp->phys_state != 5);
-}
-
-/* ---- What changed since the last sweep: events (store/events.h) */
-
-static void
-post_state(int type, const struct store_node *n, int port, uint16_t lid,
-    const char *what, uint8_t state)
-{
-	struct store_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.data[0] = state;	/* link events: PortState after */
-	ev.type = (uint8_t)type;
-	ev.source = STORE_SRC_SWEEP;
-	ev.node_guid = n->guid;
-	ev.port = (uint8_t)port;
-	ev.lid = lid;
-	snprintf(ev.text, sizeof(ev.text), "%s%s%s", store_node_ident(n),
-	    what ? ": " : "", what ? what : "");
-	store_event_post(&ev);
-}
-
-static void
-post(int type, const struct store_node *n, int port, uint16_t lid,
-    const char *what)
-{
-	post_state(type, n, port, lid, what, 0);
-}
-
-/* Port p of a node both sweeps read: its link went down (PortState
- * Down, as IF-MIB's linkDown means it) or left Down, or its active
- * width or speed changed while it stayed Active. */
-static void
-diff_port(const struct store_node *old, const struct store_port *o,
-    const struct store_port *p)
-{
-	char what[64];
-	int now, stream;
-
-	/* Init or Armed, or gone Down: read until it holds (the SM's
-	 * activation raises no trap). */
-	proxy_watch_reading(old->guid, p, o->valid && (o->state != p->state ||
-	    o->phys_state != p->phys_state));
-	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
-		return;
-	now = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
-	/* Where the event stream has the link (0: never reported): the
-	 * SM's Reports may have moved it since the last sweep, and the SM
-	 * does not report every change (opensm drops repeated traps). */
-	stream = store_event_link_state(old->guid, p->num);
-	if (stream != now && store_event_link_since(old->guid, p->num,
-	    disc_started)) {
-		/* The SM reported this link while the sweep ran, and not as
-		 * the sweep read it: the reading may be the older. Another
-		 * sweep settles it. */
-		disc_again = 1;
-		disc_why = "a Report during the sweep";
-		return;
-	}
-	if (stream != now && ((p->state == 1) != (o->state == 1) ||
-	    stream != 0)) {
-		post_state(now, old, p->num, p->lid, NULL, p->state);
-		return;
-	}
-	if (o->state == 4 && p->state == 4 && (o->width != p->width ||
-	    o->speed != p->speed)) {
-		snprintf(what, sizeof(what), "port %u width 0x%x->0x%x speed "
-		    "0x%x->0x%x", p->num, o->width, p->width, o->speed,
-		    p->speed);
-		post(STORE_EV_PORT_CHANGED, old, p->num, p->lid, what);
-	}
-}
-
-static uint64_t
-master_of(const struct store_sm *sms, size_t n)
-{
-	struct smp_sminfo sm;
-
-	for (size_t i = 0; i < n; i++)
-		if (smp_decode_sminfo(sms[i].sminfo, sizeof(sms[i].sminfo),
-		    &sm) == 0 && sm.state == 3)
-			return sms[i].port_guid;
-	return 0;
-}
-
-/* Before the inventory takes the sweep's view. A first sweep (empty
- * inventory) has nothing to compare with. */
-static void
-diff_sweep(void)
-{
-	size_t count = store_node_count();
-	uint64_t was, now;
-
-	for (size_t i = 0; i < disc_n; i++) {
-		const struct dnode *dn = disc_list[i];
-		const struct store_node *old = store_node_by_guid(dn->n.guid);
-
-		if (old == NULL) {
-			/* New (or the first sweep): nothing to compare, but
-			 * a port the SM has yet to activate is watched. */
-			for (int p = 1; p <= dn->n.num_ports; p++)
-				proxy_watch_reading(dn->n.guid, &dn->ports[p],
-				    0);
-			continue;
-		}
-		if (!old->reachable)
-			post(STORE_EV_NODE_BACK, old, 0, dn->n.lid, NULL);
-		for (int p = 1; p <= dn->n.num_ports && p <= old->num_ports;
-		    p++)
-			diff_port(old, &old->ports[p], &dn->ports[p]);
-	}
-	for (size_t i = 0; i < count; i++) {
-		const struct store_node *n = store_node_at((uint32_t)i);
-
-		if (n->reachable && htab_get_u64(&disc_nodes, n->guid) == NULL)
-			post(STORE_EV_NODE_GONE, n, 0, n->lid, NULL);
-	}
-	if (count == 0)
-		return;
-	/* The master SM (its port GUID) is another one. */
-	was = store_sm_count() ? master_of(store_sm_at(0), store_sm_count()) :
-	    0;
-	now = master_of(disc_sms, disc_nsms);
-	if (was != 0 && now != 0 && was != now) {
-		for (size_t i = 0; i < disc_nsms; i++)
-			if (disc_sms[i].port_guid == now) {
-				const struct store_node *n = store_node_by_guid(
-				    disc_sms[i].node_guid);
-				char what[64];
-
-				snprintf(what, sizeof(what), "master SM now on "
-				    "port %u (was port GUID 0x%016llx)",
-				    disc_sms[i].port, (unsigned long long)was);
-				if (n != NULL)
-					post(STORE_EV_SM_MASTER, n,
-					    disc_sms[i].port, 0, what);
-			}
-	}
-}
-
-/* Whether a known node is now reached another way: its own route, or a
- * CA port's (each CA port has its own). */
-static int
-routes_moved(const struct store_node *old, const struct dnode *dn)
-{
-	if (!store_path_eq(&old->route, &dn->n.route))
-		return 1;
-	if (old->num_ports != dn->n.num_ports || dn->n.type ==
-	    STORE_NODE_SWITCH)
-		return 0;
-	for (int p = 1; p <= dn->n.num_ports; p++)
-		if (dn->ports[p].route.hop[0] != 0xff &&
-		    !store_path_eq(&old->ports[p].route, &dn->ports[p].route))
-			return 1;
-	return 0;
-}
-
-/* Whether a read port of a known node is not as the inventory had it
- * (state, physical state, width, speed): what the cache served from
- * its PortInfo (ifOperStatus, ...) is old. */
-static int
-ports_changed(const struct store_node *old, const struct dnode *dn)
-{
-	for (int p = 1; p <= dn->n.num_ports && p <= old->num_ports; p++) {
-		const struct store_port *o = &old->ports[p], *q = &dn->ports[p];
-
-		if (q->valid && (o->state != q->state || o->phys_state !=
-		    q->phys_state || o->width != q->width || o->speed !=
-		    q->speed))
-			return 1;
-	}
-	return 0;
-}
-
 static void
 finish_sweep(void)
 {
+	const struct proxy_sweep_view view = { disc_list, disc_n, &disc_nodes,
+	    disc_sms, disc_nsms, disc_started };
 	unsigned nodes, lost;
 
 	/* Our own port went down under the sweep: what it did not reach
 	 * says nothing about the fabric. The inventory stays as it was
 	 * (stale, not unreachable) until a sweep runs on a working port. */
 	if (!proxy_mad_port_up() || port_failures() != disc_port_failures ||
-	    local_link_down()) {
+	    proxy_diff_local_link_down(&view)) {
 		disc_st.abandoned++;
 		log_notice("sweep abandoned: the local port went down or has no "
 		    "link; the inventory is kept as it was");
@@ -752,7 +555,7 @@ finish_sweep(void)
 	}
 	/* Our own port's MasterSMLID: where the SA is now. */
 	if (disc_n > 0) {
-		const struct dnode *me = disc_list[0];
+		const struct proxy_dnode *me = disc_list[0];
 		struct smp_portinfo pi;
 
 		if (me->entry_port <= me->n.num_ports &&
@@ -761,12 +564,17 @@ finish_sweep(void)
 		    SMP_DATA_SIZE, &pi) == 0)
 			proxy_sa_set_master(pi.sm_lid);
 	}
-	diff_sweep();
+	if (proxy_diff_sweep(&view)) {
+		/* The SM reported a link while the sweep ran, and not as the
+		 * sweep read it: the reading may be the older. */
+		disc_again = 1;
+		disc_why = "a Report during the sweep";
+	}
 	store_sweep_begin();
 	for (size_t i = 0; i < disc_nsms; i++)
 		store_sweep_sm(&disc_sms[i]);
 	for (size_t i = 0; i < disc_n; i++) {
-		struct dnode *dn = disc_list[i];
+		struct proxy_dnode *dn = disc_list[i];
 		struct store_node *old = store_node_by_guid(dn->n.guid);
 		uint32_t idx;
 		int moved, changed;
@@ -784,8 +592,8 @@ finish_sweep(void)
 
 		if (!dn->desc_ok && old != NULL)
 			memcpy(dn->n.desc, old->desc, sizeof(dn->n.desc));
-		moved = old != NULL && routes_moved(old, dn);
-		changed = old != NULL && ports_changed(old, dn);
+		moved = old != NULL && proxy_diff_routes_moved(old, dn);
+		changed = old != NULL && proxy_diff_ports_changed(old, dn);
 		idx = store_sweep_node(&dn->n, dn->ports)->idx;
 		/* A port the SM activated (no trap says so) or that went
 		 * down unreported: its cached PortInfo must not be served
@@ -947,47 +755,9 @@ timer_cb(void *arg)
 	/* The local port down: proxy_mad_on_port_up starts the next. */
 }
 
-/* The inventory's attribute copies are read by the fabric context
- * without decoding them again (gateway/mib.c): what a sweep stores was
- * decoded first, and what the database held is checked here once. A
- * garbled copy is dropped; the next sweep reads it again. */
-static void
-check_inventory(void)
-{
-	size_t count = store_node_count(), bad = 0;
-	struct smp_nodeinfo ni;
-	struct smp_switchinfo si;
-	struct smp_portinfo pi;
-
-	for (size_t i = 0; i < count; i++) {
-		struct store_node *n = store_node_at((uint32_t)i);
-
-		if (n->ninfo_ok && smp_decode_nodeinfo(n->ninfo,
-		    SMP_DATA_SIZE, &ni) == -1) {
-			n->ninfo_ok = 0;
-			bad++;
-		}
-		if (n->sinfo_ok && smp_decode_switchinfo(n->sinfo,
-		    SMP_DATA_SIZE, &si) == -1) {
-			n->sinfo_ok = 0;
-			bad++;
-		}
-		for (int p = 0; p <= n->num_ports; p++)
-			if (n->ports[p].pinfo_ok && smp_decode_portinfo(
-			    n->ports[p].pinfo, SMP_DATA_SIZE, &pi) == -1) {
-				n->ports[p].pinfo_ok = 0;
-				bad++;
-			}
-	}
-	if (bad > 0)
-		log_warnx("discover: %zu attribute copies in the inventory "
-		    "are garbled; the next sweep reads them again", bad);
-}
-
 int
 proxy_discover_init(const struct proxy_sweep_conf *c)
 {
-	check_inventory();
 	disc_conf = *c;
 	proxy_watch_configure(disc_sm_up, c->interval);
 	ev_timer_init(&disc_timer, timer_cb, NULL);

@@ -138,6 +138,43 @@ blob_get(sqlite3_stmt *st, int col, uint8_t *out)
 	return 1;
 }
 
+/* The inventory's attribute copies are read by the fabric context
+ * without decoding them again (gateway/mib.c): what a sweep stores was
+ * decoded first, and what the database held is checked here, once at
+ * load. A garbled copy is dropped; the next sweep reads it again. */
+static void
+check_copies(void)
+{
+	size_t count = store_node_count(), bad = 0;
+	struct smp_nodeinfo ni;
+	struct smp_switchinfo si;
+	struct smp_portinfo pi;
+
+	for (size_t i = 0; i < count; i++) {
+		struct store_node *n = store_node_at((uint32_t)i);
+
+		if (n->ninfo_ok && smp_decode_nodeinfo(n->ninfo,
+		    SMP_DATA_SIZE, &ni) == -1) {
+			n->ninfo_ok = 0;
+			bad++;
+		}
+		if (n->sinfo_ok && smp_decode_switchinfo(n->sinfo,
+		    SMP_DATA_SIZE, &si) == -1) {
+			n->sinfo_ok = 0;
+			bad++;
+		}
+		for (int p = 0; p <= n->num_ports; p++)
+			if (n->ports[p].pinfo_ok && smp_decode_portinfo(
+			    n->ports[p].pinfo, SMP_DATA_SIZE, &pi) == -1) {
+				n->ports[p].pinfo_ok = 0;
+				bad++;
+			}
+	}
+	if (bad > 0)
+		log_warnx("store: %zu attribute copies in the inventory "
+		    "are garbled; the next sweep reads them again", bad);
+}
+
 static int
 load_inventory(void)
 {
@@ -227,6 +264,7 @@ load_inventory(void)
 		goto fail;
 	for (size_t i = 0; i < store_nnodes; i++)
 		index_lids(store_nodes[i]);
+	check_copies();
 	log_info("store: %zu nodes loaded", store_nnodes);
 	return 0;
 fail:

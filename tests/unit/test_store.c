@@ -653,6 +653,14 @@ test_raw_attributes(void **state)
 		n.ninfo[i] = (uint8_t)i;
 		n.sinfo[i] = (uint8_t)(0xff - i);
 	}
+	/* Copies that decode (they are checked at load): a 2-port switch
+	 * (IBA 14.2.5.3 NodeInfo: NodeType, NumPorts, LocalPortNum) and a
+	 * LinearFDBTop under the cap (14.2.5.4 SwitchInfo). */
+	n.ninfo[2] = 2;
+	n.ninfo[3] = 2;
+	n.ninfo[36] = 0;
+	n.sinfo[6] = 0;
+	n.sinfo[7] = 0x10;
 	for (int i = 0; i <= 2; i++) {
 		p[i].num = (uint8_t)i;
 		p[i].valid = 1;
@@ -714,6 +722,21 @@ test_raw_attributes(void **state)
 	assert_int_equal(got->sinfo_ok, 0);
 	assert_int_equal(got->ports[0].pinfo_ok, 1);
 	assert_int_equal(got->ports[2].pinfo_ok, 0);
+	store_finalise();
+
+	/* Copies of the right length that do not decode (NodeType 0, a
+	 * PortState of 7) are dropped at load too: the fabric context
+	 * serves them without decoding again. */
+	sql(dbpath, "UPDATE nodes SET nodeinfo = zeroblob(64);"
+	    "UPDATE ports SET portinfo = x'" "0000000000000000" "00000000"
+	    "00000000" "0000000000000000" "0000000000000000" "0700000000000000"
+	    "0000000000000000" "0000000000000000" "0000000000000000'"
+	    " WHERE port_num = 0;");
+	assert_int_equal(store_init(dbpath), 0);
+	got = store_node_by_guid(0x3000);
+	assert_non_null(got);
+	assert_int_equal(got->ninfo_ok, 0);
+	assert_int_equal(got->ports[0].pinfo_ok, 0);
 }
 
 /* A node whose port count changes (replaced hardware, or a NodeInfo

@@ -640,7 +640,12 @@ got_fill(struct rr_req *r, const uint8_t *data)
 	}
 	store_node_port_set(m, r->port, &pt);
 	proxy_health_answer(m->idx);	/* it answered: a hold on it ends */
-	if (link_up(&pt))
+	/* A CA's end comes up where the stream has it down (ca_port_down
+	 * posted it): a sweep cannot read a CA port whose link is gone and
+	 * posts nothing for it, so whoever reads the link back first, the
+	 * stream is the same. */
+	if (link_up(&pt) && (m->type == STORE_NODE_SWITCH ||
+	    store_event_link_state(m->guid, r->port) == STORE_EV_LINK_DOWN))
 		post_link(m, r->port, pt.state);
 	if (m->type != STORE_NODE_SWITCH && link_up(&pt))
 		(void)ca_route(m);

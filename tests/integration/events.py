@@ -66,6 +66,11 @@ def check_notes(before, new, what):
     return len(notes())
 
 
+def unsourced(evts):
+    """Events as (type, node GUID, port), whoever read the change."""
+    return sorted((t, g, p) for _, t, g, p in evts)
+
+
 def new_events(before):
     got, out = events()
     return got[len(before):], got, out
@@ -102,9 +107,12 @@ def main():
     fab.cmd('ReLink "node05"[1]')
     fab.sweep()
     new, seen3, out = new_events(seen2)
-    R.equal(sorted(new), sorted([
-        ("sweep", "link-up", leaf01, 5), ("sweep", "link-up", spine01, 1),
-        ("sweep", "link-up", leaf03, 1)]), "ReLink: link-up for each")
+    # A port gone Down is watched (proxy/watch.c: read again 1, 2, 4 s
+    # later): the watch's read may see it back before the sweep does.
+    R.equal(unsourced(new), sorted([
+        ("link-up", leaf01, 5), ("link-up", spine01, 1),
+        ("link-up", leaf03, 1)]), "ReLink: link-up for each (by the "
+        "sweep or the port watch)")
     n = check_notes(n, new, "... sent once each as linkUp")
 
     fab.cmd('Unlink "node08"')
@@ -117,7 +125,7 @@ def main():
     fab.cmd('ReLink "node08"')
     fab.sweep()
     new, seen5, out = new_events(seen4)
-    R.check(("sweep", "node-reachable", NAMES["node08"], 0) in new,
+    R.check(("node-reachable", NAMES["node08"], 0) in unsourced(new),
             "... and node-reachable after ReLink", out)
     n = check_notes(n, new, "... sent as ibsnmpgwNodeReachable (and "
                     "linkUp)")

@@ -25,6 +25,7 @@
 
 static struct ha_conf	 ha_hc;
 static int		 ha_on;
+static int		 ha_linked;	/* gw_ha_stop is due */
 static enum repl_role	 ha_role = REPL_STANDALONE;
 static const struct gw_conf *ha_conf;
 static uint32_t		 ha_peer_boots;
@@ -590,7 +591,7 @@ gw_ha_init(const struct gw_conf *c)
 		log_warnx("ha: the ha: section cannot be used (see above)");
 		return -1;
 	}
-	ha_on = 1;
+	ha_on = ha_linked = 1;
 	if (store_meta_get_int(PEER_BOOTS_KEY, &pb) == 0 && pb > 0 &&
 	    pb <= GW_SNMP_BOOTS_MAX)
 		ha_peer_boots = (uint32_t)pb;
@@ -623,14 +624,25 @@ gw_ha_set_conf(const struct gw_conf *c)
 	ha_conf = c;
 }
 
+/* gw_ha_start's reverse: the link to the peer closes (what a start
+ * that failed half way left too). */
+void
+gw_ha_stop(void)
+{
+	if (!ha_linked)
+		return;
+	ha_linked = 0;
+	gw_ha_reload_abort();
+	handover_free();
+	ha_link_finalise();
+}
+
 void
 gw_ha_finalise(void)
 {
 	if (!ha_on)
 		return;
-	gw_ha_reload_abort();
-	handover_free();
-	ha_link_finalise();
+	gw_ha_stop();
 	explicit_bzero(ha_hc.key, sizeof(ha_hc.key));
 	ha_on = 0;
 }

@@ -23,6 +23,8 @@ void	gw_ha_set_conf(const struct gw_conf *c);
 int	gw_ha_reload_prepare(const struct gw_conf *c, FILE *err);
 void	gw_ha_reload_commit(void);
 void	gw_ha_reload_abort(void);
+/* gw_ha_start's reverse; finalise does it too. */
+void	gw_ha_stop(void);
 void	gw_ha_finalise(void);
 /* `ctl ha ARG`: master, backup, fault, status. Returns 0 (status: this
  * node may be promoted), 1 otherwise. */

@@ -656,24 +656,27 @@ run(struct gw_conf *c)
 	proxy_mad_exiting();
 
 out_poll:
-	gw_ha_finalise();
+	/* What the MAD engine has in flight or queued fails first: every
+	 * delegated SNMP request is answered before its session closes,
+	 * and the sweep's and poller's completions run while their state
+	 * still exists. Then each module once, in the reverse order of
+	 * its start. */
+	proxy_mad_stop();
+	gw_ha_stop();
 	gw_notify_finalise();
 	gw_ctl_finalise();
-out_snmp:
-	/* Fail outstanding MADs first, so every delegated SNMP request is
-	 * answered before its session closes, and the sweep's and poller's
-	 * completions run while their state still exists. */
-	proxy_inform_finalise();
+	proxy_tun_finalise();
 	proxy_watch_finalise();
 	proxy_reread_finalise();
+	proxy_inform_finalise();
 	proxy_sa_finalise();
-	proxy_mad_finalise();
-	proxy_tun_finalise();	/* after the engine's last callbacks */
+out_snmp:
 	proxy_discover_finalise();
 	proxy_poll_finalise();
 	netsnmp_check_outstanding_agent_requests();
 	gw_mib_finalise();
 	gw_snmp_finalise();
+	gw_ha_finalise();
 out_cache:
 	proxy_mad_finalise();
 	proxy_health_finalise();

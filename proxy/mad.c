@@ -1524,8 +1524,12 @@ proxy_mad_exiting(void)
 	mad_exiting = 1;
 }
 
+/* Shutdown's first step (gateway/main.c): what is in flight or queued
+ * fails now with -ECANCELED, its callbacks running while their owners
+ * still exist (a delegated SNMP request is answered before its session
+ * closes), and nothing new is taken. Safe to call again. */
 void
-proxy_mad_finalise(void)
+proxy_mad_stop(void)
 {
 	struct mad_req *r;
 
@@ -1562,6 +1566,12 @@ proxy_mad_finalise(void)
 	TAILQ_INIT(&mad_ready);
 	htab_foreach(&mad_nodes, free_node, NULL);
 	htab_free(&mad_nodes);
+}
+
+void
+proxy_mad_finalise(void)
+{
+	proxy_mad_stop();
 	req_spare_free();
 	rx_free(direct_spare);
 	direct_spare = NULL;

@@ -103,6 +103,9 @@ struct proxy_local_port {
 
 int	proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	    int max_inflight, int max_inflight_node);
+/* Shutdown's first step: what is in flight or queued fails now, its
+ * callbacks run, nothing new is taken. finalise does it too. */
+void	proxy_mad_stop(void);
 void	proxy_mad_finalise(void);
 /* The process is about to exit: finalise leaves the umad port open for
  * the kernel to close. umad2sim (ibsim 0.10) crashes in its receiver

@@ -1,8 +1,9 @@
 /* conf's internal header: what its files (gateway/conf*.c) share with
  * each other, not with other modules (the model: libibnetdisc's
- * internal.h). Calls run one way: conf.c calls conf_notify.c and
- * conf_access.c, conf_notify.c calls conf_access.c, all three call
- * util/yaml.c; nothing calls back.
+ * internal.h). Calls run one way: conf.c calls conf_notify.c,
+ * conf_access.c and conf_ha.c, conf_notify.c calls conf_access.c, all
+ * call util/yaml.c, and conf.c and conf_ha.c call conf_secret.c;
+ * nothing calls back.
  *
  * conf.c holds the sections and the load, conf_notify.c events: and
  * notify:, conf_access.c who may reach the agent and how (listeners,
@@ -27,7 +28,6 @@ int	conf_check_listener(const char *s, char *norm, size_t nlen,
 	    const char **why);
 /* A community or user name: printable, no spaces, no '@'. */
 int	conf_valid_name(const char *s);
-ssize_t	conf_read_secret(const char *path, void *buf, size_t size, FILE *err);
 /* "0x" and 5 to 32 octets in hex (an SnmpEngineID): 0, or -1. */
 int	conf_hex_engine_id(const char *s, uint8_t *id, size_t *len);
 /* A node selector's keys (arg: a store_select), a user's (a gw_user). */
@@ -48,6 +48,11 @@ void	conf_notify_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 void	conf_targets_free(struct gw_conf *c);
 /* After the whole file: targets against snmp.users and each other. */
 void	conf_check_targets(struct yaml_ctx *x, const struct gw_conf *c);
+
+/* conf_secret.c: a secret's file, refused unless a regular file only
+ * its owner may read (mode 0600 or 0400). The bytes read, or -1 with
+ * the reason on err (the content is never echoed). */
+ssize_t	conf_read_secret(const char *path, void *buf, size_t size, FILE *err);
 
 /* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */
 void	conf_ha_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,

@@ -46,7 +46,7 @@ guid_query(int i)
 	ib_mad_addr_t to;
 
 	guid_lids[i].next_ms = td_now_ms() + 5000;
-	if (td_agent_sa < 0 || umad_get_port(td_conf.ca[0] ? td_conf.ca :
+	if (td_port.agent_sa < 0 || umad_get_port(td_conf.ca[0] ? td_conf.ca :
 	    NULL, td_conf.port, &p) < 0)
 		return;
 	memset(&to, 0, sizeof(to));
@@ -69,7 +69,7 @@ guid_query(int i)
 	for (int k = 0; k < 8; k++)
 		mad[SA_DATA + 4 + 20 + k] = (uint8_t)(td_conf.guids[i] >>
 		    (56 - 8 * k));
-	(void)td_send_mad(td_agent_sa, &to, mad, 0);
+	(void)td_send_mad(td_port.agent_sa, &to, mad, 0);
 }
 
 uint64_t

@@ -63,9 +63,6 @@ struct td_peer {
 
 static struct td_peer	*peers;
 static struct td_req	*reqs;
-int			 td_umad_fd = -1, td_agent_sa = -1;
-static int		 agent_tun = -1, agent_smi = -1, agent_dr = -1,
-			 issm_fd = -1;
 /* The timers' one fd, in the main loop's poll(): a timerfd, so that
  * the reader can set a deadline while the main loop sleeps without
  * waking it (a wake-up per message cost the reader's work a lock and a
@@ -73,55 +70,11 @@ static int		 agent_tun = -1, agent_smi = -1, agent_dr = -1,
  * fires, timers() runs and arms it at the next one. */
 static int		 timer_fd = -1;
 static uint64_t		 timer_at = UINT64_MAX;	/* armed for; MAX: not */
-static uint16_t		 my_lid;
-static uint64_t		 my_guid, next_tid = 1;
 static volatile sig_atomic_t quit, dump;
 static struct {
 	unsigned long long probes, segments, pdus, answers, refused,
 	    malformed, dropped, toobig, timeouts, spoofed, busy, unsolicited;
 } st;
-
-uint64_t
-td_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t
-td_tids(int n)
-{
-	uint64_t t = next_tid;
-
-	next_tid += (uint64_t)n;
-	return t;
-}
-
-void
-td_drop_log(const char *what, uint16_t lid)
-{
-	/* One entry per kind: the callers pass string literals. */
-	static struct {
-		const char		*what;
-		uint64_t		 at;
-		unsigned long long	 n;
-	} k[16];
-	uint64_t now = td_now_ms();
-	int i;
-
-	for (i = 0; i < 15 && k[i].what != NULL && k[i].what != what; i++)
-		;
-	k[i].what = what;
-	k[i].n++;
-	if (k[i].at != 0 && now - k[i].at < 10000)
-		return;
-	log_info("tunneld: dropped: %s, LID %u (%llu such since the last "
-	    "line)", what, lid, k[i].n);
-	k[i].at = now;
-	k[i].n = 0;
-}
 
 /* A timer due at at (ms, CLOCK_MONOTONIC): the timerfd fires by then.
  * Under td_lock. */
@@ -141,23 +94,6 @@ timer_arm(uint64_t at)
 }
 
 /* ---- The fabric side */
-
-int
-td_send_mad(int agent, const ib_mad_addr_t *to, const uint8_t *mad, int qp0)
-{
-	uint8_t buf[sizeof(struct ib_user_mad) + TUN_MAD_SIZE];
-
-	memset(buf, 0, sizeof(buf));
-	umad_set_addr(buf, ntohs(to->lid), ntohl(to->qpn), to->sl,
-	    qp0 ? 0 : (int)IB_DEFAULT_QP1_QKEY);
-	umad_set_pkey(buf, to->pkey_index);
-	memcpy(umad_get_mad(buf), mad, TUN_MAD_SIZE);
-	if (umad_send(td_umad_fd, agent, buf, TUN_MAD_SIZE, 0, 0) < 0) {
-		td_drop_log("a MAD that umad_send refused", ntohs(to->lid));
-		return -1;
-	}
-	return 0;
-}
 
 /* The community of a v1/v2c message (RFC 3416 / 1157: SEQUENCE {
  * version INTEGER, community OCTET STRING, ...}), short lengths and
@@ -383,8 +319,9 @@ handle_mad(uint8_t *umad, int len)
 	}
 	if (mad[1] == 0x01 || mad[1] == 0x81) {
 		if (td_conf.sim_issm &&
-		    smp_sminfo_notactive(resp, mad, my_guid) == 0)
-			(void)td_send_mad(mad[1] == 0x81 ? agent_dr : agent_smi,
+		    smp_sminfo_notactive(resp, mad, td_port.guid) == 0)
+			(void)td_send_mad(mad[1] == 0x81 ? td_port.agent_dr :
+			    td_port.agent_smi,
 			    from, resp, 1);
 		return;
 	}
@@ -393,7 +330,7 @@ handle_mad(uint8_t *umad, int len)
 		st.probes++;
 		/* Several messages per requester at once (codec/tunnel.h). */
 		tun_encode_cpi_resp(resp, mad, TUN_CAP_CONCURRENT, 19);
-		(void)td_send_mad(agent_tun, from, resp, 0);
+		(void)td_send_mad(td_port.agent_tun, from, resp, 0);
 		return;
 	}
 	if (mad[1] == TUN_MGMT_CLASS && mad[3] == TUN_METHOD_SEND &&
@@ -428,7 +365,7 @@ from_agent(struct td_peer *p, struct td_req *q)
 	q->waiting = 0;
 	p->nwaiting--;
 	segs = tun_encode(mads, TUN_SEG_MAX, buf, (size_t)n,
-	    (size_t)td_conf.segment, q->raddr, my_lid, next_tid);
+	    (size_t)td_conf.segment, q->raddr, td_port.lid, td_tids(0));
 	if (segs < 0) {
 		st.toobig++;
 		log_warnx("tunneld: a %zd-octet answer for LID %u is over the "
@@ -437,7 +374,7 @@ from_agent(struct td_peer *p, struct td_req *q)
 	}
 	(void)td_tids(segs);
 	for (int i = 0; i < segs; i++)
-		if (td_send_mad(agent_tun, &p->addr, mads[i], 0) == -1)
+		if (td_send_mad(td_port.agent_tun, &p->addr, mads[i], 0) == -1)
 			return;
 	st.answers++;
 }
@@ -490,63 +427,6 @@ log_stats(void)
 	    "%llu", st.probes, st.segments, st.pdus, st.answers, st.refused,
 	    st.malformed, st.spoofed, st.dropped, st.toobig, st.timeouts,
 	    st.busy, st.unsolicited, td_rx_dropped());
-}
-
-/* ---- Setup */
-
-static int
-open_port(void)
-{
-	umad_port_t p;
-	long mask[16 / sizeof(long)];
-	const unsigned bits = 8 * sizeof(long);
-
-	if (umad_init() < 0 || umad_get_port(td_conf.ca[0] ? td_conf.ca : NULL,
-	    td_conf.port, &p) < 0) {
-		log_warnx("tunneld: no usable IB port");
-		return -1;
-	}
-	my_lid = (uint16_t)p.base_lid;
-	my_guid = be64toh(p.port_guid);
-	if ((td_umad_fd = umad_open_port(p.ca_name, p.portnum)) < 0) {
-		log_warnx("tunneld: cannot open %s port %d", p.ca_name,
-		    p.portnum);
-		umad_release_port(&p);
-		return -1;
-	}
-	/* Requests to us: ClassPortInfo Gets and SNMPSends. */
-	memset(mask, 0, sizeof(mask));
-	mask[TUN_METHOD_GET / bits] |= 1L << (TUN_METHOD_GET % bits);
-	mask[TUN_METHOD_SEND / bits] |= 1L << (TUN_METHOD_SEND % bits);
-	agent_tun = umad_register(td_umad_fd, TUN_MGMT_CLASS, TUN_CLASS_VERSION,
-	    0, mask);
-	if (agent_tun < 0) {
-		log_warnx("tunneld: cannot register class 0x08 on %s port %d "
-		    "(another tunnel agent?)", p.ca_name, p.portnum);
-		umad_release_port(&p);
-		return -1;
-	}
-	if (td_conf.nguids > 0 &&
-	    (td_agent_sa = umad_register(td_umad_fd, 0x03, 2, 0, NULL)) < 0)
-		log_warnx("tunneld: cannot register the SA class: allow-guids "
-		    "are not resolved, only allow-lids are accepted");
-	if (td_conf.sim_issm) {
-		char path[256];
-
-		/* ibsim hands requests only to IsSM clients, and then the
-		 * SM's SMInfo Gets too (tests/sim/README.md). */
-		agent_smi = umad_register(td_umad_fd, 0x01, 1, 0, NULL);
-		agent_dr = umad_register(td_umad_fd, 0x81, 1, 0, NULL);
-		if (umad_get_issm_path(p.ca_name, p.portnum, path,
-		    sizeof(path)) < 0 || (issm_fd = open(path, O_RDWR)) < 0)
-			log_warn("tunneld: cannot set IsSM");
-	}
-	log_info("tunneld: %s port %d LID %u, agent %s:%u, %d allowed LIDs, "
-	    "%d allowed port GUIDs", p.ca_name, p.portnum, my_lid,
-	    inet_ntoa(td_conf.agent.sin_addr), ntohs(td_conf.agent.sin_port),
-	    td_conf.nlids, td_conf.nguids);
-	umad_release_port(&p);
-	return 0;
 }
 
 
@@ -655,7 +535,7 @@ run(void)
 			td_unlock();
 		}
 	}
-	td_rx_stop(agent_dr);
+	td_rx_stop(td_port.agent_dr);
 	free(pfd);
 	free(map);
 	return rc;
@@ -700,7 +580,7 @@ main(int argc, char **argv)
 	}
 	log_init("ibsnmp-tunneld", foreground, LOG_INFO);
 	peers_init();
-	if (open_port() == -1)
+	if (td_port_open() == -1)
 		return 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -713,11 +593,7 @@ main(int argc, char **argv)
 	    (size_t)td_conf.max_requests; i++)
 		if (reqs[i].sock >= 0)
 			close(reqs[i].sock);
-	/* The umad port is left to the kernel: umad2sim (ibsim 0.10)
-	 * crashes in its receiver thread on a MAD that arrives for an
-	 * agent whose fd was closed (proxy/mad.h, proxy_mad_exiting). */
-	if (issm_fd >= 0)
-		close(issm_fd);
+	td_port_close();
 	free(peers);
 	free(reqs);
 	log_info("tunneld: %s", rc ? "the umad port failed; stopped" :

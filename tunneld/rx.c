@@ -70,7 +70,7 @@ rx_drop_long(int len)
 
 	if (len <= 0 || (size_t)len > sizeof(big) - sizeof(struct ib_user_mad))
 		len = (int)(sizeof(big) - sizeof(struct ib_user_mad));
-	(void)umad_recv(td_umad_fd, big, &len, 0);
+	(void)umad_recv(td_port.fd, big, &len, 0);
 	td_lock();
 	rx_dropped++;
 	td_unlock();
@@ -84,7 +84,7 @@ rx_read_one(void)
 	static uint8_t buf[RX_BUF];
 	int len = TUN_MAD_SIZE, rc;
 
-	rc = umad_recv(td_umad_fd, buf, &len, 0);
+	rc = umad_recv(td_port.fd, buf, &len, 0);
 	if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 		return 0;
 	if (rc == -ENOSPC)
@@ -106,7 +106,7 @@ rx_main(void *arg)
 	 * kernel's waits for either, so td_rx_stop's pipe ends the wait
 	 * on hardware at once. */
 	struct pollfd pfd[2] = {
-		{ td_umad_fd, POLLIN, 0 }, { rx_stop_pipe[0], POLLIN, 0 },
+		{ td_port.fd, POLLIN, 0 }, { rx_stop_pipe[0], POLLIN, 0 },
 	};
 	int rc;
 

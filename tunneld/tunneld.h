@@ -4,7 +4,10 @@
  *                     SA (td_guid_*)
  *   rx.c              the umad fd's reader thread, the lock it shares
  *                     with the main loop, and its wake-up pipe (td_rx_*)
- *   ibsnmp-tunneld.c  main(), the loop, the requesters and the agent */
+ *   umad.c            the port, its agents, sends, TIDs (td_port_*)
+ *   ibsnmp-tunneld.c  main(), the loop, the requesters and the agent
+ * Calls run one way: ibsnmp-tunneld.c calls the others, guid.c and rx.c
+ * call umad.c. */
 #ifndef IBSNMPGW_TUNNELD_H
 #define IBSNMPGW_TUNNELD_H
 
@@ -42,8 +45,21 @@ uint64_t td_now_ms(void);
 /* conf.c: 0, or -1 with the errors printed as file:line. */
 int	td_conf_load(const char *path);
 
-/* The umad side, set up by ibsnmp-tunneld.c. */
-extern int	td_umad_fd, td_agent_sa;
+/* umad.c: the port and the agents registered on it (-1: none). */
+struct td_port {
+	int		 fd;
+	int		 agent_tun;	/* class 0x08: requests to us */
+	int		 agent_sa;	/* allow-guids' SA queries */
+	int		 agent_smi, agent_dr;	/* sim-issm only */
+	int		 issm_fd;
+	uint16_t	 lid;
+	uint64_t	 guid;
+};
+extern struct td_port td_port;
+
+/* Opens td_conf's port and registers the agents: 0, or -1 (logged). */
+int	td_port_open(void);
+void	td_port_close(void);
 /* Send one 256-octet MAD as agent to a umad address; 0 or -1 (logged,
  * rate-limited). qp0: an SMP (no Q_Key). */
 int	td_send_mad(int agent, const ib_mad_addr_t *to, const uint8_t *mad,
@@ -51,7 +67,8 @@ int	td_send_mad(int agent, const ib_mad_addr_t *to, const uint8_t *mad,
 /* A log line for something dropped, at most one per kind every 10 s,
  * with how many were dropped since the last one. */
 void	td_drop_log(const char *what, uint16_t lid);
-/* n TIDs for MADs we send: the first of them. */
+/* n TIDs for MADs we send: the first of them (0: the next, taken by
+ * none). */
 uint64_t td_tids(int n);
 
 /* guid.c */

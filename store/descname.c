@@ -11,6 +11,7 @@
  * nothing: never silently to one of them. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,13 +20,15 @@
 #include "util/log.h"
 
 struct dn_ent {
-	uint32_t	*idx;		/* nodes bearing the name */
+	struct store_node **nodes;	/* bearing the name */
 	uint32_t	 n, cap;
-	int64_t		 resolved;	/* node index, or -1 */
+	struct store_node *resolved;	/* or NULL */
 	int		 warned;	/* these nodes' ambiguity was logged */
 };
 
 static struct htab dn_full, dn_word;
+/* The store's node-name-map (store.c), handed over at init. */
+static struct store_node *(*dn_by_alias)(const char *name);
 
 /* The first word: up to the first space, if there is one. */
 static size_t
@@ -39,25 +42,23 @@ first_word(const char *d)
 static void
 settle(struct dn_ent *e)
 {
-	int64_t one = -1;
+	struct store_node *one = NULL;
 	uint32_t live = 0;
 
 	if (e->n == 1) {
-		e->resolved = e->idx[0];
+		e->resolved = e->nodes[0];
 		return;
 	}
-	for (uint32_t i = 0; i < e->n; i++) {
-		const struct store_node *sn = store_node_at(e->idx[i]);
-		if (sn != NULL && sn->reachable) {
+	for (uint32_t i = 0; i < e->n; i++)
+		if (e->nodes[i]->reachable) {
 			live++;
-			one = e->idx[i];
+			one = e->nodes[i];
 		}
-	}
-	e->resolved = live == 1 ? one : -1;
+	e->resolved = live == 1 ? one : NULL;
 }
 
 static void
-name_add(struct htab *h, const char *name, size_t len, uint32_t idx)
+name_add(struct htab *h, const char *name, size_t len, struct store_node *nd)
 {
 	struct dn_ent *e = htab_get(h, name, len);
 
@@ -67,31 +68,32 @@ name_add(struct htab *h, const char *name, size_t len, uint32_t idx)
 			fatal("store: name index");
 	}
 	for (uint32_t i = 0; i < e->n; i++)
-		if (e->idx[i] == idx)
+		if (e->nodes[i] == nd)
 			return;
 	if (e->n == e->cap) {
 		uint32_t cap = e->cap ? 2 * e->cap : 1;
-		uint32_t *v = realloc(e->idx, cap * sizeof(*v));
+		struct store_node **v = realloc(e->nodes, cap * sizeof(*v));
 		if (v == NULL)
 			fatal("store: name index");
-		e->idx = v;
+		e->nodes = v;
 		e->cap = cap;
 	}
-	e->idx[e->n++] = idx;
+	e->nodes[e->n++] = nd;
 	e->warned = 0;
 	settle(e);
 }
 
 static void
-name_del(struct htab *h, const char *name, size_t len, uint32_t idx)
+name_del(struct htab *h, const char *name, size_t len,
+    const struct store_node *nd)
 {
 	struct dn_ent *e = htab_get(h, name, len);
 
 	if (e == NULL)
 		return;
 	for (uint32_t i = 0; i < e->n; i++)
-		if (e->idx[i] == idx) {
-			e->idx[i] = e->idx[--e->n];
+		if (e->nodes[i] == nd) {
+			e->nodes[i] = e->nodes[--e->n];
 			e->warned = 0;
 			break;
 		}
@@ -100,26 +102,26 @@ name_del(struct htab *h, const char *name, size_t len, uint32_t idx)
 		return;
 	}
 	htab_del(h, name, len);
-	free(e->idx);
+	free(e->nodes);
 	free(e);
 }
 
 void
-store_descname_update(const struct store_node *n, const char *old)
+store_descname_update(struct store_node *n, const char *old)
 {
 	size_t w;
 
 	if (old != NULL && strcmp(old, n->desc) == 0)
 		return;
 	if (old != NULL && old[0] != '\0') {
-		name_del(&dn_full, old, strlen(old), n->idx);
+		name_del(&dn_full, old, strlen(old), n);
 		if ((w = first_word(old)) != 0)
-			name_del(&dn_word, old, w, n->idx);
+			name_del(&dn_word, old, w, n);
 	}
 	if (n->desc[0] != '\0') {
-		name_add(&dn_full, n->desc, strlen(n->desc), n->idx);
+		name_add(&dn_full, n->desc, strlen(n->desc), n);
 		if ((w = first_word(n->desc)) != 0)
-			name_add(&dn_word, n->desc, w, n->idx);
+			name_add(&dn_word, n->desc, w, n);
 	}
 }
 
@@ -130,11 +132,9 @@ lookup(const struct htab *h, const char *name, size_t len, int *ambiguous)
 
 	if (e == NULL)
 		return NULL;
-	if (e->resolved < 0) {
+	if (e->resolved == NULL)
 		*ambiguous = 1;
-		return NULL;
-	}
-	return store_node_at((uint32_t)e->resolved);
+	return e->resolved;
 }
 
 struct store_node *
@@ -165,7 +165,7 @@ settle_one(const void *key, size_t len, void *val, void *arg)
 	char name[STORE_DESC_LEN + 1];
 
 	settle(e);
-	if (e->n < 2 || e->resolved >= 0)
+	if (e->n < 2 || e->resolved != NULL)
 		return;
 	c->ambiguous++;
 	if (e->warned)
@@ -174,13 +174,13 @@ settle_one(const void *key, size_t len, void *val, void *arg)
 	memcpy(name, key, len < sizeof(name) ? len : sizeof(name) - 1);
 	name[len < sizeof(name) ? len : sizeof(name) - 1] = '\0';
 	/* A node-name-map alias of the same spelling wins anyway. */
-	if (store_node_by_alias(name) != NULL)
+	if (dn_by_alias != NULL && dn_by_alias(name) != NULL)
 		return;
 	log_warnx("store: %s '%s' names %u nodes (e.g. 0x%016llx and "
 	    "0x%016llx): it resolves to none; use a GUID or a node-name-map "
 	    "alias", c->kind, name, e->n,
-	    (unsigned long long)store_node_at(e->idx[0])->guid,
-	    (unsigned long long)store_node_at(e->idx[1])->guid);
+	    (unsigned long long)e->nodes[0]->guid,
+	    (unsigned long long)e->nodes[1]->guid);
 }
 
 unsigned
@@ -196,15 +196,15 @@ store_descname_settle(void)
 
 static void
 append(char *buf, size_t size, size_t *off, const char *s, size_t len,
-    const struct dn_ent *e, uint32_t idx)
+    const struct dn_ent *e, const struct store_node *nd)
 {
 	int k;
 
 	if (*off >= size)
 		return;
 	k = snprintf(buf + *off, size - *off, "%s'%.*s'%s", *off ? ", " : "",
-	    (int)len, s, e == NULL || e->resolved < 0 ? " (ambiguous)" :
-	    e->resolved != (int64_t)idx ? " (another node's)" : "");
+	    (int)len, s, e == NULL || e->resolved == NULL ? " (ambiguous)" :
+	    e->resolved != nd ? " (another node's)" : "");
 	if (k > 0)
 		*off += (size_t)k;
 }
@@ -218,16 +218,17 @@ store_descname_names(const struct store_node *n, char *buf, size_t size)
 	if (n->desc[0] == '\0')
 		return buf;
 	append(buf, size, &off, n->desc, strlen(n->desc), htab_get(&dn_full,
-	    n->desc, strlen(n->desc)), n->idx);
+	    n->desc, strlen(n->desc)), n);
 	if ((w = first_word(n->desc)) != 0)
 		append(buf, size, &off, n->desc, w, htab_get(&dn_word, n->desc,
-		    w), n->idx);
+		    w), n);
 	return buf;
 }
 
 void
-store_descname_init(void)
+store_descname_init(struct store_node *(*by_alias)(const char *name))
 {
+	dn_by_alias = by_alias;
 	htab_init(&dn_full);
 	htab_init(&dn_word);
 }
@@ -237,7 +238,7 @@ free_ent(const void *k, size_t len, void *v, void *arg)
 {
 	struct dn_ent *e = v;
 
-	free(e->idx);
+	free(e->nodes);
 	free(e);
 }
 

@@ -9,7 +9,7 @@
 
 #include "store/rows.h"
 #include "store/schema.h"
-#include "store/store.h"
+#include "store/node.h"
 #include "util/ev.h"
 #include "util/log.h"
 

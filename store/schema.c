@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "store/schema.h"
-#include "store/store.h"
 #include "util/log.h"
 
 /* Migrations: entry i takes the schema from version i to i + 1.
@@ -334,10 +333,18 @@ meta_set(sqlite3 *db, const char *key, const char *text, int64_t num)
  * does not know, as release 0.2.0 does. Off every hot path: these run
  * at start and on an HA promotion. */
 
+static sqlite3 *schema_db;
+
+void
+store_schema_attach(sqlite3 *db)
+{
+	schema_db = db;
+}
+
 static sqlite3_stmt *
 meta_lookup(const char *key, int *rc)
 {
-	sqlite3 *db = store_db_handle();
+	sqlite3 *db = schema_db;
 	sqlite3_stmt *st = NULL;
 
 	*rc = -1;
@@ -403,7 +410,7 @@ store_meta_get_text(const char *key, char *buf, size_t len)
 static int
 meta_put(const char *key, const char *text, int64_t num, int durable)
 {
-	sqlite3 *db = store_db_handle();
+	sqlite3 *db = schema_db;
 	int rc;
 
 	if (db == NULL) {

@@ -11,6 +11,9 @@
 
 struct sqlite3;
 
+/* The schema this release writes (store/schema.c: its migrations and
+ * the table of releases, to be extended together). */
+#define STORE_SCHEMA_VERSION	7
 #define STORE_RELEASE_LEN	32
 
 /* What a database says about itself. Empty strings and zeros: not
@@ -25,6 +28,9 @@ struct store_info {
 	char	backup[PATH_MAX];	/* the copy taken before it */
 };
 
+/* The store's open database (NULL: closed), where the meta values
+ * below are kept. */
+void	 store_schema_attach(struct sqlite3 *db);
 /* sqlite3_exec, its error logged; -1 then. */
 int	 store_sql_exec(struct sqlite3 *db, const char *sql);
 int	 store_sql_commit(struct sqlite3 *db);

@@ -280,7 +280,7 @@ store_init(const char *path)
 	htab_init(&store_by_guid);
 	htab_init(&store_by_alias);
 	htab_init(&store_alias_of);
-	store_descname_init();
+	store_descname_init(store_node_by_alias);
 	memset(store_by_lid, 0, sizeof(store_by_lid));
 	if (sqlite3_open_v2(path, &store_db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -289,6 +289,7 @@ store_init(const char *path)
 		goto fail;
 	}
 	sqlite3_busy_timeout(store_db, 2000);
+	store_schema_attach(store_db);
 	/* The version first: a newer database is left as it is, even its
 	 * journal mode. */
 	if ((v = store_schema_check(store_db, path)) == -1 ||
@@ -321,6 +322,7 @@ store_finalise(void)
 	store_seen = NULL;
 	store_nnodes = store_cap = 0;
 	htab_free(&store_by_guid);
+	store_schema_attach(NULL);
 	if (store_db != NULL)
 		sqlite3_close(store_db);
 	store_db = NULL;
@@ -358,56 +360,6 @@ store_node_by_alias(const char *name)
 	return g ? store_node_by_guid(*g) : NULL;
 }
 
-/* Name parsing. Every parser takes (pointer, length) and refuses NUL,
- * so hostile community strings cannot reach further than here. */
-
-int
-store_parse_guid(const char *s, size_t len, uint64_t *guid)
-{
-	uint64_t v = 0;
-
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2, len -= 2;
-	if (len == 0 || len > 16)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		int c = (unsigned char)s[i], d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return -1;
-		v = v << 4 | d;
-	}
-	*guid = v;
-	return 0;
-}
-
-int
-store_parse_lid(const char *s, size_t len, uint16_t *lid)
-{
-	uint32_t v = 0;
-
-	if (len < 5 || memcmp(s, "lid-", 4) != 0)
-		return -1;
-	s += 4, len -= 4;
-	if (len > 5 || (len > 1 && s[0] == '0'))
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	/* Unicast LIDs only: IBA 4.1.3 / IbUnicastLid. */
-	if (v < 1 || v > 0xbfff)
-		return -1;
-	*lid = v;
-	return 0;
-}
-
 struct store_node *
 store_node_resolve(const char *name, size_t len)
 {
@@ -434,46 +386,6 @@ store_node_resolve(const char *name, size_t len)
 	return store_descname_lookup(name, len);
 }
 
-int
-store_path_parse(const char *s, struct store_path *p)
-{
-	char *end;
-	long v;
-	int i = 0;
-
-	memset(p, 0, sizeof(*p));
-	for (;;) {
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (end == s || errno || v < 0 || v > 255)
-			return -1;
-		if (i == 0 && v != 0)
-			return -1;
-		if (i > 0 && v == 0)
-			return -1;
-		if (i >= STORE_PATH_MAX)
-			return -1;
-		p->hop[i++] = v;
-		if (*end == '\0')
-			break;
-		if (*end != ',')
-			return -1;
-		s = end + 1;
-	}
-	p->cnt = i - 1;
-	return 0;
-}
-
-void
-store_path_format(const struct store_path *p, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i <= p->cnt && o < len; i++)
-		o += snprintf(buf + o, len - o, i ? ",%u" : "%u", p->hop[i]);
-}
-
 void
 store_port_fill(struct store_port *pt, const uint8_t *data,
     const struct smp_portinfo *pi)
@@ -488,15 +400,6 @@ store_port_fill(struct store_port *pt, const uint8_t *data,
 	pt->width = pi->width_active;
 	pt->speed = pi->speed_ext_active ? 0x80 | pi->speed_ext_active :
 	    pi->speed_active;
-}
-
-/* Same hops: 1..cnt are the ports out of each switch (hop[0] is the
- * local end, 14.2.2.2), so the last one counts too. */
-int
-store_path_eq(const struct store_path *a, const struct store_path *b)
-{
-	return a->cnt == b->cnt && a->cnt < STORE_PATH_MAX &&
-	    memcmp(a->hop, b->hop, (size_t)a->cnt + 1) == 0;
 }
 
 /* node-name-map */
@@ -643,20 +546,6 @@ save_unsupported(const struct store_node *n)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		log_warnx("store: %s", sqlite3_errmsg(store_db));
 	sqlite3_finalize(st);
-}
-
-const char *
-store_node_ident(const struct store_node *n)
-{
-	static char buf[4][STORE_DESC_LEN + 40];
-	static unsigned next;
-	char *b = buf[next++ % 4];
-
-	if (n == NULL)
-		return "node (unknown)";
-	snprintf(b, sizeof(buf[0]), "node 0x%016llx (%s)",
-	    (unsigned long long)n->guid, n->alias ? n->alias : n->desc);
-	return b;
 }
 
 const char *

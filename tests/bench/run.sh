@@ -211,8 +211,8 @@ big_topo
 # Background counter polling off: this measures name resolution only.
 # No MAD rate cap (the line continues the launcher's mad: section), as
 # (b') races ibnetdiscover, which has none; (a') and (f) send no MAD
-# once warm.
-printf '  rate-limit: 0\npolling:\n  - name: none\n    groups: []\n    interval: 86400\n' > "$work/nopoll.yaml"
+# once warm (the master check, which reads an SMP a second, is off).
+printf '  rate-limit: 0\npolling:\n  - name: none\n    groups: []\n    interval: 86400\nevents:\n  master-check-ms: 0\n' > "$work/nopoll.yaml"
 ep=$(start_fabric big "$work/big.topo" "$work/big.map" "$work/nopoll.yaml")
 grep "sweep 1 done" "$work/fab-big/ibsnmpgw.log" | sed 's/.*ibsnmpgw\[info\]: /gateway /'
 awk -F'"' '/^0x/ { print "public@" $2 }' "$work/big.map" > "$work/all.txt"

@@ -40,14 +40,8 @@ static uint64_t		 ha_promote_seq;
 static struct store_event *ha_handover;
 static size_t		 ha_nhandover;
 
-enum repl_role
-gw_ha_role(void)
-{
-	return ha_role;
-}
-
-void
-gw_ha_peer_boots(uint32_t boots)
+static void
+peer_boots(uint32_t boots)
 {
 	if (boots <= ha_peer_boots)
 		return;
@@ -76,8 +70,8 @@ post_ha_event(int type, const char *other, const char *text)
 	store_event_post(&ev);
 }
 
-void
-gw_ha_peer_role(enum repl_role r, const char *name)
+static void
+peer_role(enum repl_role r, const char *name)
 {
 	struct repl_status *st = store_repl_status();
 	char text[128];
@@ -122,8 +116,8 @@ handover_free(void)
 /* A node demoted from active (a split brain's end, or a switchover),
  * once the new active's snapshot is in: the events it posted while
  * active go to the new active, which keeps those it lacks. */
-void
-gw_ha_hand_over(const char *peer)
+static void
+hand_over(const char *peer)
 {
 	uint8_t b[256];
 	size_t n = 0;
@@ -166,8 +160,8 @@ have_event(const struct store_event *x)
 
 /* An event the peer handed over (REPL_HANDOVER): kept here, marked with
  * the gateway that posted it, unless this history has it. */
-void
-gw_ha_adopt(const struct store_event *x, const char *peer)
+static void
+adopt(const struct store_event *x, const char *peer)
 {
 	struct store_event ev = *x;
 	char tag[48];
@@ -606,12 +600,15 @@ gw_ha_init(const struct gw_conf *c)
 	return 0;
 }
 
+static const struct ha_link_ops link_ops = { peer_boots, peer_role,
+    hand_over, adopt };
+
 int
 gw_ha_start(void)
 {
 	if (!ha_on)
 		return 0;
-	if (ha_link_init(&ha_hc) == -1)
+	if (ha_link_init(&ha_hc, &link_ops) == -1)
 		return -1;
 	if (ha_conf->ha.role == GW_HA_ACTIVE)
 		return promote(0);

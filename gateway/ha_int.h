@@ -1,6 +1,7 @@
 /* gw_ha's internal header: what gateway/ha.c (roles) and
  * gateway/ha_link.c (the replication link) share. ha.c calls the link;
- * the link calls back gw_ha_peer_* when it learns of the peer. */
+ * the link tells ha.c what it learns of the peer through the
+ * ha_link_ops ha.c hands it. */
 #ifndef IBSNMPGW_GW_HA_INT_H
 #define IBSNMPGW_GW_HA_INT_H
 
@@ -29,7 +30,8 @@ struct gw_conf;
 int	ha_access_digest(const struct gw_conf *c, uint8_t out[32]);
 
 /* ha_link.c */
-int	ha_link_init(const struct ha_conf *hc);
+struct ha_link_ops;
+int	ha_link_init(const struct ha_conf *hc, const struct ha_link_ops *ops);
 void	ha_link_finalise(void);
 /* A listening socket on hc's listen address (not yet watched), or -1
  * (logged); ha_link_set_listener() puts it in place of the old one. */
@@ -54,17 +56,20 @@ int	ha_link_send(uint8_t type, const void *p, size_t len);
 int	ha_link_synced(void);
 void	ha_link_unsync(void);
 
-/* ha.c, for the link */
-enum repl_role gw_ha_role(void);
-/* The peer's boots (the highest heard, kept on disk). */
-void	gw_ha_peer_boots(uint32_t boots);
-/* A handshake found the peer in role r (its name). */
-void	gw_ha_peer_role(enum repl_role r, const char *name);
-/* The events this node posted while it was active, kept when it was
- * demoted, for the new active (REPL_HANDOVER); done frees them. */
+/* What the link tells ha.c as it learns of the peer: handed to
+ * ha_link_init, so the calls run one way (the role itself the link
+ * reads from the replication status, store/repl.h). */
 struct store_event;
-void	gw_ha_hand_over(const char *peer);
-/* The active: an event the standby handed over. */
-void	gw_ha_adopt(const struct store_event *ev, const char *peer);
+struct ha_link_ops {
+	/* The peer's boots (the highest heard, kept on disk). */
+	void	(*peer_boots)(uint32_t boots);
+	/* A handshake found the peer in role r (its name). */
+	void	(*peer_role)(enum repl_role r, const char *name);
+	/* The events this node posted while it was active, kept when it
+	 * was demoted, for the new active (REPL_HANDOVER). */
+	void	(*hand_over)(const char *peer);
+	/* The active: an event the standby handed over. */
+	void	(*adopt)(const struct store_event *ev, const char *peer);
+};
 
 #endif

@@ -58,6 +58,7 @@ struct ha_conn {
 #define TICK_MS		500
 
 static const struct ha_conf *lk_hc;
+static const struct ha_link_ops *lk_ops;	/* ha.c's, at init */
 static struct ha_conn	*lk_up, *lk_pend;	/* at most one of each */
 static int		 lk_listen = -1;
 static struct ev_timer	 lk_tick;
@@ -226,7 +227,7 @@ send_hello(struct ha_conn *c)
 	struct repl_w w = { b, 0, sizeof(b), 0 };
 
 	repl_putb(&w, c->nonce, REPL_NONCE);
-	repl_put8(&w, (uint8_t)gw_ha_role());
+	repl_put8(&w, (uint8_t)store_repl_status()->role);
 	repl_put32(&w, gw_snmp_engine_boots());
 	repl_put8(&w, (uint8_t)lk_hc->engine_id_len);
 	repl_putb(&w, lk_hc->engine_id, lk_hc->engine_id_len);
@@ -470,7 +471,7 @@ apply(struct ha_conn *c, const struct repl_frame *f, const char **why)
 		log_info("ha: snapshot from %s complete; eligible for "
 		    "promotion", peer_of(c));
 		send_u64(c, REPL_ACK, f->seq);
-		gw_ha_hand_over(peer_of(c));
+		lk_ops->hand_over(peer_of(c));
 		return 0;
 	case REPL_CTR:
 		return apply_ctrs(&r);
@@ -492,7 +493,7 @@ apply(struct ha_conn *c, const struct repl_frame *f, const char **why)
 		v = repl_get32(&r);
 		if (r.bad || v == 0 || v > GW_SNMP_BOOTS_MAX)
 			return -1;
-		gw_ha_peer_boots((uint32_t)v);
+		lk_ops->peer_boots((uint32_t)v);
 		return 0;
 	case REPL_BEAT:
 		send_u64(c, REPL_ACK, f->seq);
@@ -549,14 +550,14 @@ read_hello(struct ha_conn *c, const struct repl_frame *f, const char **why)
 static int
 standby_opened(const struct ha_conn *c)
 {
-	return (c->outgoing ? gw_ha_role() : c->peer_role) == REPL_STANDBY;
+	return (c->outgoing ? store_repl_status()->role : c->peer_role) == REPL_STANDBY;
 }
 
 /* Both sides proved the key: what the pair is now. */
 static void
 link_up(struct ha_conn *c)
 {
-	enum repl_role me = gw_ha_role();
+	enum repl_role me = store_repl_status()->role;
 
 	c->st = L_UP;
 	if (lk_pend == c)
@@ -572,7 +573,7 @@ link_up(struct ha_conn *c)
 	    "%s", c->peer_name);
 	log_info("ha: link with %s (%s) up", c->peer_name,
 	    store_repl_role_name(c->peer_role));
-	gw_ha_peer_role(c->peer_role, c->peer_name);
+	lk_ops->peer_role(c->peer_role, c->peer_name);
 	if (lk_up != c)
 		return;		/* split brain: closed */
 	if (me == REPL_ACTIVE && c->peer_role == REPL_STANDBY)
@@ -627,7 +628,7 @@ frame(struct ha_conn *c, const struct repl_frame *f)
 
 		why = "a malformed event handed over";
 		if ((rc = store_repl_event_get(&r, &ev)) == 0)
-			gw_ha_adopt(&ev, peer_of(c));
+			lk_ops->adopt(&ev, peer_of(c));
 	} else if (c->sending) {
 		why = "unexpected frame type from the standby";
 		rc = f->type == REPL_ACK && f->len == 8 ? 0 : -1;
@@ -825,7 +826,7 @@ static void
 tick(void *arg)
 {
 	uint64_t now = ev_now();
-	enum repl_role me = gw_ha_role();
+	enum repl_role me = store_repl_status()->role;
 	uint64_t every = me == REPL_STANDBY ? 1000 : 3000;
 	char why[64];
 
@@ -886,7 +887,7 @@ ha_link_set_listener(int fd)
 }
 
 int
-ha_link_init(const struct ha_conf *hc)
+ha_link_init(const struct ha_conf *hc, const struct ha_link_ops *ops)
 {
 	static const struct counters_tap ct = { tap_counter, tap_flush,
 	    NULL };
@@ -894,6 +895,7 @@ ha_link_init(const struct ha_conf *hc)
 	    NULL };
 
 	lk_hc = hc;
+	lk_ops = ops;
 	if ((lk_listen = listen_on(hc)) == -1 ||
 	    ev_fd_add(lk_listen, POLLIN, accept_cb, NULL) == -1)
 		return -1;

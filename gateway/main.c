@@ -656,11 +656,8 @@ run(struct gw_conf *c)
 	proxy_mad_exiting();
 
 out_poll:
-	/* What the MAD engine has in flight or queued fails first: every
-	 * delegated SNMP request is answered before its session closes,
-	 * and the sweep's and poller's completions run while their state
-	 * still exists. Then each module once, in the reverse order of
-	 * its start. */
+	/* MADs in flight or queued fail first (their callbacks run while
+	 * their owners exist), then each module once, in reverse order. */
 	proxy_mad_stop();
 	gw_ha_stop();
 	gw_notify_finalise();

@@ -357,9 +357,10 @@ gw_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 	 * varbinds still marked for retry: no encoding exists for them.
 	 * Fail it quietly (snmp_build would log "unknown failure"); the
 	 * agent then answers genErr with the request's varbinds, as RFC
-	 * 3416 4.2.1 says. */
-	for (netsnmp_variable_list *v = pdu->variables; v != NULL;
-	    v = v->next_variable)
+	 * 3416 4.2.1 says. Only an error response is looked at: every
+	 * response comes through here. */
+	for (netsnmp_variable_list *v = pdu->errstat != SNMP_ERR_NOERROR ?
+	    pdu->variables : NULL; v != NULL; v = v->next_variable)
 		if (v->type == ASN_PRIV_RETRY) {
 			sess->s_snmp_errno = SNMPERR_BAD_ASN1_BUILD;
 			return -1;

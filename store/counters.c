@@ -277,11 +277,13 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 	struct ctr_port *p = port_get(node, port, 1);
 	uint64_t vals[CTR_MAX];
 	unsigned ev = 0, seen = 0;
-	struct ev_names down = { 0 }, sat = { 0 };
+	struct ev_names down, sat;	/* buf written before it is read */
 	int first, n;
 
 	if (p == NULL || perf_decode(attr, data, len, vals) == -1)
 		return;
+	down.len = sat.len = 0;
+	down.n = sat.n = 0;
 	perf_attr_ctrs(attr, &first, &n);
 	for (int i = first; i < first + n; i++) {
 		struct ctr_acc *a = acc_mut(p, i);

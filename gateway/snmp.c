@@ -1,16 +1,6 @@
-/* gw_snmp: net-snmp's agent in our poll loop, and node addressing.
- *
- * Why not one registration per node context: net-snmp keeps contexts
- * and com2sec entries in linked lists searched per request, which costs
- * O(nodes) per varbind (measured: 51k GET/s at 10 contexts, ~2k at
- * 10,000). Instead our listeners carry a post-parse hook that resolves
- * the community ("public@leaf01") or the v3 context through the
- * inventory's hash indexes and rewrites the request to one internal
- * context, GW_NODE_CONTEXT. The client's v3 context name is parked in
- * pdu->community, which SNMPv3 does not use and snmp_clone_pdu() copies,
- * so handlers can resolve the node again and the build hook can put the
- * name back into the response (RFC 3412 7.1: the response carries the
- * request's contextName).
+/* gw_snmp: net-snmp's agent in our poll loop, its listeners and users.
+ * Who a request is for is decided by the listeners' hooks
+ * (snmp_addr.c).
  *
  * Keepalived-style loop integration: snmp_select_info2() gives the
  * descriptors and the next timeout; snmp_read2(), snmp_timeout(),
@@ -26,10 +16,9 @@
 
 #include <net-snmp/library/large_fd_set.h>
 
-#include "gateway/name.h"
 #include "gateway/snmp.h"
+#include "gateway/snmp_int.h"
 #include "util/ev.h"
-#include "util/htab.h"
 #include "util/log.h"
 
 #define GW_MAX_LISTENERS	(2 * GW_MAX_LISTEN)
@@ -50,15 +39,9 @@ static int		 snmp_nclosing;
 
 static int	session_in_use(netsnmp_session *sess);
 static void	close_session(netsnmp_session *sp);
-static struct htab	 snmp_communities;	/* name -> gw_community */
-static struct htab	 snmp_users;		/* name -> gw_user */
-static char		 snmp_fabric[33];	/* snmp.fabric-context */
-static struct gw_snmp_stats snmp_st;
 static char		 snmp_logbuf[1024];
 static size_t		 snmp_loglen;
 
-/* snmpUnknownContexts.0, SNMP-TARGET-MIB (RFC 3413). */
-static const oid unknown_contexts_oid[] = { 1, 3, 6, 1, 6, 3, 12, 1, 5, 0 };
 
 /* net-snmp's log goes through ours; it may arrive in pieces. */
 static int
@@ -141,336 +124,6 @@ snmp_dispatch(void *arg, struct pollfd *pfd, int n)
 	snmp_store_if_needed();
 }
 
-/* Addressing. */
-
-/* The UDP source of a request (IPv4 transports keep an address pair,
- * IPv6 ones a sockaddr_in6; both start with the remote sockaddr). */
-static const struct sockaddr *
-request_source(const netsnmp_pdu *pdu)
-{
-	if (pdu->transport_data == NULL ||
-	    pdu->transport_data_length < (int)sizeof(struct sockaddr_in))
-		return NULL;
-	return pdu->transport_data;
-}
-
-/* RFC 3413 3.2 step (5) and RFC 3412 7.1 (3): an unknown contextName is
- * counted and, for a reportable request, answered with a noAuthNoPriv
- * Report carrying snmpUnknownContexts. snmpv3_make_report() has no case
- * for it, so the Report is built here the way usm_handle_report() builds
- * its own. */
-static void
-report_unknown_context(netsnmp_session *sess, netsnmp_pdu *pdu)
-{
-	struct snmp_secmod_def *sm;
-	void *slp = snmp_sess_pointer(sess);
-	netsnmp_pdu *r;
-	u_long v;
-
-	snmp_increment_statistic(STAT_SNMPUNKNOWNCONTEXTS);
-	snmp_st.unknown_contexts++;
-	if (slp == NULL || !SNMP_CMD_CONFIRMED(pdu->command) ||
-	    !(pdu->flags & SNMP_MSG_FLAG_RPRT_BIT))
-		return;
-	if ((r = snmp_clone_pdu(pdu)) == NULL)
-		return;
-	snmp_free_varbind(r->variables);
-	r->variables = NULL;
-	r->command = SNMP_MSG_REPORT;
-	r->errstat = r->errindex = 0;
-	SNMP_FREE(r->community);
-	r->community_len = 0;
-	SNMP_FREE(r->securityEngineID);
-	r->securityEngineID = snmpv3_generate_engineID(&r->securityEngineIDLen);
-	SNMP_FREE(r->contextEngineID);
-	r->contextEngineID = snmpv3_generate_engineID(&r->contextEngineIDLen);
-	SNMP_FREE(r->contextName);
-	r->contextName = strdup("");
-	r->contextNameLen = 0;
-	if (r->securityStateRef != NULL &&
-	    (sm = find_sec_mod(r->securityModel)) != NULL &&
-	    sm->pdu_free_state_ref != NULL)
-		sm->pdu_free_state_ref(r->securityStateRef);
-	r->securityStateRef = NULL;
-	r->securityLevel = SNMP_SEC_LEVEL_NOAUTH;
-	v = snmp_get_statistic(STAT_SNMPUNKNOWNCONTEXTS);
-	snmp_pdu_add_variable(r, unknown_contexts_oid,
-	    OID_LENGTH(unknown_contexts_oid), ASN_COUNTER, &v, sizeof(v));
-	if (snmp_sess_send(slp, r) == 0) {
-		log_debug("snmp: cannot send an unknownContexts report");
-		snmp_free_pdu(r);
-	}
-}
-
-static int
-is_fabric(const char *name, size_t len)
-{
-	return len == strlen(snmp_fabric) && memcmp(name, snmp_fabric, len) ==
-	    0;
-}
-
-/* Pre-parse hook. net-snmp's own also consults tcp-wrappers on every
- * packet (Debian builds it with libwrap); we only count. */
-static int
-gw_pre_parse(netsnmp_session *sess, netsnmp_transport *t, void *addr,
-    int addrlen)
-{
-	snmp_increment_statistic(STAT_SNMPINPKTS);
-	return 1;
-}
-
-static int
-is_request(const netsnmp_pdu *pdu)
-{
-	switch (pdu->command) {
-	case SNMP_MSG_GET:
-	case SNMP_MSG_GETNEXT:
-	case SNMP_MSG_GETBULK:
-	case SNMP_MSG_SET:
-		return 1;
-	}
-	return 0;
-}
-
-static int
-set_context(netsnmp_pdu *pdu, const char *name)
-{
-	char *c = strdup(name);
-
-	if (c == NULL)
-		return -1;
-	free(pdu->contextName);
-	pdu->contextName = c;
-	pdu->contextNameLen = strlen(c);
-	return 0;
-}
-
-/* Post-parse hook: decide who the request is for, or drop it. Returns
- * 0 to drop, non-zero to let the agent process it. */
-static int
-gw_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
-{
-	const struct gw_community *cm;
-	const struct gw_user *user;
-	const struct store_node *node;
-	struct gw_name nm;
-	int fabric;
-
-	/* Counts and drops what did not parse (USM reports are already
-	 * sent by then). Raw community and contextName are not
-	 * NUL-terminated here: lengths only. */
-	if (!netsnmp_agent_check_parse(sess, pdu, result))
-		return 0;
-	if (!is_request(pdu))
-		return 1;
-	snmp_st.requests++;
-	switch (pdu->version) {
-	case SNMP_VERSION_1:
-	case SNMP_VERSION_2c:
-		if (gw_name_split(pdu->community, pdu->community_len, &nm) ==
-		    -1 || (cm = htab_get(&snmp_communities, nm.comm,
-		    nm.comm_len)) == NULL)
-			goto bad_community;
-		/* Source restrictions, then the community's nodes: a node
-		 * it may not see looks exactly like an unknown one. */
-		if (!gw_cidr_match(cm->sources, cm->nsources,
-		    request_source(pdu)))
-			goto bad_community;
-		if (nm.node == NULL) {
-			/* The gateway itself: default context. */
-			if (set_context(pdu, "") == -1)
-				return 0;
-			break;
-		}
-		if (is_fabric(nm.node, nm.node_len)) {
-			if (set_context(pdu, GW_FABRIC_CONTEXT) == -1)
-				return 0;
-			snmp_st.fabric_requests++;
-			break;
-		}
-		if ((node = store_node_resolve(nm.node, nm.node_len)) == NULL ||
-		    !store_select_match(&cm->nodes, node))
-			goto bad_community;
-		if (set_context(pdu, GW_NODE_CONTEXT) == -1)
-			return 0;
-		snmp_st.node_requests++;
-		break;
-	case SNMP_VERSION_3:
-		if (pdu->contextNameLen == 0)
-			break;
-		user = pdu->securityName ? htab_get(&snmp_users,
-		    pdu->securityName, pdu->securityNameLen) : NULL;
-		fabric = is_fabric(pdu->contextName, pdu->contextNameLen);
-		if (gw_name_check_context(pdu->contextName,
-		    pdu->contextNameLen) == -1 || (!fabric &&
-		    (node = store_node_resolve(pdu->contextName,
-		    pdu->contextNameLen)) == NULL) ||
-		    /* A user USM still knows but a reload removed from the
-		     * file may see nothing. */
-		    user == NULL ||
-		    (!fabric && !store_select_match(&user->nodes, node))) {
-			report_unknown_context(sess, pdu);
-			return 0;
-		}
-		/* Park the client's context name; see the file comment. */
-		free(pdu->community);
-		pdu->community = (u_char *)pdu->contextName;
-		pdu->community_len = pdu->contextNameLen;
-		pdu->contextName = NULL;
-		pdu->contextNameLen = 0;
-		if (set_context(pdu, fabric ? GW_FABRIC_CONTEXT :
-		    GW_NODE_CONTEXT) == -1)
-			return 0;
-		if (fabric)
-			snmp_st.fabric_requests++;
-		else
-			snmp_st.node_requests++;
-		break;
-	default:
-		return 0;
-	}
-	/* Access was decided above; VACM is not in use. */
-	pdu->flags |= UCD_MSG_FLAG_ALWAYS_IN_VIEW;
-	return 1;
-
-bad_community:
-	/* RFC 3584 / RFC 1157: no answer, just the counter. */
-	snmp_increment_statistic(STAT_SNMPINBADCOMMUNITYNAMES);
-	snmp_st.bad_names++;
-	return 0;
-}
-
-/* Realloc-build hook: put a v3 node request's context name back before
- * the response is encoded, then encode as net-snmp would. The caller
- * wants the packet at the start of the buffer, and may call us twice
- * (GETBULK too big: forward encoding at msgMaxSize), so this is
- * idempotent. */
-static int
-gw_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
-    size_t *pkt_len, size_t *offset)
-{
-	size_t o = 0, len;
-	int rc;
-
-	/* net-snmp 5.9.3 encodes a GETBULK that a handler failed part way
-	 * (wrap_up with status 0, asp->status genErr) as it stands, with
-	 * varbinds still marked for retry: no encoding exists for them.
-	 * Fail it quietly (snmp_build would log "unknown failure"); the
-	 * agent then answers genErr with the request's varbinds, as RFC
-	 * 3416 4.2.1 says. Only an error response is looked at: every
-	 * response comes through here. */
-	for (netsnmp_variable_list *v = pdu->errstat != SNMP_ERR_NOERROR ?
-	    pdu->variables : NULL; v != NULL; v = v->next_variable)
-		if (v->type == ASN_PRIV_RETRY) {
-			sess->s_snmp_errno = SNMPERR_BAD_ASN1_BUILD;
-			return -1;
-		}
-	if (pdu->version == SNMP_VERSION_3 && pdu->community != NULL &&
-	    pdu->contextName != NULL &&
-	    (strcmp(pdu->contextName, GW_NODE_CONTEXT) == 0 ||
-	    strcmp(pdu->contextName, GW_FABRIC_CONTEXT) == 0)) {
-		free(pdu->contextName);
-		pdu->contextName = (char *)pdu->community;
-		pdu->contextNameLen = pdu->community_len;
-		pdu->community = NULL;
-		pdu->community_len = 0;
-	}
-	if ((pdu->flags & (UCD_MSG_FLAG_FORWARD_ENCODE |
-	    UCD_MSG_FLAG_BULK_TOOBIG)) ||
-	    !netsnmp_ds_get_boolean(NETSNMP_DS_LIBRARY_ID,
-	    NETSNMP_DS_LIB_REVERSE_ENCODE)) {
-		pdu->flags |= UCD_MSG_FLAG_FORWARD_ENCODE;
-		len = *pkt_len;
-		rc = snmp_build(pkt, &len, &o, sess, pdu);
-		*offset = len;
-	} else {
-		rc = snmp_build(pkt, pkt_len, &o, sess, pdu);
-		if (rc == 0)
-			memmove(*pkt, *pkt + *pkt_len - o, o);
-		*offset = o;
-	}
-	return rc;
-}
-
-struct store_node *
-gw_snmp_request_node(netsnmp_agent_request_info *reqinfo)
-{
-	netsnmp_pdu *pdu;
-	struct gw_name nm;
-
-	if (reqinfo == NULL || reqinfo->asp == NULL ||
-	    (pdu = reqinfo->asp->pdu) == NULL || pdu->community == NULL)
-		return NULL;
-	if (pdu->version == SNMP_VERSION_3)
-		return store_node_resolve((const char *)pdu->community,
-		    pdu->community_len);
-	if (gw_name_split(pdu->community, pdu->community_len, &nm) == -1 ||
-	    nm.node == NULL)
-		return NULL;
-	return store_node_resolve(nm.node, nm.node_len);
-}
-
-/* The configured user (v3) or community (v1/v2c) a request came
- * under; exactly one of *u, *cm is set on success. */
-static int
-request_principal(netsnmp_agent_request_info *reqinfo,
-    const struct gw_user **u, const struct gw_community **cm)
-{
-	netsnmp_pdu *pdu;
-	struct gw_name nm;
-
-	*u = NULL;
-	*cm = NULL;
-	if (reqinfo == NULL || reqinfo->asp == NULL ||
-	    (pdu = reqinfo->asp->pdu) == NULL)
-		return -1;
-	if (pdu->version == SNMP_VERSION_3) {
-		if (pdu->securityName == NULL || (*u = htab_get(&snmp_users,
-		    pdu->securityName, pdu->securityNameLen)) == NULL)
-			return -1;
-		return 0;
-	}
-	if (pdu->community == NULL || gw_name_split(pdu->community,
-	    pdu->community_len, &nm) == -1 || (*cm = htab_get(
-	    &snmp_communities, nm.comm, nm.comm_len)) == NULL)
-		return -1;
-	return 0;
-}
-
-int
-gw_snmp_request_select(netsnmp_agent_request_info *reqinfo,
-    const struct store_select **sel)
-{
-	const struct gw_community *cm;
-	const struct gw_user *u;
-
-	*sel = NULL;
-	if (request_principal(reqinfo, &u, &cm) == -1)
-		return -1;
-	*sel = u != NULL ? &u->nodes : &cm->nodes;
-	return 0;
-}
-
-int
-gw_snmp_request_owner(netsnmp_agent_request_info *reqinfo, char *owner,
-    size_t len, int *grant)
-{
-	const struct gw_community *cm;
-	const struct gw_user *u;
-
-	*grant = 0;
-	if (request_principal(reqinfo, &u, &cm) == -1)
-		return -1;
-	if (u != NULL) {
-		snprintf(owner, len, "user %s", u->name);
-		*grant = u->fabric_queries;
-	} else {
-		snprintf(owner, len, "community %s", cm->name);
-		*grant = cm->fabric_queries;
-	}
-	return 0;
-}
-
 /* USM users, from the configuration. */
 
 static int
@@ -532,22 +185,6 @@ gw_snmp_reload_users(const struct gw_conf *old, const struct gw_conf *c)
 		(void)add_user(&c->users[i]);	/* logs what it refuses */
 }
 
-void
-gw_snmp_set_access(const struct gw_conf *c)
-{
-	/* The tables point into c, which the caller keeps until the next
-	 * call (a reload). */
-	htab_free(&snmp_communities);
-	htab_free(&snmp_users);
-	snprintf(snmp_fabric, sizeof(snmp_fabric), "%s", c->fabric_context ?
-	    c->fabric_context : "fabric");
-	for (int i = 0; i < c->ncommunities; i++)
-		htab_put(&snmp_communities, c->communities[i].name,
-		    strlen(c->communities[i].name), &c->communities[i]);
-	for (int i = 0; i < c->nusers; i++)
-		htab_put(&snmp_users, c->users[i].name, strlen(c->users[i].name),
-		    &c->users[i]);
-}
 
 int
 gw_snmp_init(const struct gw_conf *c)
@@ -623,8 +260,8 @@ open_listener(const char *spec, const char *norm)
 	t->flags |= NETSNMP_TRANSPORT_FLAG_OPENED;
 	/* snmp_add_full, not snmp_sess_add_ex: only the former puts the
 	 * session on the list snmp_select_info2() and wrap-up use. */
-	sp = snmp_add_full(&sess, t, gw_pre_parse, NULL, gw_post_parse, NULL,
-	    gw_rbuild, NULL, NULL);
+	sp = snmp_add_full(&sess, t, gw_snmp_pre_parse, NULL, gw_snmp_post_parse,
+	    NULL, gw_snmp_rbuild, NULL, NULL);
 	if (sp == NULL) {
 		log_warnx("snmp: cannot create session for %s", spec);
 		netsnmp_transport_free(t);
@@ -822,16 +459,9 @@ gw_snmp_finalise(void)
 		free(snmp_specs[i]);
 	}
 	snmp_nsessions = 0;
-	htab_free(&snmp_communities);
-	htab_free(&snmp_users);
+	gw_snmp_addr_finalise();
 	snmp_shutdown("ibsnmpgw");
 	shutdown_agent();
-}
-
-void
-gw_snmp_get_stats(struct gw_snmp_stats *st)
-{
-	*st = snmp_st;
 }
 
 long

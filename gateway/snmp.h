@@ -50,7 +50,7 @@ void	gw_snmp_reload_users(const struct gw_conf *old,
 	    const struct gw_conf *c);
 
 /* The node a request in GW_NODE_CONTEXT is for, or NULL. */
-struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);
+const struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);
 /* The nodes the requester (community or user) may see: 0 and *sel (an
  * unset selector: all), or -1 when it is no longer configured (a
  * reload removed it while the request waited): it sees nothing. */

@@ -1,0 +1,18 @@
+/* gw_snmp internals: the addressing hooks (snmp_addr.c) the listeners
+ * (snmp.c) carry. */
+#ifndef IBSNMPGW_GW_SNMP_INT_H
+#define IBSNMPGW_GW_SNMP_INT_H
+
+#include "gateway/snmp.h"
+
+/* net-snmp's session hooks (snmp_add_full). */
+int	gw_snmp_pre_parse(netsnmp_session *sess, netsnmp_transport *t,
+	    void *addr, int addrlen);
+int	gw_snmp_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu,
+	    int result);
+int	gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
+	    size_t *pkt_len, size_t *offset);
+/* The access tables go (shutdown). */
+void	gw_snmp_addr_finalise(void);
+
+#endif

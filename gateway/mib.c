@@ -7,6 +7,11 @@
  * inventory and from attributes, never from probing OIDs one by one.
  * GETBULK is net-snmp's repeated GETNEXT over the same path.
  *
+ * A job picks its source up front: the tables, or a tunneled node's
+ * agent (mib_tunnel.c; `tunnel: prefer` first asks the agent whether it
+ * has the table's subtree). Either way it waits the same way, on one
+ * deadline, and a GETBULK's varbind is moved on once when it ends.
+ *
  * An unreachable node answers genErr once the MAD engine gives up
  * (mad.timeout-ms x (mad.retries + 1)); the failure is then remembered
  * for cache.ttl.error seconds so a walk fails fast. See docs/errors.md. */
@@ -21,6 +26,7 @@
 #include "codec/smp.h"
 #include "gateway/mib.h"
 #include "gateway/mib_int.h"
+#include "proxy/poller.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -30,24 +36,14 @@
  * forwarding table of empty entries (MFT: 512 blocks x 16 positions). */
 #define MAX_PASSES	16384
 
-enum { DONE, NEED };
+enum { DONE = GW_EVAL_DONE, NEED = GW_EVAL_NEED, AGAIN };
 
-struct gw_eval {
-	const struct gw_table	*t;
-	const struct store_node	*n;
-	uint64_t		 since;		/* job start, ms */
-	int			 need;		/* key below is missing */
-	struct cache_key	 key;
-	enum attr_ttl		 cls;
-	int			 failed;	/* negative errno */
-	int			 have_last;	/* last: the attribute */
-	struct cache_key	 last;		/* a getter read last */
-	const struct gw_col	*col;		/* being evaluated */
-	netsnmp_agent_request_info *ri;		/* the request */
-	const struct store_select *sel;		/* requester's nodes */
-	int			 sel_ok;	/* requester still configured;
-						   -1: not looked up yet */
-};
+/* Where a job's answer comes from. */
+enum { SRC_TABLE, SRC_AGENT, SRC_OWNER };
+
+/* Messages one varbind may wait for from a node's agent. */
+#define MAX_ROUNDS	4
+
 
 struct gw_job {
 	struct gw_eval		 e;
@@ -57,594 +53,127 @@ struct gw_job {
 	netsnmp_handler_registration *reg;
 	netsnmp_delegated_cache	*dc;	/* NULL until delegated */
 	struct ev_timer		 deadline;	/* while delegated */
+	int			 waiting;	/* on wait or tw */
 	struct cache_key	 wait;		/* the entry waited for */
 	int			 mode;
 	int			 passes;
-	int			 answered;	/* value (not error) set */
+	int			 src;		/* SRC_* */
+	int			 no_agent;	/* the tunnel found none */
+	int			 rounds;	/* messages to the agent */
+	uint32_t		 tgen;		/* of the last one */
+	struct gw_tun_key	 tw;		/* the answer waited for */
 };
 
 static uint64_t mib_deadline_ms = 10000;	/* snmp.request-timeout-ms */
 static uint64_t mib_deadlines;		/* varbinds answered by it */
 
-/* Rows */
+/* The node's agent as the source (mib_tunnel.c) */
 
-/* Index tuples in OID order. */
 static int
-row_cmp(const struct gw_row *a, const struct gw_row *b, int n)
+under(const oid *name, size_t len, const oid *base, size_t blen)
 {
-	for (int k = 0; k < n; k++)
-		if (a->i[k] != b->i[k])
-			return a->i[k] < b->i[k] ? -1 : 1;
-	return 0;
-}
-
-/* Attribute access for tables. */
-
-const struct store_node *
-gw_node(struct gw_eval *e)
-{
-	return e->n;
-}
-
-const struct gw_col *
-gw_column(struct gw_eval *e)
-{
-	return e->col;
-}
-
-/* The requester's node selector, looked up once a pass and only by the
- * rows that ask (fabric rows, LLDP-MIB's neighbours): a reload may have
- * replaced it while the request waited. */
-static int
-sel_lookup(struct gw_eval *e)
-{
-	if (e->sel_ok < 0)
-		e->sel_ok = gw_snmp_request_select(e->ri, &e->sel) == 0;
-	return e->sel_ok;
-}
-
-int
-gw_visible(struct gw_eval *e, const struct store_node *n)
-{
-	return sel_lookup(e) && store_select_match(e->sel, n);
-}
-
-int
-gw_visible_all(struct gw_eval *e)
-{
-	return sel_lookup(e) && (e->sel == NULL || !e->sel->set);
+	return len >= blen && snmp_oid_compare(name, blen, base, blen) == 0;
 }
 
 static void
-make_key(struct cache_key *k, const struct gw_eval *e,
-    const struct attr_def *a, uint32_t mod, uint8_t port)
+tun_key(struct gw_job *j, int kind, const oid *name, size_t len)
 {
-	memset(k, 0, sizeof(*k));
-	k->node = e->n->idx;
-	k->attr = a->id;
-	k->mclass = a->mclass;
-	k->port = port;
-	k->mod = mod;
+	j->tw.node = j->node->idx;
+	j->tw.kind = kind;
+	j->tw.len = len;
+	memcpy(j->tw.name, name, len * sizeof(oid));
 }
 
-static const uint8_t *
-attr_read(struct gw_eval *e, enum attr_idx ai, uint32_t mod, uint8_t port,
-    int *err)
-{
-	const struct attr_def *a = &attr_defs[ai];
-	struct cache_key k;
-	const uint8_t *d;
-	size_t len;
-	int rc;
-
-	*err = 0;
-	if (e->n == NULL) {
-		*err = -ENODEV;		/* a fabric getter named no node */
-		return NULL;
-	}
-	if (e->n->unsupported & a->unsup) {
-		*err = -EOPNOTSUPP;	/* known to lack it: no MAD */
-		return NULL;
-	}
-	make_key(&k, e, a, mod, port);
-	rc = cache_read(&k, e->since, &d, &len);
-	if (rc == 0) {
-		e->last = k;
-		e->have_last = 1;
-		return len >= a->min_len ? d : NULL;
-	}
-	if (rc < 0) {
-		*err = rc;
-		return NULL;
-	}
-	if (!e->need) {
-		e->need = 1;
-		e->key = k;
-		e->cls = a->ttl;
-	}
-	return NULL;
-}
-
-void
-gw_fail(struct gw_eval *e, int err)
-{
-	if (err && !e->failed)
-		e->failed = err;
-}
-
-int
-gw_err_refused(int err)
-{
-	return err == -EINVAL || err == -EOPNOTSUPP;
-}
-
-const uint8_t *
-gw_attr_try(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port,
-    int *err)
-{
-	return attr_read(e, a, mod, port, err);
-}
-
-const uint8_t *
-gw_attr_of(struct gw_eval *e, const struct store_node *n, enum attr_idx a,
-    uint32_t mod, uint8_t port, int *err)
-{
-	const struct store_node *own = e->n;
-	int had = e->need;
-	const uint8_t *d;
-
-	e->n = n;
-	d = attr_read(e, a, mod, port, err);
-	/* One key is waited for; the others a fabric row needs are read
-	 * in parallel meanwhile, so a cold walk costs one round trip per
-	 * engine window, not one per port. */
-	if (d == NULL && *err == 0 && had)
-		gw_prefetch(e, a, mod, port);
-	e->n = own;
-	return d;
-}
-
-const uint8_t *
-gw_attr(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port)
-{
-	int err;
-	const uint8_t *d = attr_read(e, a, mod, port, &err);
-
-	gw_fail(e, err);
-	return d;
-}
-
-int
-gw_decode(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port,
-    void *out)
-{
-	const uint8_t *d = gw_attr(e, a, mod, port);
-
-	if (d == NULL)
-		return GW_NEED;
-	if (attr_defs[a].decode == NULL)
-		return 0;
-	return attr_defs[a].decode(d, attr_defs[a].min_len, out) == 0 ? 0 :
-	    GW_BAD;
-}
-
-/* Degraded answers per node, by inventory index. */
-static struct gw_degraded *mib_degraded;
-static size_t mib_ndegraded;
-
-void
-gw_degraded_add(uint32_t node, size_t field)
-{
-	if (node >= mib_ndegraded) {
-		size_t n = node + 1 > 2 * mib_ndegraded ? node + 1 :
-		    2 * mib_ndegraded;
-		struct gw_degraded *d = realloc(mib_degraded, n * sizeof(*d));
-		if (d == NULL)
-			return;		/* a statistic: not worth failing */
-		memset(d + mib_ndegraded, 0, (n - mib_ndegraded) * sizeof(*d));
-		mib_degraded = d;
-		mib_ndegraded = n;
-	}
-	(*(uint64_t *)((char *)&mib_degraded[node] + field))++;
-}
-
-const struct gw_degraded *
-gw_degraded_get(uint32_t node)
-{
-	static const struct gw_degraded none;
-
-	return node < mib_ndegraded ? &mib_degraded[node] : &none;
-}
-
-void
-gw_prefetch(struct gw_eval *e, enum attr_idx a, uint32_t mod, uint8_t port)
-{
-	struct cache_key k;
-
-	if (e->n->unsupported & attr_defs[a].unsup)
-		return;
-	make_key(&k, e, &attr_defs[a], mod, port);
-	cache_prefetch(&k, attr_defs[a].ttl);
-}
-
-const uint8_t *
-gw_attr_opt(struct gw_eval *e, enum attr_idx ai, uint32_t mod, uint8_t port,
-    int *unsupported)
-{
-	const struct attr_def *a = &attr_defs[ai];
-	const uint8_t *d;
-	int err;
-
-	*unsupported = 0;
-	if (e->n->unsupported & a->unsup) {
-		*unsupported = 1;
-		return NULL;
-	}
-	/* First what the node or its PMA must answer (NodeInfo; the port's
-	 * PortCounters, IBA 16.1.3.5): silence there is unreachability,
-	 * not a missing attribute. */
-	if (a->mclass == ATTR_CLASS_PERF) {
-		if (gw_attr(e, ATTR_PORT_COUNTERS, mod, port) == NULL)
-			return NULL;
-	} else if (gw_attr(e, ATTR_NODE_INFO, 0, 0) == NULL)
-		return NULL;
-	d = attr_read(e, ai, mod, port, &err);
-	/* A node that answers those but never this attribute does not
-	 * implement it either (some SMAs and PMAs, and ibsim, drop what
-	 * they do not know instead of answering "unsupported"). For a PMA
-	 * the fetch layer decides: after the timeout it reads PortCounters
-	 * again, and this evaluation waits for that above. */
-	if (err == -ETIMEDOUT && a->mclass != ATTR_CLASS_PERF)
-		err = -EOPNOTSUPP;
-	if (err == -EOPNOTSUPP) {
-		/* Remembered, so later walks do not ask again. */
-		store_node_set_unsupported(e->n->idx, a->unsup);
-		*unsupported = 1;
-	} else
-		gw_fail(e, err);
-	return d;
-}
-
-/* Field columns */
-
-/* What a catalogue decoder may write (it validates the answer). */
-union gw_decoded {
-	struct smp_nodeinfo	ni;
-	struct smp_portinfo	pi;
-	struct smp_switchinfo	si;
-	struct smp_sminfo	sm;
-	char			desc[SMP_DESC_LEN + 1];
-	uint16_t		fec;
-};
-
-int
-gw_field_value(const struct gw_col *c, uint64_t x, struct gw_val *v)
-{
-	uint8_t b[8];
-
-	switch (c->kind) {
-	case GW_K_UINT:
-		gw_val_uint(v, (unsigned long)x);
-		break;
-	case GW_K_INT:
-		gw_val_int(v, (long)x);
-		break;
-	case GW_K_ENUM:
-		return gw_val_int(v, x >= (uint64_t)c->lo &&
-		    x <= (uint64_t)c->hi ? (long)x + c->bias : c->other);
-	case GW_K_TRUTH:
-		return gw_val_truth(v, (x & c->mask) != 0);
-	case GW_K_COUNTER:
-		return gw_val_counter(v, (unsigned long)x);
-	case GW_K_GUID:
-		return gw_val_guid(v, x);
-	case GW_K_OCTETS:
-		for (int i = 0; i < c->octets && i < 8; i++)
-			b[i] = (uint8_t)(x >> (8 * (c->octets - 1 - i)));
-		return gw_val_octets(v, b, c->octets > 8 ? 8 : c->octets);
-	default:
-		return GW_BAD;
-	}
-	if (c->ranged && (x < (uint64_t)c->lo || x > (uint64_t)c->hi))
-		return GW_BAD;
-	return 0;
-}
-
-/* A field of the table's instance of c's attribute, checked by the
- * attribute's decoder first: garbage anywhere in it is GW_BAD. The
- * inventory's copies (t->raw) were checked when stored or loaded
- * (proxy/discover.c), so a fabric walk does not decode every row's
- * whole attribute once per column. */
+/* Nothing of the agent's here: the table itself answers (prefer), or
+ * nothing does (the agent's range: noSuchObject for a GET; a GETNEXT
+ * moves on to the next registration, untouched). */
 static int
-field_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
-    struct gw_val *v)
-{
-	const struct attr_def *a = &attr_defs[c->attr];
-	union gw_decoded dec;
-	const uint8_t *d;
-	uint32_t mod = 0;
-	uint8_t port = 0;
-	uint64_t x;
-	int rc;
-
-	if (e->t->raw != NULL) {
-		if ((d = e->t->raw(e, row, c->attr)) == NULL)
-			return GW_ABSENT;
-	} else if (e->t->inst && (rc = e->t->inst(e, row, &mod, &port)) != 0)
-		return rc;
-	else if ((d = gw_attr(e, c->attr, mod, port)) == NULL)
-		return GW_NEED;
-	else if (a->decode && a->decode(d, a->min_len, &dec) == -1)
-		return GW_BAD;
-	if (c->kind == GW_K_GUID)
-		x = mad_get_field64((void *)d, 0, c->field);
-	else
-		x = mad_get_field((void *)d, 0, c->field);
-	return gw_field_value(c, x, v);
-}
-
-static int
-col_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
-    struct gw_val *v)
-{
-	e->col = c;
-	return c->get ? c->get(e, row, v) : field_get(e, c, row, v);
-}
-
-/* Evaluation */
-
-static const struct gw_col *
-find_col(const struct gw_table *t, oid subid, size_t *ci)
-{
-	for (size_t i = 0; i < t->ncols; i++)
-		if (t->cols[i].subid >= subid) {
-			*ci = i;
-			return &t->cols[i];
-		}
-	return NULL;
-}
-
-/* A value outside the MIB's range: genErr now, and the attribute it came
- * from (the one read last) is failed for the error TTL rather than kept
- * for its own, so a garbled answer is asked again soon. */
-static void
-log_bad(struct gw_eval *e, const char *what, const struct gw_row *row,
-    const char *answer, int reject)
-{
-	char inst[3 * 11 + 1] = "";
-	int off = 0;
-
-	for (int k = 0; k < e->t->nindex && k < 3; k++)
-		off += snprintf(inst + off, sizeof(inst) - (size_t)off, ".%u",
-		    row->i[k]);
-	log_warnx("%s: %s%s: the node's answer is outside the MIB's range; "
-	    "%s", e->n ? store_node_ident(e->n) : "fabric", what, inst,
-	    answer);
-	/* A walk leaves the row out and goes on: rejecting the attribute
-	 * there would fail the row's other columns, which are good. */
-	if (e->have_last && reject)
-		cache_reject(&e->last, -ERANGE);
-}
-
-/* The node refused this instance alone (gw_err_refused): it is left
- * out, so that one port a PMA cannot count never ends a walk of the
- * node (docs/errors.md). Counted per node. */
-static int
-refused(struct gw_eval *e, int walk)
-{
-	/* Also an attribute a GET rejected as out of range (cache_reject)
-	 * within the error TTL: the walk leaves the row out, as above. */
-	if (!gw_err_refused(e->failed) && !(walk && e->failed == -ERANGE))
-		return 0;
-	if (e->n != NULL)
-		gw_degraded_add(e->n->idx, offsetof(struct gw_degraded,
-		    skipped));
-	e->failed = 0;
-	e->need = 0;
-	return 1;
-}
-
-static int
-eval_get(struct gw_job *j, netsnmp_agent_request_info *ri,
+not_agents(struct gw_job *j, netsnmp_agent_request_info *ri,
     netsnmp_request_info *r)
 {
-	struct gw_eval *e = &j->e;
-	const struct gw_table *t = e->t;
-	const oid *name = r->requestvb->name;
-	size_t len = r->requestvb->name_length, bl = t->base_len, ci;
-	const struct gw_col *col;
-	struct gw_row row, found;
-	struct gw_val v;
-	int rc;
-
-	memset(&row, 0, sizeof(row));
-	if (len <= bl || (t->applies && !t->applies(e->n)) ||
-	    (col = find_col(t, name[bl], &ci)) == NULL ||
-	    col->subid != name[bl]) {
+	if (!j->e.t->agent) {
+		j->src = SRC_TABLE;
+		return AGAIN;
+	}
+	if (j->mode == MODE_GET)
 		netsnmp_set_request_error(ri, r, SNMP_NOSUCHOBJECT);
-		return DONE;
-	}
-	if (t->nindex == 0) {
-		if (len != bl + 2 || name[bl + 1] != 0) {
-			netsnmp_set_request_error(ri, r, SNMP_NOSUCHINSTANCE);
-			return DONE;
-		}
-	} else {
-		if (len != bl + 1 + (size_t)t->nindex)
-			goto nosuch;
-		for (int k = 0; k < t->nindex; k++) {
-			if (name[bl + 1 + k] > UINT32_MAX)
-				goto nosuch;
-			row.i[k] = (uint32_t)name[bl + 1 + k];
-		}
-		e->have_last = 0;
-		rc = t->row_next(e, &row, 1, &found);
-		if (rc == GW_NEED)
-			return NEED;
-		if (rc == GW_BAD) {
-			log_bad(e, t->name, &row, "answered genErr", 1);
-			goto generr;
-		}
-		if (rc == 0 || row_cmp(&row, &found, t->nindex) != 0)
-			goto nosuch;
-	}
-	memset(&v, 0, sizeof(v));
-	e->have_last = 0;
-	rc = col_get(e, col, &row, &v);
-	if (rc == GW_NEED && refused(e, 0))
-		goto nosuch;
-	if (rc == GW_NEED)
-		return NEED;
-	if (rc == GW_ABSENT)
-		goto nosuch;
-	if (rc == GW_BAD) {
-		log_bad(e, col->name, &row, "answered genErr", 1);
-		goto generr;
-	}
-	gw_val_set(r, &v);
-	j->answered = 1;
-	return DONE;
-nosuch:
-	netsnmp_set_request_error(ri, r, SNMP_NOSUCHINSTANCE);
-	return DONE;
-generr:
-	netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 	return DONE;
 }
 
-/* Where a GETNEXT starts: column index, lower bound, inclusive. Returns
- * -1 when the request is past this table. */
+/* A varbind from the agent's answers: GET by its OID, GETNEXT by the
+ * OID it starts from. With prefer, first whether the agent has
+ * anything under the table's subtree (its successor of the base). */
 static int
-getnext_start(const struct gw_table *t, const oid *name, size_t len,
-    size_t *ci, struct gw_row *lb, int *incl)
-{
-	size_t bl = t->base_len;
-	const struct gw_col *col;
-
-	memset(lb, 0, sizeof(*lb));
-	*incl = 1;
-	*ci = 0;
-	if (netsnmp_oid_is_subtree(t->base, bl, name, len) != 0)
-		return snmp_oid_compare(name, len, t->base, bl) < 0 ? 0 : -1;
-	if (len == bl)
-		return 0;
-	if ((col = find_col(t, name[bl], ci)) == NULL)
-		return -1;
-	if (col->subid > name[bl])
-		return 0;
-	/* Same column: the bound comes from the rest of the OID. */
-	if (t->nindex == 0) {
-		if (len > bl + 1)
-			(*ci)++;	/* at or under col.0: next column */
-		return 0;
-	}
-	size_t m = len - bl - 1;
-	for (size_t k = 0; k < m && k < (size_t)t->nindex; k++) {
-		if (name[bl + 1 + k] > UINT32_MAX) {
-			for (; k < (size_t)t->nindex; k++)
-				lb->i[k] = UINT32_MAX;
-			*incl = 0;
-			return 0;
-		}
-		lb->i[k] = (uint32_t)name[bl + 1 + k];
-	}
-	/* A full index (or longer) is passed; a partial one is not. */
-	*incl = m < (size_t)t->nindex;
-	return 0;
-}
-
-static int
-eval_getnext(struct gw_job *j, netsnmp_agent_request_info *ri,
+eval_agent(struct gw_job *j, netsnmp_agent_request_info *ri,
     netsnmp_request_info *r)
 {
-	struct gw_eval *e = &j->e;
-	const struct gw_table *t = e->t;
-	struct gw_row lb, row;
-	struct gw_val v;
-	oid name[MAX_OID_LEN];
-	size_t ci, bl = t->base_len;
-	int incl, rc;
+	netsnmp_variable_list *vb = r->requestvb;
+	const netsnmp_handler_registration *reg = j->reg;
+	struct gw_tun_val v;
 
-	if (t->applies && !t->applies(e->n))
-		return DONE;	/* untouched: the agent moves on */
-	if (getnext_start(t, r->requestvb->name, r->requestvb->name_length,
-	    &ci, &lb, &incl) == -1)
-		return DONE;
-	for (; ci < t->ncols; ci++) {
-		const struct gw_col *col = &t->cols[ci];
-again:
-		memset(&row, 0, sizeof(row));
-		if (t->nindex > 0) {
-			e->have_last = 0;
-			rc = t->row_next(e, &lb, incl, &row);
-			if (rc == GW_NEED)
-				return NEED;
-			if (rc == GW_BAD) {
-				log_bad(e, t->name, &lb, "answered genErr", 1);
-				netsnmp_set_request_error(ri, r,
-				    SNMP_ERR_GENERR);
-				return DONE;
-			}
-			if (rc == 0) {
-				memset(&lb, 0, sizeof(lb));
-				incl = 1;
-				continue;
-			}
-		}
-		memset(&v, 0, sizeof(v));
-		e->have_last = 0;
-		rc = col_get(e, col, &row, &v);
-		if (rc == GW_NEED && refused(e, 1))
-			rc = GW_ABSENT;
-		if (rc == GW_NEED)
+	if (j->no_agent || gw_tun_mode(j->node) == PROXY_TUNNEL_OFF)
+		return not_agents(j, ri, r);
+	if (j->src == SRC_OWNER) {
+		tun_key(j, GW_TUN_NEXT, reg->rootoid, reg->rootoid_len);
+		if (gw_tun_lookup(&j->tw, j->tgen, &v, NULL, NULL) != 0)
 			return NEED;
-		if (rc == GW_ABSENT) {
-			/* No instance in this row: the column's next row. */
-			if (t->nindex == 0)
-				continue;
-			lb = row;
-			incl = 0;
-			goto again;
-		}
-		if (rc == GW_BAD && t->nindex > 0) {
-			/* A value the MIB cannot hold in one row: that row
-			 * is left out of the walk, the rest goes on. */
-			log_bad(e, col->name, &row, "left out of the walk", 0);
-			if (e->n != NULL)
-				gw_degraded_add(e->n->idx,
-				    offsetof(struct gw_degraded, skipped));
-			lb = row;
-			incl = 0;
-			goto again;
-		}
-		memcpy(name, t->base, bl * sizeof(oid));
-		name[bl] = col->subid;
-		if (t->nindex == 0)
-			name[bl + 1] = 0;
-		for (int k = 0; k < t->nindex; k++)
-			name[bl + 1 + k] = row.i[k];
-		snmp_set_var_objid(r->requestvb, name,
-		    bl + 1 + (t->nindex ? t->nindex : 1));
-		if (rc == GW_BAD) {
-			log_bad(e, col->name, &row, "answered genErr", 1);
-			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
-			return DONE;
-		}
-		gw_val_set(r, &v);
-		j->answered = 1;
+		if (v.type == SNMP_ENDOFMIBVIEW || !under(v.next, v.next_len,
+		    reg->rootoid, reg->rootoid_len))
+			return not_agents(j, ri, r);
+		j->src = SRC_AGENT;
+	}
+	if (vb->name_length > MAX_OID_LEN) {
+		netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 		return DONE;
 	}
+	tun_key(j, j->mode == MODE_GET ? GW_TUN_GET : GW_TUN_NEXT, vb->name,
+	    vb->name_length);
+	if (gw_tun_lookup(&j->tw, j->tgen, &v, NULL, NULL) != 0)
+		return NEED;
+	if (j->mode == MODE_GETNEXT) {
+		/* Past the agent's last object, or past this range: the
+		 * next registration answers (net-snmp moves on from an
+		 * empty one). */
+		if (v.type == SNMP_ENDOFMIBVIEW || (r->range_end != NULL &&
+		    snmp_oid_compare(v.next, v.next_len, r->range_end,
+		    r->range_end_len) >= 0))
+			return DONE;
+		snmp_set_var_objid(vb, v.next, v.next_len);
+	}
+	snmp_set_var_typed_value(vb, v.type, v.val, v.vlen);
+	j->e.answered = 1;
 	return DONE;
 }
+
+/* A GETNEXT that reaches the agent from a registration before it still
+ * carries that one's OID (net-snmp passes it on as it was): the agent's
+ * next object after it may lie below this range, inside the gateway's
+ * own table. Ask from the range's start instead. (An agent object at
+ * exactly the start is then skipped: docs/tunneling.md.) */
+static void
+from_range_start(netsnmp_request_info *r, int mode)
+{
+	netsnmp_variable_list *vb = r->requestvb;
+	const struct netsnmp_subtree_s *st = r->subtree;
+
+	if (mode != MODE_GETNEXT || st == NULL || st->start_a == NULL)
+		return;
+	if (snmp_oid_compare(vb->name, vb->name_length, st->start_a,
+	    st->start_len) < 0)
+		snmp_set_var_objid(vb, st->start_a, st->start_len);
+}
+
+/* Jobs */
 
 static void job_cb(void *arg, int status, const uint8_t *data, size_t len);
+static void job_tun_cb(void *arg, int status, uint32_t gen);
 static void job_deadline(void *arg);
 
 /* A varbind answered after its delegation, in a GETBULK: bulk_to_next
  * ran while its value was still empty; move this varbind (only this
  * one) to its next repetition. */
-void
-gw_mib_bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r)
+static void
+bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r)
 {
 	netsnmp_request_info *next;
 
@@ -657,17 +186,118 @@ gw_mib_bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r)
 }
 
 static void
+job_free(struct gw_job *j)
+{
+	ev_timer_del(&j->deadline);
+	netsnmp_free_delegated_cache(j->dc);
+	free(j);
+}
+
+static void
 job_finish(struct gw_job *j, netsnmp_agent_request_info *ri,
     netsnmp_request_info *r)
 {
 	if (j->dc == NULL)
 		return;		/* answered inside the handler */
-	ev_timer_del(&j->deadline);
 	r->delegated = 0;
-	if (j->answered)
-		gw_mib_bulk_fix(ri, r);
-	netsnmp_free_delegated_cache(j->dc);
-	free(j);
+	if (j->e.answered)
+		bulk_fix(ri, r);
+	job_free(j);
+}
+
+/* The job waits from now: it moves to the heap (*jp) and the request is
+ * delegated, with its one deadline. -1: answered genErr now. */
+static int
+job_delegate(struct gw_job **jp, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	struct gw_job *j = *jp, *h;
+
+	if (j->dc != NULL)
+		return 0;
+	if ((h = malloc(sizeof(*h))) == NULL)
+		return -1;
+	*h = *j;
+	h->dc = netsnmp_create_delegated_cache(h->h, h->reg, ri, r, NULL);
+	if (h->dc == NULL) {
+		free(h);	/* no memory: answered now, never delegated */
+		return -1;
+	}
+	*jp = h;
+	r->delegated = 1;
+	/* Its own timer: a MAD queued behind the caps or the rate limit,
+	 * or a slow agent, must not hold the answer past it. */
+	ev_timer_init(&h->deadline, job_deadline, h);
+	ev_timer_at(&h->deadline, h->e.since + mib_deadline_ms);
+	return 0;
+}
+
+/* NEED from the tables: whether to wait (0) or answer genErr now. */
+static int
+table_may_wait(struct gw_job *j)
+{
+	/* NEED with nothing to wait for: an answer too short to decode or
+	 * a missing accumulator. Waiting cannot help. */
+	if (!j->e.need && !j->e.failed) {
+		log_warnx("%s: %s: unusable answer from the fabric",
+		    store_node_ident(j->e.n), j->e.t->name);
+		return -1;
+	}
+	/* Untrusted input: no varbind may keep the fabric busy longer
+	 * than the request deadline. */
+	if (j->e.failed || ++j->passes > MAX_PASSES ||
+	    ev_now() - j->e.since > mib_deadline_ms) {
+		if (!j->e.failed)
+			log_warnx("%s: %s: gave up after %d fetches in %llu ms",
+			    store_node_ident(j->e.n), j->e.t->name, j->passes,
+			    (unsigned long long)(ev_now() - j->e.since));
+		else
+			log_debug("%s: %s: %s", store_node_ident(j->e.n),
+			    j->e.t->name, strerror(-j->e.failed));
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait for what the evaluation missed: 1 waiting, 0 it is there now,
+ * -1 genErr. */
+static int
+job_wait(struct gw_job *j)
+{
+	const uint8_t *d;
+	struct gw_tun_val v;
+	size_t len;
+	int rc;
+
+	if (j->src != SRC_TABLE) {
+		rc = gw_tun_lookup(&j->tw, j->tgen, &v, job_tun_cb, j);
+		j->waiting = rc == 1;
+		return rc;
+	}
+	j->wait = j->e.key;
+	rc = cache_lookup(&j->wait, j->e.cls, &d, &len, job_cb, j);
+	if (rc > 0 && j->mode == MODE_GETNEXT && j->e.t->read_ahead)
+		j->e.t->read_ahead(&j->e, &j->e.key);
+	j->waiting = rc > 0;
+	return rc < 0 ? -1 : rc > 0;
+}
+
+static int
+job_eval(struct gw_job *j, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	j->e.need = 0;
+	j->e.failed = 0;
+	j->e.n = j->node;
+	/* The node itself was checked on arrival; the selector is looked
+	 * up when a row asks (sel_lookup). */
+	j->e.ri = ri;
+	j->e.sel_ok = -1;
+	j->e.answered = 0;
+	if (j->src != SRC_TABLE)
+		return eval_agent(j, ri, r);
+	return j->mode == MODE_GET ? gw_eval_get(&j->e, r) :
+	    gw_eval_getnext(&j->e, r);
 }
 
 /* Evaluate until done or waiting. j may be on the handler's stack until
@@ -677,120 +307,94 @@ job_run(struct gw_job **jp, netsnmp_agent_request_info *ri,
     netsnmp_request_info *r)
 {
 	struct gw_job *j = *jp;
-	const uint8_t *d;
-	size_t len;
 	int rc;
 
 	for (;;) {
-		j->e.need = 0;
-		j->e.failed = 0;
-		j->e.n = j->node;
-		/* The node itself was checked on arrival; the selector
-		 * is looked up when a row asks (sel_lookup). */
-		j->e.ri = ri;
-		j->e.sel_ok = -1;
-		j->answered = 0;
-		rc = j->mode == MODE_GET ? eval_get(j, ri, r) :
-		    eval_getnext(j, ri, r);
-		if (rc == DONE)
+		if ((rc = job_eval(j, ri, r)) == DONE)
 			break;
-		/* NEED with nothing to wait for: an answer too short to
-		 * decode or a missing accumulator.  Waiting cannot help. */
-		if (!j->e.need && !j->e.failed) {
-			log_warnx("%s: %s: unusable answer from the fabric",
-			    store_node_ident(j->e.n), j->e.t->name);
+		if (rc == AGAIN)
+			continue;	/* the source changed */
+		if ((j->src == SRC_TABLE ? table_may_wait(j) :
+		    ++j->rounds > MAX_ROUNDS ? -1 : 0) == -1 ||
+		    job_delegate(jp, ri, r) == -1) {
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			break;
 		}
-		/* Untrusted input: no varbind may keep the fabric busy
-		 * longer than the request deadline. */
-		if (j->e.failed || ++j->passes > MAX_PASSES ||
-		    ev_now() - j->e.since > mib_deadline_ms) {
-			if (!j->e.failed)
-				log_warnx("%s: %s: gave up after %d fetches in "
-				    "%llu ms", store_node_ident(j->e.n),
-				    j->e.t->name, j->passes, (unsigned long long)
-				    (ev_now() - j->e.since));
-			else
-				log_debug("%s: %s: %s", store_node_ident(j->e.n),
-				    j->e.t->name, strerror(-j->e.failed));
+		j = *jp;
+		if ((rc = job_wait(j)) == 1)
+			return;
+		if (rc == -1) {
 			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
 			break;
 		}
-		if (j->dc == NULL) {
-			struct gw_job *h = malloc(sizeof(*h));
-			if (h == NULL) {
-				netsnmp_set_request_error(ri, r,
-				    SNMP_ERR_GENERR);
-				break;
-			}
-			*h = *j;
-			*jp = j = h;
-			j->dc = netsnmp_create_delegated_cache(j->h, j->reg, ri,
-			    r, NULL);
-			if (j->dc == NULL) {
-				/* No memory: answered now, never delegated. */
-				netsnmp_set_request_error(ri, r,
-				    SNMP_ERR_GENERR);
-				free(j);
-				*jp = NULL;
-				return;
-			}
-			r->delegated = 1;
-			/* Its own timer: a MAD queued behind the caps or the
-			 * rate limit must not hold the answer past it. */
-			ev_timer_init(&j->deadline, job_deadline, j);
-			ev_timer_at(&j->deadline, j->e.since + mib_deadline_ms);
-		}
-		j->wait = j->e.key;
-		rc = cache_lookup(&j->wait, j->e.cls, &d, &len, job_cb, j);
-		if (rc == 0)
-			continue;	/* arrived meanwhile */
-		if (rc < 0) {
-			netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
-			break;
-		}
-		if (j->mode == MODE_GETNEXT && j->e.t->read_ahead)
-			j->e.t->read_ahead(&j->e, &j->e.key);
-		return;
 	}
 	job_finish(j, ri, r);
+}
+
+/* A wait ended: the request may be gone meanwhile (the job is then
+ * freed, its fetch goes on), else evaluate again. */
+static netsnmp_delegated_cache *
+job_resume(struct gw_job *j)
+{
+	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
+
+	j->waiting = 0;
+	if (dc == NULL)
+		job_free(j);
+	return dc;
 }
 
 static void
 job_cb(void *arg, int status, const uint8_t *data, size_t len)
 {
 	struct gw_job *j = arg;
-	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
+	netsnmp_delegated_cache *dc = job_resume(j);
 
-	if (dc == NULL) {
-		/* The request is gone; its cache entry is still ours. */
-		ev_timer_del(&j->deadline);
-		netsnmp_free_delegated_cache(j->dc);
-		free(j);
+	/* Evaluate again: the cache now holds the answer or the error. */
+	if (dc != NULL)
+		job_run(&j, dc->reqinfo, dc->requests);
+}
+
+static void
+job_tun_cb(void *arg, int status, uint32_t gen)
+{
+	struct gw_job *j = arg;
+	netsnmp_delegated_cache *dc = job_resume(j);
+
+	if (dc == NULL)
+		return;
+	j->tgen = gen;
+	if (status == -ENOENT)
+		j->no_agent = 1;	/* the probe found none */
+	else if (status != 0) {
+		netsnmp_set_request_error(dc->reqinfo, dc->requests,
+		    SNMP_ERR_GENERR);
+		job_finish(j, dc->reqinfo, dc->requests);
 		return;
 	}
-	/* Evaluate again: the cache now holds the answer or the error. */
 	job_run(&j, dc->reqinfo, dc->requests);
 }
 
 /* snmp.request-timeout-ms passed while the varbind still waits (for a
- * MAD held back by the caps or the rate limit, or a slow node): genErr
- * now. The fetch goes on and fills the cache for the next request. */
+ * MAD held back by the caps or the rate limit, a slow node or agent):
+ * genErr now. The fetch goes on and fills the cache for the next
+ * request. */
 static void
 job_deadline(void *arg)
 {
 	struct gw_job *j = arg;
 	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
 
-	cache_cancel(&j->wait, job_cb, j);
+	if (j->waiting && j->src == SRC_TABLE)
+		cache_cancel(&j->wait, job_cb, j);
+	else if (j->waiting)
+		gw_tun_cancel(&j->tw, job_tun_cb, j);
 	mib_deadlines++;
 	if (dc == NULL) {
-		netsnmp_free_delegated_cache(j->dc);
-		free(j);
+		job_free(j);
 		return;
 	}
-	log_debug("%s: %s: no answer within %llu ms", store_node_ident(j->e.n),
+	log_debug("%s: %s: no answer within %llu ms", store_node_ident(j->node),
 	    j->e.t->name, (unsigned long long)mib_deadline_ms);
 	netsnmp_set_request_error(dc->reqinfo, dc->requests, SNMP_ERR_GENERR);
 	job_finish(j, dc->reqinfo, dc->requests);
@@ -814,38 +418,64 @@ gw_mib_deadlines(void)
 	return mib_deadlines;
 }
 
-/* One varbind of table h's: evaluate it, delegating while the fabric
- * answers. Also the fallback of a tunneled node's prefer lookup
- * (mib_tunnel.c) when the node's agent has nothing under the table. */
-void
-gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r)
+/* Where r's answer comes from: SRC_*, or -1 when there is none here
+ * (answered or left untouched). */
+static int
+job_source(const struct gw_table *t, const struct store_node *n,
+    netsnmp_handler_registration *reg, netsnmp_agent_request_info *ri,
+    netsnmp_request_info *r)
+{
+	int tun = n != NULL ? gw_tun_mode(n) : PROXY_TUNNEL_OFF;
+
+	if (t->agent) {
+		if (tun != PROXY_TUNNEL_OFF)
+			return SRC_AGENT;
+		/* Not tunneled: nothing here but the gateway's tables. */
+		if (ri->mode == MODE_GET)
+			netsnmp_set_request_error(ri, r, SNMP_NOSUCHOBJECT);
+		return -1;
+	}
+	if (n == NULL && t->context == NULL) {
+		netsnmp_set_request_error(ri, r, SNMP_ERR_GENERR);
+		return -1;
+	}
+	/* tunnel: prefer, and the agent may have this subtree */
+	if (tun == PROXY_TUNNEL_PREFER && !t->not_tunneled &&
+	    reg->rootoid_len <= MAX_OID_LEN)
+		return SRC_OWNER;
+	return SRC_TABLE;
+}
+
+/* One varbind: evaluate it, delegating while the fabric or the agent
+ * answers. */
+static void
+serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r,
+    const struct store_node *n)
 {
 	const struct gw_table *t = h->myvoid;
-	/* Fabric rows name their nodes; the context names none. */
-	int fabric = t->context != NULL &&
-	    strcmp(t->context, GW_FABRIC_CONTEXT) == 0;
-	const struct store_node *n = fabric ? NULL :
-	    gw_snmp_request_node(reqinfo);
 	struct gw_job job, *j = &job;
+	int src;
 
-	if (n == NULL && t->context == NULL) {
-		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_GENERR);
-		return;
-	}
 	if (reqinfo->mode != MODE_GET && reqinfo->mode != MODE_GETNEXT) {
 		/* Read-only by design: no SET reaches the fabric. */
 		netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
 		return;
 	}
-	memset(&job, 0, sizeof(job));
+	if ((src = job_source(t, n, reg, reqinfo, r)) == -1)
+		return;
+	if (src != SRC_TABLE)
+		from_range_start(r, reqinfo->mode);
+	memset(&job, 0, offsetof(struct gw_job, tw));
 	job.e.t = t;
 	job.node = n;
-	job.fabric = fabric;
+	job.fabric = t->context != NULL &&
+	    strcmp(t->context, GW_FABRIC_CONTEXT) == 0;
 	job.e.since = ev_now();
 	job.h = h;
 	job.reg = reg;
 	job.mode = reqinfo->mode;
+	job.src = src;
 	job_run(&j, reqinfo, r);
 }
 
@@ -854,18 +484,14 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
     netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
 	const struct gw_table *t = h->myvoid;
+	/* Fabric rows name their nodes; the context names none. The
+	 * request's node was resolved once, as it arrived (snmp_addr.c). */
 	const struct store_node *n = t->context == NULL ?
 	    gw_snmp_request_node(reqinfo) : NULL;
 
-	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
-		if (r->processed || r->delegated)
-			continue;
-		/* tunnel: prefer, and the node's agent has this subtree */
-		if (n != NULL && !t->not_tunneled &&
-		    gw_mib_tunnel_prefer(h, reg, reqinfo, r, n))
-			continue;
-		gw_mib_serve(h, reg, reqinfo, r);
-	}
+	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
+		if (!r->processed && !r->delegated)
+			serve(h, reg, reqinfo, r, n);
 	return SNMP_ERR_NOERROR;
 }
 

@@ -198,6 +198,10 @@ struct gw_table {
 	/* Node contexts: the gateway's own objects, never asked of a
 	 * tunneled node's agent (tunnel: prefer). */
 	int			 not_tunneled;
+	/* No columns: every object below base is the tunneled node's
+	 * agent's (mib_tunnel.c). Registered below every table (priority
+	 * 255), so it gets only the ranges between them. */
+	int			 agent;
 	/* NULL: the node contexts; "": the gateway's own context;
 	 * GW_FABRIC_CONTEXT: the fabric's (gw_node() is NULL; rows name
 	 * their nodes). */
@@ -251,22 +255,10 @@ void	gw_mib_set_deadline(int ms);
 /* Varbinds answered genErr by that deadline while waiting. */
 uint64_t gw_mib_deadlines(void);
 uint64_t gw_mib_get_deadline(void);
-/* After a delegated varbind got its value in a GETBULK: on to its next
- * repetition (net-snmp's bulk_to_next ran while it was empty). */
-void	gw_mib_bulk_fix(netsnmp_agent_request_info *ri,
-	    netsnmp_request_info *r);
-/* Evaluate one varbind of table h's (the handler's loop body). */
-void	gw_mib_serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-	    netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r);
-
 /* IB SNMP Tunneling (mib_tunnel.c): the node's own agent as a second
- * source. prefer: 1 when r went to the node's agent (a `tunnel:
- * prefer` node whose agent may have the table's subtree; gw_mib_serve
- * answers if it has not), 0 when the table answers as usual. */
+ * source. absorb: the agent's reply (untrusted) to request reqid into
+ * node's answers (tests/fuzz/fuzz_tunreply.c). */
 extern const struct gw_mib_module gw_mod_mib_tunnel;	/* its module */
-int	gw_mib_tunnel_prefer(netsnmp_mib_handler *h,
-	    netsnmp_handler_registration *reg, netsnmp_agent_request_info *ri,
-	    netsnmp_request_info *r, const struct store_node *n);
 int	gw_mib_tunnel_absorb(uint32_t node, uint32_t gen, long reqid, int get,
 	    const oid **prev, size_t *prevlen, int n, const uint8_t *msg,
 	    size_t len, int ttl);

@@ -83,6 +83,9 @@ gw_mib_table_check(const struct gw_table *t, char *why, size_t len)
 	if (t->name == NULL || t->base_len == 0 || t->base_len + 2 >
 	    MAX_OID_LEN)
 		w = "no name or a bad base OID";
+	else if (t->agent)
+		w = t->ncols != 0 || t->context != NULL ? "an agent's "
+		    "range with columns or outside the node context" : NULL;
 	else if (t->cols == NULL || t->ncols == 0)
 		w = "no columns";
 	else if (t->nindex < 0 || t->nindex > GW_MAX_INDEX)
@@ -155,7 +158,9 @@ gw_mib_tables_overlap(const struct gw_table *a, const struct gw_table *b)
 {
 	oid x[MAX_OID_LEN + 2], y[MAX_OID_LEN + 2];
 
-	if (!same_context(a->context, b->context))
+	/* The agent's range lies under the tables by design: the registry
+	 * gives it what they leave. */
+	if (!same_context(a->context, b->context) || a->agent || b->agent)
 		return 0;
 	/* A scalar group may hold a table (interfaces: ifNumber.0 and
 	 * ifTable), so compare what each column serves, not the bases. */
@@ -230,6 +235,8 @@ mib_register(const struct gw_table *t)
 	if (reg == NULL)
 		return -1;
 	reg->handler->myvoid = (void *)t;
+	if (t->agent)
+		reg->priority = 255;	/* the lowest: below every table */
 	reg->contextName = strdup(t->context ? t->context : GW_NODE_CONTEXT);
 	if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK) {
 		log_warnx("mib: cannot register %s", t->name);

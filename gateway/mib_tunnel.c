@@ -1,20 +1,25 @@
 /* gw_mib_tunnel: a node context's second source, the node's own SNMP
  * agent reached through IB SNMP Tunneling (docs/tunneling.md).
  *
- * One registration at .1 in the node context, below every table the
- * gateway serves: net-snmp's registry hands it only the OID ranges
- * between them, so a GETNEXT it cannot answer inside its range moves
- * on to the next table, and a walk of .1 merges both sources in order
- * (RFC 3416 4.2.2). With `tunnel: prefer`, gw_mib_handler asks first
- * whether the agent has anything under a table's subtree; if it does,
- * the agent answers that subtree whole.
+ * Its table, at .1.3 in the node context below every table the gateway
+ * serves, gets from net-snmp's registry only the OID ranges between
+ * them: a GETNEXT it cannot answer inside its range moves on to the
+ * next table, and a walk of .1 merges both sources in order (RFC 3416
+ * 4.2.2). With `tunnel: prefer`, a table's job (mib.c) first asks
+ * whether the agent has anything under the table's subtree; if it
+ * does, the agent answers that subtree whole.
+ *
+ * This file is the source, not a job engine: the answers kept by OID,
+ * and the messages that fetch them, with store/cache.c's contract
+ * (gw_tun_lookup: an answer, or a waiter called when the message ends).
+ * The lookups of one turn of the loop for one node go out as one
+ * message: a GET for GETs, a GETBULK of tunnel.read-ahead for GETNEXTs.
  *
  * The gateway terminates v1, v2c and v3 and its access rules; the node
  * sees a v2c message with the policy's tunnel community. Answers are
- * kept by OID for the policy's tunnel-ttl: a GET's by its OID, a
- * GETNEXT's by the OID it started from, and a GETNEXT asks the agent
- * for tunnel.read-ahead successors at once (a GETBULK), so a walk costs
- * one round trip per read-ahead, not one per object. */
+ * kept for the policy's tunnel-ttl: a GET's by its OID, a GETNEXT's by
+ * the OID it started from, so a walk costs one round trip per
+ * read-ahead, not one per object. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,6 +27,7 @@
 #include <string.h>
 
 #include "gateway/mib.h"
+#include "gateway/mib_int.h"
 #include "proxy/poller.h"
 #include "proxy/tunnel.h"
 #include "util/ev.h"
@@ -29,15 +35,15 @@
 #include "util/log.h"
 
 #define TC_MAX		50000	/* cached answers, all nodes */
-#define TC_GET		1
-#define TC_NEXT		2
-#define MAX_ROUNDS	4	/* messages one varbind may need */
+#define TC_GET		GW_TUN_GET
+#define TC_NEXT		GW_TUN_NEXT
+#define FETCH_MAX	32	/* OIDs one message asks for */
 
 /* One allocation each, sized to its OID and value: a walk of a host
  * caches thousands of them. */
 struct tc_ent {
 	uint64_t	 expires;	/* ms */
-	uint32_t	 gen;		/* the job that fetched it */
+	uint32_t	 gen;		/* the message that fetched it */
 	u_char		 type;		/* SNMP_ENDOFMIBVIEW: nothing next */
 	size_t		 next_len;	/* TC_NEXT: the successor */
 	size_t		 vlen;
@@ -45,32 +51,35 @@ struct tc_ent {
 	oid		 next[];
 };
 
-struct tjob {
-	netsnmp_mib_handler	*h;		/* ours, for delegation */
-	netsnmp_handler_registration *reg;
-	netsnmp_delegated_cache	*dc;		/* NULL until delegated */
-	struct proxy_tun_req	*tr;
-	struct ev_timer		 deadline;
-	uint32_t		 node;
-	uint32_t		 gen;
-	long			 reqid;
-	int			 mode;		/* MODE_GET, MODE_GETNEXT */
-	int			 miss;		/* what was asked (R_MISS_*) */
-	int			 rounds;
-	/* prefer: the table's subtree and its own handler */
-	netsnmp_mib_handler	*fb_h;
-	netsnmp_handler_registration *fb_reg;
-	oid			 base[MAX_OID_LEN];
-	size_t			 base_len;
-	int			 nreq;
-	netsnmp_request_info	*req[];
+struct tc_waiter {
+	gw_tun_waiter		 cb;
+	void			*arg;
+	struct tc_waiter	*next;
 };
 
-enum { R_DONE, R_MISS_GET, R_MISS_NEXT, R_MISS_OWNER, R_FALLBACK };
+/* One message to a node's agent: open (gathering OIDs for this turn
+ * of the loop) until sent, then in flight until its answer. */
+struct tc_fetch {
+	uint32_t		 node;
+	int			 kind;
+	uint32_t		 gen;
+	long			 reqid;
+	int			 sent;
+	struct proxy_tun_req	*tr;
+	struct tc_waiter	*waiters;
+	struct tc_fetch		*next;		/* on tf_open */
+	int			 n;
+	oid			*name[FETCH_MAX];
+	size_t			 len[FETCH_MAX];
+};
 
 static struct htab	tc;
 static size_t		tc_n;
 static uint32_t		tc_gen;
+static struct htab	tf_keys;	/* a waited-for key -> its fetch */
+static struct tc_fetch	*tf_open;	/* not sent yet */
+static size_t		tf_n;		/* fetches open or in flight */
+static struct ev_timer	tf_timer;	/* sends the open ones */
 static long		tun_reqid;
 static int		tun_read_ahead = 20;
 static uint64_t		tun_deadlines, tun_errors;
@@ -175,54 +184,18 @@ policy_of(const struct store_node *n)
 	    proxy_tun_state(n) != STORE_TUN_NONE ? p : NULL;
 }
 
-static int
-under(const oid *name, size_t len, const oid *base, size_t blen)
+int
+gw_tun_mode(const struct store_node *n)
 {
-	return len >= blen && snmp_oid_compare(name, blen, base, blen) == 0;
-}
+	const struct proxy_policy *p = policy_of(n);
 
-/* Answer r from the cache: R_DONE (answered, or left for the next
- * registration), or what must be asked first. */
-static int
-resolve(struct tjob *j, netsnmp_request_info *r)
-{
-	netsnmp_variable_list *vb = r->requestvb;
-	const struct tc_ent *e;
-
-	if (j->base_len) {
-		e = tc_get(j->node, TC_NEXT, j->base, j->base_len, j->gen);
-		if (e == NULL)
-			return R_MISS_OWNER;
-		if (e->type == SNMP_ENDOFMIBVIEW ||
-		    !under(e->next, e->next_len, j->base, j->base_len))
-			return R_FALLBACK;	/* nothing of the agent's */
-	}
-	if (j->mode == MODE_GET) {
-		if ((e = tc_get(j->node, TC_GET, vb->name, vb->name_length,
-		    j->gen)) == NULL)
-			return R_MISS_GET;
-		snmp_set_var_typed_value(vb, e->type, e->vlen ? e->val : NULL,
-		    e->vlen);
-		return R_DONE;
-	}
-	if ((e = tc_get(j->node, TC_NEXT, vb->name, vb->name_length,
-	    j->gen)) == NULL)
-		return R_MISS_NEXT;
-	/* Past the agent's last object, or past this range: the next
-	 * registration answers (net-snmp moves on from an empty one). */
-	if (e->type == SNMP_ENDOFMIBVIEW || (r->range_end != NULL &&
-	    snmp_oid_compare(e->next, e->next_len, r->range_end,
-	    r->range_end_len) >= 0))
-		return R_DONE;
-	snmp_set_var_objid(vb, e->next, e->next_len);
-	snmp_set_var_typed_value(vb, e->type, e->vlen ? e->val : NULL, e->vlen);
-	return R_DONE;
+	return p != NULL ? p->tunnel : PROXY_TUNNEL_OFF;
 }
 
 /* The message to the agent */
 
 static int
-build(const struct tjob *j, int miss, const char *community, u_char **out,
+build(const struct tc_fetch *f, const char *community, u_char **out,
     size_t *outlen, u_char **buf)
 {
 	netsnmp_session s;
@@ -230,22 +203,18 @@ build(const struct tjob *j, int miss, const char *community, u_char **out,
 	size_t blen = 4096, off = 0;
 	int rc;
 
-	pdu = snmp_pdu_create(miss == R_MISS_GET ? SNMP_MSG_GET :
+	pdu = snmp_pdu_create(f->kind == TC_GET ? SNMP_MSG_GET :
 	    SNMP_MSG_GETBULK);
 	if (pdu == NULL)
 		return -1;
 	pdu->version = SNMP_VERSION_2c;
-	pdu->reqid = j->reqid;
-	if (miss != R_MISS_GET) {
+	pdu->reqid = f->reqid;
+	if (f->kind != TC_GET) {
 		pdu->non_repeaters = 0;
 		pdu->max_repetitions = tun_read_ahead;
 	}
-	if (miss == R_MISS_OWNER)
-		snmp_add_null_var(pdu, j->base, j->base_len);
-	else
-		for (int i = 0; i < j->nreq; i++)
-			snmp_add_null_var(pdu, j->req[i]->requestvb->name,
-			    j->req[i]->requestvb->name_length);
+	for (int i = 0; i < f->n; i++)
+		snmp_add_null_var(pdu, f->name[i], f->len[i]);
 	memset(&s, 0, sizeof(s));
 	s.version = SNMP_VERSION_2c;
 	s.community = (u_char *)community;
@@ -366,308 +335,220 @@ out:
 }
 
 static int
-absorb(struct tjob *j, int miss, const uint8_t *msg, size_t len,
+absorb(struct tc_fetch *f, const uint8_t *msg, size_t len,
     const struct proxy_policy *pol)
 {
-	int n = miss == R_MISS_OWNER ? 1 : j->nreq, rc = -1;
-	const oid **prev = calloc(n, sizeof(*prev));
-	size_t *prevlen = calloc(n, sizeof(*prevlen));
+	const oid *prev[FETCH_MAX];
+	size_t prevlen[FETCH_MAX];
 
-	if (prev != NULL && prevlen != NULL) {
-		for (int i = 0; i < n; i++) {
-			netsnmp_variable_list *q = miss == R_MISS_OWNER ?
-			    NULL : j->req[i]->requestvb;
-
-			prev[i] = q ? q->name : j->base;
-			prevlen[i] = q ? q->name_length : j->base_len;
-		}
-		rc = gw_mib_tunnel_absorb(j->node, j->gen, j->reqid,
-		    miss == R_MISS_GET, prev, prevlen, n, msg, len,
-		    pol->tunnel_ttl);
+	for (int i = 0; i < f->n; i++) {
+		prev[i] = f->name[i];
+		prevlen[i] = f->len[i];
 	}
-	free(prev);
-	free(prevlen);
-	return rc;
+	return gw_mib_tunnel_absorb(f->node, f->gen, f->reqid,
+	    f->kind == TC_GET, prev, prevlen, f->n, msg, len,
+	    pol->tunnel_ttl);
 }
 
-/* Jobs: the varbinds of one handler call for one node */
+/* Fetches */
 
-/* A GETNEXT that reaches this range from a registration before it still
- * carries that one's OID (net-snmp passes it on as it was): the agent's
- * next object after it may lie below this range, inside the gateway's
- * own table. Ask from the range's start instead. (An agent object at
- * exactly the start is then skipped: docs/tunneling.md.) */
-static void
-from_range_start(netsnmp_request_info *r, int mode)
+static size_t
+key_of(uint8_t *k, const struct gw_tun_key *key)
 {
-	netsnmp_variable_list *vb = r->requestvb;
-	const struct netsnmp_subtree_s *st = r->subtree;
-
-	if (mode != MODE_GETNEXT || st == NULL || st->start_a == NULL)
-		return;
-	if (snmp_oid_compare(vb->name, vb->name_length, st->start_a,
-	    st->start_len) < 0)
-		snmp_set_var_objid(vb, st->start_a, st->start_len);
+	return tc_key(k, key->node, key->kind, key->name, key->len);
 }
 
-static void job_run(struct tjob *j, netsnmp_agent_request_info *ri);
-
+/* f ends: its keys are no longer waited for, and every waiter is
+ * called once, with the generation its entries carry. */
 static void
-job_free(struct tjob *j)
+tf_complete(struct tc_fetch *f, int status)
 {
-	ev_timer_del(&j->deadline);
-	proxy_tun_cancel(j->tr);
-	if (j->dc != NULL)
-		netsnmp_free_delegated_cache(j->dc);
-	free(j);
-}
+	uint8_t k[5 + MAX_OID_LEN * sizeof(oid)];
+	struct tc_waiter *w, *nw;
+	uint32_t gen = f->gen;
 
-/* r is answered (or left for the next registration, or err set). */
-static void
-end_req(netsnmp_agent_request_info *ri, netsnmp_request_info *r, int err)
-{
-	if (err)
-		netsnmp_set_request_error(ri, r, err);
-	if (!r->delegated)
-		return;
-	r->delegated = 0;
-	if (!err && r->requestvb->type != ASN_NULL)
-		gw_mib_bulk_fix(ri, r);
-}
+	for (int i = 0; i < f->n; i++) {
+		size_t kl = tc_key(k, f->node, f->kind, f->name[i], f->len[i]);
 
-/* r is not the agent's: the table's own handler (prefer), or nothing
- * here (noSuchObject for a GET; a GETNEXT moves on). */
-static void
-not_agents(struct tjob *j, netsnmp_agent_request_info *ri,
-    netsnmp_request_info *r)
-{
-	int was = r->delegated, mode = ri->mode;
-
-	r->delegated = 0;
-	if (j->base_len) {
-		/* Once delegated, reqinfo's mode is the PDU's again
-		 * (GETBULK); the table evaluates this varbind as the
-		 * GET or GETNEXT it came as. */
-		ri->mode = j->mode;
-		gw_mib_serve(j->fb_h, j->fb_reg, ri, r);
-		ri->mode = mode;
-		if (was && !r->delegated && r->requestvb->type != ASN_NULL)
-			gw_mib_bulk_fix(ri, r);	/* answered at once */
-	} else if (j->mode == MODE_GET)
-		netsnmp_set_request_error(ri, r, SNMP_NOSUCHOBJECT);
-}
-
-static void
-job_fail(struct tjob *j, netsnmp_agent_request_info *ri, int err)
-{
-	for (int i = 0; i < j->nreq; i++)
-		end_req(ri, j->req[i], err);
-	job_free(j);
-}
-
-static void
-no_agent(struct tjob *j, netsnmp_agent_request_info *ri)
-{
-	for (int i = 0; i < j->nreq; i++)
-		not_agents(j, ri, j->req[i]);
-	job_free(j);
+		if (htab_get(&tf_keys, k, kl) == f)
+			htab_del(&tf_keys, k, kl);
+		free(f->name[i]);
+	}
+	w = f->waiters;
+	tf_n--;
+	free(f);
+	/* A waiter may look up again: f is gone by then. */
+	for (; w != NULL; w = nw) {
+		nw = w->next;
+		w->cb(w->arg, status, gen);
+		free(w);
+	}
 }
 
 static void
 tun_cb(void *arg, int status, const uint8_t *pdu, size_t len)
 {
-	struct tjob *j = arg;
-	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
-	const struct proxy_policy *pol = policy_of(store_node_at(j->node));
+	struct tc_fetch *f = arg;
+	const struct proxy_policy *pol = policy_of(store_node_at(f->node));
 
-	j->tr = NULL;
-	if (dc == NULL) {
-		job_free(j);	/* the request is gone */
-		return;
-	}
+	f->tr = NULL;
 	if (status == -ENOENT || pol == NULL) {
-		no_agent(j, dc->reqinfo);	/* the probe found none */
+		tf_complete(f, -ENOENT);	/* the probe found none */
 		return;
 	}
-	if (status != 0 || absorb(j, j->miss, pdu, len, pol) == -1) {
+	if (status != 0 || absorb(f, pdu, len, pol) == -1) {
 		tun_errors++;
 		log_debug("%s: tunneled request failed: %s",
-		    store_node_ident_idx(j->node),
+		    store_node_ident_idx(f->node),
 		    status ? strerror(-status) : "unusable answer");
-		job_fail(j, dc->reqinfo, SNMP_ERR_GENERR);
+		tf_complete(f, status ? status : -EPROTO);
 		return;
 	}
-	job_run(j, dc->reqinfo);
+	tf_complete(f, 0);
 }
 
 static void
-job_deadline(void *arg)
+tf_send(struct tc_fetch *f)
 {
-	struct tjob *j = arg;
-	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
-
-	tun_deadlines++;
-	if (dc == NULL) {
-		job_free(j);
-		return;
-	}
-	log_debug("%s: no answer through the tunnel in time",
-	    store_node_ident_idx(j->node));
-	job_fail(j, dc->reqinfo, SNMP_ERR_GENERR);
-}
-
-/* Resolve what the cache holds; ask the agent for the rest. */
-static void
-job_run(struct tjob *j, netsnmp_agent_request_info *ri)
-{
-	const struct store_node *n = store_node_at(j->node);
+	const struct store_node *n = store_node_at(f->node);
 	const struct proxy_policy *pol = policy_of(n);
-	int miss = R_DONE, k = 0, rc;
 	u_char *msg, *buf = NULL;
 	size_t len;
 
-	for (int i = 0; i < j->nreq; i++) {
-		rc = pol == NULL ? R_FALLBACK : resolve(j, j->req[i]);
-		if (rc == R_DONE)
-			end_req(ri, j->req[i], 0);
-		else if (rc == R_FALLBACK)
-			not_agents(j, ri, j->req[i]);
-		else {
-			miss = rc;
-			j->req[k++] = j->req[i];
-		}
-	}
-	if ((j->nreq = k) == 0) {
-		job_free(j);
+	f->sent = 1;
+	if (pol == NULL) {
+		tf_complete(f, -ENOENT);
 		return;
 	}
-	if (++j->rounds > MAX_ROUNDS) {
-		job_fail(j, ri, SNMP_ERR_GENERR);
-		return;
-	}
-	j->miss = miss;
-	j->reqid = ++tun_reqid & 0x7fffffff;
-	if (build(j, miss, pol->tunnel_community, &msg, &len, &buf) == -1) {
-		j->tr = NULL;
+	f->reqid = ++tun_reqid & 0x7fffffff;
+	if (build(f, pol->tunnel_community, &msg, &len, &buf) == -1) {
+		f->tr = NULL;
 		errno = EIO;
 	} else
-		j->tr = proxy_tun_request(n, msg, len, tun_cb, j);
+		f->tr = proxy_tun_request(n, msg, len, tun_cb, f);
 	free(buf);
-	if (j->tr == NULL) {
-		if (errno == ENOENT) {
-			no_agent(j, ri);
-			return;
-		}
+	if (f->tr != NULL)
+		return;
+	if (errno != ENOENT) {
 		tun_errors++;
 		log_debug("%s: cannot tunnel: %s", store_node_ident(n),
 		    strerror(errno));
-		job_fail(j, ri, SNMP_ERR_GENERR);
-		return;
 	}
-	if (j->dc == NULL) {
-		j->dc = netsnmp_create_delegated_cache(j->h, j->reg, ri,
-		    j->req[0], NULL);
-		if (j->dc == NULL) {
-			job_fail(j, ri, SNMP_ERR_GENERR);	/* no memory */
-			return;
-		}
-		ev_timer_init(&j->deadline, job_deadline, j);
-		ev_timer_add(&j->deadline, gw_mib_get_deadline());
-	}
-	for (int i = 0; i < j->nreq; i++)
-		j->req[i]->delegated = 1;
+	tf_complete(f, errno == ENOENT ? -ENOENT : -EIO);
 }
 
-static struct tjob *
-job_new(int nreq, const struct store_node *n, int mode,
-    netsnmp_mib_handler *h, netsnmp_handler_registration *reg)
+/* The loop's turn ended: what it asked goes out, a message a node and
+ * kind. */
+static void
+tf_timer_cb(void *arg)
 {
-	struct tjob *j = calloc(1, sizeof(*j) + nreq * sizeof(j->req[0]));
+	struct tc_fetch *f;
 
-	if (j == NULL)
+	while ((f = tf_open) != NULL) {
+		tf_open = f->next;
+		tf_send(f);
+	}
+}
+
+/* The open fetch for key's node and kind with room, or a new one. */
+static struct tc_fetch *
+tf_for(const struct gw_tun_key *key)
+{
+	struct tc_fetch *f;
+
+	for (f = tf_open; f != NULL; f = f->next)
+		if (f->node == key->node && f->kind == key->kind &&
+		    f->n < FETCH_MAX)
+			return f;
+	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
-	j->node = n->idx;
-	j->mode = mode;
-	j->h = h;
-	j->reg = reg;
+	f->node = key->node;
+	f->kind = key->kind;
 	if (++tc_gen == 0)
 		tc_gen = 1;
-	j->gen = tc_gen;
-	ev_timer_init(&j->deadline, job_deadline, j);
-	return j;
+	f->gen = tc_gen;
+	f->next = tf_open;
+	tf_open = f;
+	tf_n++;
+	if (!ev_timer_pending(&tf_timer))
+		ev_timer_add(&tf_timer, 0);
+	return f;
+}
+
+int
+gw_tun_lookup(const struct gw_tun_key *key, uint32_t gen,
+    struct gw_tun_val *v, gw_tun_waiter cb, void *arg)
+{
+	uint8_t k[5 + MAX_OID_LEN * sizeof(oid)];
+	const struct tc_ent *e;
+	struct tc_fetch *f;
+	struct tc_waiter *w;
+	size_t kl;
+
+	if (key->len > MAX_OID_LEN)
+		return -1;
+	if ((e = tc_get(key->node, key->kind, key->name, key->len,
+	    gen)) != NULL) {
+		v->type = e->type;
+		v->next = e->next;
+		v->next_len = e->next_len;
+		v->val = e->vlen ? e->val : NULL;
+		v->vlen = e->vlen;
+		return 0;
+	}
+	if (cb == NULL || (w = malloc(sizeof(*w))) == NULL)
+		return -1;
+	kl = key_of(k, key);
+	if ((f = htab_get(&tf_keys, k, kl)) == NULL) {
+		if ((f = tf_for(key)) == NULL ||
+		    (f->name[f->n] = malloc(key->len * sizeof(oid))) == NULL) {
+			free(w);
+			return -1;
+		}
+		memcpy(f->name[f->n], key->name, key->len * sizeof(oid));
+		f->len[f->n++] = key->len;
+		if (htab_put(&tf_keys, k, kl, f) == -1) {
+			free(w);
+			return -1;	/* asked anyway; nobody waits */
+		}
+	}
+	w->cb = cb;
+	w->arg = arg;
+	w->next = f->waiters;
+	f->waiters = w;
+	return 1;
+}
+
+void
+gw_tun_cancel(const struct gw_tun_key *key, gw_tun_waiter cb, void *arg)
+{
+	uint8_t k[5 + MAX_OID_LEN * sizeof(oid)];
+	struct tc_fetch *f;
+	struct tc_waiter **wp, *w;
+
+	if (key->len > MAX_OID_LEN ||
+	    (f = htab_get(&tf_keys, k, key_of(k, key))) == NULL)
+		return;
+	for (wp = &f->waiters; (w = *wp) != NULL; wp = &w->next)
+		if (w->cb == cb && w->arg == arg) {
+			*wp = w->next;
+			free(w);
+			tun_deadlines++;
+			return;
+		}
 }
 
 /* The registration at .1.3 (net-snmp's registry takes no
- * one-subidentifier root): whatever the gateway's tables do not cover. */
-static int
-tun_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *ri, netsnmp_request_info *requests)
-{
-	const struct store_node *n = gw_snmp_request_node(ri);
-	struct tjob *j;
-	int nreq = 0;
+ * one-subidentifier root): whatever the gateway's tables do not cover.
+ * Its jobs are the engine's (mib.c), with the agent as their source. */
+static const struct gw_table tun_table = {
+	.name = "ibsnmpgwTunnel",
+	.base = { 1, 3 },
+	.base_len = 2,
+	.agent = 1,
+};
 
-	for (netsnmp_request_info *r = requests; r; r = r->next)
-		if (!r->processed && !r->delegated)
-			nreq++;
-	if (nreq == 0)
-		return SNMP_ERR_NOERROR;
-	if (ri->mode != MODE_GET && ri->mode != MODE_GETNEXT) {
-		for (netsnmp_request_info *r = requests; r; r = r->next)
-			if (!r->processed && !r->delegated)
-				netsnmp_set_request_error(ri, r,
-				    SNMP_ERR_NOTWRITABLE);
-		return SNMP_ERR_NOERROR;
-	}
-	if (n == NULL || policy_of(n) == NULL) {
-		/* Not tunneled: nothing here but the gateway's tables. */
-		if (ri->mode == MODE_GET)
-			for (netsnmp_request_info *r = requests; r; r = r->next)
-				if (!r->processed && !r->delegated)
-					netsnmp_set_request_error(ri, r,
-					    SNMP_NOSUCHOBJECT);
-		return SNMP_ERR_NOERROR;
-	}
-	if ((j = job_new(nreq, n, ri->mode, h, reg)) == NULL) {
-		netsnmp_set_request_error(ri, requests, SNMP_ERR_GENERR);
-		return SNMP_ERR_NOERROR;
-	}
-	for (netsnmp_request_info *r = requests; r; r = r->next)
-		if (!r->processed && !r->delegated) {
-			from_range_start(r, ri->mode);
-			j->req[j->nreq++] = r;
-		}
-	job_run(j, ri);
-	return SNMP_ERR_NOERROR;
-}
-
-static netsnmp_mib_handler	*tun_h;
-static netsnmp_handler_registration *tun_reg;
-
-int
-gw_mib_tunnel_prefer(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
-    netsnmp_agent_request_info *ri, netsnmp_request_info *r,
-    const struct store_node *n)
-{
-	const struct proxy_policy *pol = policy_of(n);
-	struct tjob *j;
-
-	if (pol == NULL || pol->tunnel != PROXY_TUNNEL_PREFER ||
-	    tun_reg == NULL ||
-	    (ri->mode != MODE_GET && ri->mode != MODE_GETNEXT) ||
-	    reg->rootoid_len > MAX_OID_LEN)
-		return 0;
-	if ((j = job_new(1, n, ri->mode, tun_h, tun_reg)) == NULL)
-		return 0;
-	j->fb_h = h;
-	j->fb_reg = reg;
-	memcpy(j->base, reg->rootoid, reg->rootoid_len * sizeof(oid));
-	j->base_len = reg->rootoid_len;
-	from_range_start(r, ri->mode);
-	j->req[j->nreq++] = r;
-	job_run(j, ri);
-	return 1;
-}
+static const struct gw_table *const tun_tables[] = { &tun_table, NULL };
 
 /* At start and on every reload: the policies' tunnel modes,
  * communities and TTLs may have changed, so no answer cached under the
@@ -711,36 +592,32 @@ gw_mib_tunnel_stats(struct gw_mib_tunnel_stats *st)
 static int
 tunnel_init(const struct gw_conf *c)
 {
-	static oid one[] = { 1, 3 };
-
 	htab_init(&tc);
-	tun_reg = netsnmp_create_handler_registration("ibsnmpgwTunnel",
-	    tun_handler, one, 2, HANDLER_CAN_RONLY);
-	if (tun_reg == NULL)
-		return -1;
-	tun_reg->contextName = strdup(GW_NODE_CONTEXT);
-	/* Below every table: the lowest priority (highest number). */
-	tun_reg->priority = 255;
-	tun_h = tun_reg->handler;
-	if (netsnmp_register_handler(tun_reg) != MIB_REGISTERED_OK) {
-		log_warnx("mib: cannot register the tunnel");
-		tun_reg = NULL;
-		return -1;
-	}
+	htab_init(&tf_keys);
+	ev_timer_init(&tf_timer, tf_timer_cb, NULL);
 	return 0;
 }
 
+/* After the MAD engine stopped (its requests ended with their
+ * callbacks): what was never sent ends now. */
 static void
 tunnel_finalise(void)
 {
+	struct tc_fetch *f;
+
+	ev_timer_del(&tf_timer);
+	while ((f = tf_open) != NULL) {
+		tf_open = f->next;
+		tf_complete(f, -ECANCELED);
+	}
 	tc_flush();
 	htab_free(&tc);
-	tun_reg = NULL;
-	tun_h = NULL;
+	htab_free(&tf_keys);
 }
 
 const struct gw_mib_module gw_mod_mib_tunnel = {
 	.name = "IB SNMP Tunneling",
+	.tables = tun_tables,
 	.init = tunnel_init,
 	.configure = tunnel_configure,
 	.finalise = tunnel_finalise,

@@ -1,5 +1,5 @@
-/* gw_mib: the evaluator and the row enumerators, chrony style: mib.c and
- * mib/ib_sma_mib_tables.c are included, so their static functions are tested
+/* gw_mib: the evaluator and the row enumerators, chrony style:
+ * mib_eval.c, mib.c and mib/ib_sma_mib_tables.c are included, so their static functions are tested
  * directly; the cache is the real one, filled with answers built with
  * libibmad, and a fetch function that only counts. A fake table
  * exercises GET and GETNEXT on index bounds the wire can carry
@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "gateway/mib_eval.c"
 #include "gateway/mib.c"
 #include "gateway/mib/ib_sma_mib_tables.c"
 
@@ -131,24 +132,24 @@ eval(const struct gw_table *t, int mode, const oid *name, size_t len)
 	netsnmp_variable_list vb;
 	netsnmp_request_info r;
 	netsnmp_agent_request_info ri;
-	struct gw_job j;
+	struct gw_eval e;
 	struct result res;
 
 	memset(&vb, 0, sizeof(vb));
 	memset(&r, 0, sizeof(r));
 	memset(&ri, 0, sizeof(ri));
-	memset(&j, 0, sizeof(j));
+	memset(&e, 0, sizeof(e));
 	memset(&res, 0, sizeof(res));
 	snmp_set_var_objid(&vb, name, len);
 	vb.type = ASN_NULL;
 	r.requestvb = &vb;
 	ri.mode = mode;
-	j.e.t = t;
-	j.e.n = &node;
-	j.e.since = ev_now();
-	j.mode = mode;
-	assert_int_equal(mode == MODE_GET ? eval_get(&j, &ri, &r) :
-	    eval_getnext(&j, &ri, &r), DONE);
+	e.t = t;
+	e.n = &node;
+	e.since = ev_now();
+	e.ri = &ri;
+	assert_int_equal(mode == MODE_GET ? gw_eval_get(&e, &r) :
+	    gw_eval_getnext(&e, &r), GW_EVAL_DONE);
 	memcpy(res.name, vb.name, vb.name_length * sizeof(oid));
 	res.len = vb.name_length;
 	res.type = vb.type == ASN_NULL ? 0 : vb.type;

@@ -545,12 +545,12 @@ kill $sd_pid; wait $sd_pid 2>/dev/null || true; sd_pid=""
 fi
 
 echo
-echo "== summary (goals: issue 21)"
+echo "== summary (goals: issue 21; (a), (b), (d) and (f) as issue 36 sets them)"
 ok() { awk -v x="$1" -v op="$2" -v t="$3" 'BEGIN { print ((op == ">=" ? x >= t : x <= t) ? "met" : "NOT met") }'; }
 if want a c; then
 	r1=$(ratio "$(field "$gw_out" rate)" "$(field "$snmpd_out" rate)")
 	p1=$(ratio "$(field "$gw_out" p99_us)" "$(field "$snmpd_out" p99_us)")
-	echo "(a)  gateway/snmpd cached GET throughput: ${r1}x (goal >= 1.0: $(ok "$r1" ">=" 1.0)); p99 latency ratio ${p1}x"
+	echo "(a)  gateway/snmpd cached GET throughput: ${r1}x (goal >= 2.5: $(ok "$r1" ">=" 2.5)); p99 latency ratio ${p1}x"
 	echo "(c)  switch walk: warm $warm_rate vb/s vs snmpd's own tables $sd_rate vb/s ($(ratio "$warm_rate" "$sd_rate")x); cold $smps SMPs for a minimum of $minimum ($(ok "$smps" "<=" "$minimum"))"
 fi
 if want a f; then
@@ -562,13 +562,15 @@ if want a f; then
 fi
 if want b; then
 	r3=$(ratio "$gw_ms" "$nd_ms")
-	echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (goal <= 0.25: $(ok "$r3" "<=" 0.25)); gateway CPU per SMP (us):$sweep_cpu"
-	echo "(b)  floor: a bare client's same SMPs / ibnetdiscover: $(ratio "$b_floor" "$nd_ms")x ($b_floor ms; the goal is reachable through umad2sim only if this is <= 0.25); gateway / floor: $(ratio "$gw_ms" "$b_floor")x"
+	r3f=$(ratio "$gw_ms" "$b_floor")
+	echo "(b)  gateway / floor (a bare client's same SMPs, $b_floor ms): ${r3f}x (goal <= 1.25: $(ok "$r3f" "<=" 1.25)); gateway CPU per SMP (us):$sweep_cpu"
+	echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (issue 21's goal <= 0.25: $(ok "$r3" "<=" 0.25)); floor/ibnetdiscover $(ratio "$b_floor" "$nd_ms")x: that goal is reachable through umad2sim only if this is <= 0.25"
 fi
 if want d; then
 	r4=$(ratio "$poll_ms" "$iqe_ms")
-	echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (goal <= 0.15: $(ok "$r4" "<=" 0.15)); gateway CPU per MAD (us):$poll_cpu; $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') MADs per port"
-	echo "(d)  floor: a bare client's $poll_mads PortCounters / ibqueryerrors: $(ratio "$d_floor" "$iqe_ms")x ($d_floor ms; the goal is reachable through umad2sim only if this is <= 0.15); gateway / floor: $(ratio "$poll_ms" "$d_floor")x"
+	r4f=$(ratio "$poll_ms" "$d_floor")
+	echo "(d)  gateway / floor (a bare client's $poll_mads PortCounters, $d_floor ms): ${r4f}x (goal <= 1.25: $(ok "$r4f" "<=" 1.25)); gateway CPU per MAD (us):$poll_cpu; $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') MADs per port"
+	echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (issue 21's goal <= 0.15: $(ok "$r4" "<=" 0.15)); floor/ibqueryerrors $(ratio "$d_floor" "$iqe_ms")x: that goal is reachable through umad2sim only if this is <= 0.15"
 fi
 if want e; then
 	echo "(e)  RSS after $SWEEPS sweeps and a polling round at 10,016 nodes: $((rssp / 1024)) MB (goal < 64: $(ok "$((rssp / 1024))" "<=" 63))"

@@ -400,6 +400,103 @@ test_portinfo_as_libibmad(void **state)
 	assert_true(valid >= 4000);
 }
 
+static int
+ref_switchinfo(const uint8_t *d, struct smp_switchinfo *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->linear_cap = ref32(d, IB_SW_LINEAR_FDB_CAP_F);
+	si->random_cap = ref32(d, IB_SW_RANDOM_FDB_CAP_F);
+	si->mcast_cap = ref32(d, IB_SW_MCAST_FDB_CAP_F);
+	si->linear_top = ref32(d, IB_SW_LINEAR_FDB_TOP_F);
+	si->def_port = ref32(d, IB_SW_DEF_PORT_F);
+	si->def_mcast_pri = ref32(d, IB_SW_DEF_MCAST_PRIM_F);
+	si->def_mcast_notpri = ref32(d, IB_SW_DEF_MCAST_NOT_PRIM_F);
+	si->life_time = ref32(d, IB_SW_LIFE_TIME_F);
+	si->state_change = ref32(d, IB_SW_STATE_CHANGE_F);
+	si->opt_sl2vl = ref32(d, IB_SW_OPT_SLTOVL_MAPPING_F);
+	si->lids_per_port = ref32(d, IB_SW_LIDS_PER_PORT_F);
+	si->part_enf_cap = ref32(d, IB_SW_PARTITION_ENFORCE_CAP_F);
+	si->inb_enf_cap = ref32(d, IB_SW_PARTITION_ENF_INB_F);
+	si->outb_enf_cap = ref32(d, IB_SW_PARTITION_ENF_OUTB_F);
+	si->filter_raw_inb_cap = ref32(d, IB_SW_FILTER_RAW_INB_F);
+	si->filter_raw_outb_cap = ref32(d, IB_SW_FILTER_RAW_OUTB_F);
+	si->enhanced_port0 = ref32(d, IB_SW_ENHANCED_PORT0_F);
+	si->mcast_top = ref32(d, IB_SW_MCAST_FDB_TOP_F);
+	if (si->linear_top >= 0xc000 || (si->linear_cap &&
+	    si->linear_top >= si->linear_cap))
+		return -1;
+	return 0;
+}
+
+static void
+test_switchinfo_as_libibmad(void **state)
+{
+	uint64_t seed = 0x5851f42d4c957f2dULL;
+	int valid = 0;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t d[64];
+		struct smp_switchinfo got, want;
+		int rg, rw;
+
+		rnd_fill(&seed, d, sizeof(d));
+		if (i & 1)		/* LinearFDBTop below the cap */
+			d[6] = d[0] > 0 ? d[0] - 1 : 0;
+		memset(&got, 0xa5, sizeof(got));
+		rg = smp_decode_switchinfo(d, sizeof(d), &got);
+		rw = ref_switchinfo(d, &want);
+		assert_int_equal(rg, rw);
+		valid += rg == 0;
+		SAME(linear_cap);
+		SAME(random_cap);
+		SAME(mcast_cap);
+		SAME(linear_top);
+		SAME(def_port);
+		SAME(def_mcast_pri);
+		SAME(def_mcast_notpri);
+		SAME(life_time);
+		SAME(state_change);
+		SAME(opt_sl2vl);
+		SAME(lids_per_port);
+		SAME(part_enf_cap);
+		SAME(inb_enf_cap);
+		SAME(outb_enf_cap);
+		SAME(filter_raw_inb_cap);
+		SAME(filter_raw_outb_cap);
+		SAME(enhanced_port0);
+		SAME(mcast_top);
+	}
+	assert_true(valid >= 3000);
+}
+
+static void
+test_sminfo_as_libibmad(void **state)
+{
+	uint64_t seed = 0x14057b7ef767814fULL;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t d[64];
+		struct smp_sminfo got, want;
+
+		rnd_fill(&seed, d, sizeof(d));
+		memset(&got, 0xa5, sizeof(got));
+		assert_int_equal(smp_decode_sminfo(d, sizeof(d), &got), 0);
+		memset(&want, 0, sizeof(want));
+		want.guid = ref64(d, IB_SMINFO_GUID_F);
+		want.sm_key = ref64(d, IB_SMINFO_KEY_F);
+		want.act_count = ref32(d, IB_SMINFO_ACT_F);
+		want.priority = ref32(d, IB_SMINFO_PRIO_F);
+		want.state = ref32(d, IB_SMINFO_STATE_F);
+		SAME(guid);
+		SAME(sm_key);
+		SAME(act_count);
+		SAME(priority);
+		SAME(state);
+	}
+}
+
 #undef SAME
 
 static void
@@ -742,6 +839,8 @@ main(void)
 		cmocka_unit_test(test_portinfo_garbage),
 		cmocka_unit_test(test_nodeinfo_as_libibmad),
 		cmocka_unit_test(test_portinfo_as_libibmad),
+		cmocka_unit_test(test_switchinfo_as_libibmad),
+		cmocka_unit_test(test_sminfo_as_libibmad),
 		cmocka_unit_test(test_nodedesc),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_speeds),

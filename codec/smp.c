@@ -1,29 +1,43 @@
-/* smp: decoders for SMP attributes, on libibmad's field tables. */
+/* smp: decoders for SMP attributes, at the IBA's offsets. */
 #include "config.h"
 
+#include <endian.h>
 #include <string.h>
-
-#include <infiniband/mad.h>
 
 #include "codec/smp.h"
 
-static uint32_t
-get32(const uint8_t *d, enum MAD_FIELDS f)
+/* Big-endian loads at the IBA's offsets: NodeInfo and PortInfo come in
+ * one per answer of a sweep, and a walk of libibmad's field table per
+ * field (mad_decode_field) cost ~60 instructions a field. */
+static inline uint16_t
+ld16(const uint8_t *p)
 {
-	uint32_t v = 0;
-
-	mad_decode_field((uint8_t *)d, f, &v);
-	return v;
+	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static uint64_t
-get64(const uint8_t *d, enum MAD_FIELDS f)
+static inline uint32_t
+ld32(const uint8_t *p)
 {
-	uint64_t v = 0;
+	uint32_t v;
 
-	mad_decode_field((uint8_t *)d, f, &v);
-	return v;
+	memcpy(&v, p, 4);
+	return be32toh(v);
 }
+
+static inline uint64_t
+ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+/* The field of w bits (w <= 8) at IBA bit offset off, which does not
+ * cross an octet: the IBA numbers bits from the most significant bit of
+ * octet 0, so it sits 8 - off % 8 - w bits above the octet's LSB. */
+#define BITS(d, off, w) \
+	((uint8_t)((d)[(off) / 8] >> (8 - (off) % 8 - (w)) & ((1u << (w)) - 1)))
 
 int
 smp_decode_nodeinfo(const uint8_t *d, size_t len, struct smp_nodeinfo *ni)
@@ -31,18 +45,19 @@ smp_decode_nodeinfo(const uint8_t *d, size_t len, struct smp_nodeinfo *ni)
 	if (len < 40)		/* NodeInfo is 40 octets */
 		return -1;
 	memset(ni, 0, sizeof(*ni));
-	ni->base_version = get32(d, IB_NODE_BASE_VERS_F);
-	ni->class_version = get32(d, IB_NODE_CLASS_VERS_F);
-	ni->node_type = get32(d, IB_NODE_TYPE_F);
-	ni->num_ports = get32(d, IB_NODE_NPORTS_F);
-	ni->system_image_guid = get64(d, IB_NODE_SYSTEM_GUID_F);
-	ni->node_guid = get64(d, IB_NODE_GUID_F);
-	ni->port_guid = get64(d, IB_NODE_PORT_GUID_F);
-	ni->partition_cap = get32(d, IB_NODE_PARTITION_CAP_F);
-	ni->device_id = get32(d, IB_NODE_DEVID_F);
-	ni->revision = get32(d, IB_NODE_REVISION_F);
-	ni->local_port = get32(d, IB_NODE_LOCAL_PORT_F);
-	ni->vendor_id = get32(d, IB_NODE_VENDORID_F);
+	/* IBA 14.2.5.3 Table 147 (NodeInfo): octet offsets. */
+	ni->base_version = d[0];
+	ni->class_version = d[1];
+	ni->node_type = d[2];
+	ni->num_ports = d[3];
+	ni->system_image_guid = ld64(d + 4);
+	ni->node_guid = ld64(d + 12);
+	ni->port_guid = ld64(d + 20);
+	ni->partition_cap = ld16(d + 28);
+	ni->device_id = ld16(d + 30);
+	ni->revision = ld32(d + 32);
+	ni->local_port = d[36];
+	ni->vendor_id = ld32(d + 36) & 0xffffff;	/* octets 37-39 */
 	/* IBA: NodeType 1..3 (CA, switch, router); NumPorts >= 1; a
 	 * switch's LocalPortNum is 0..NumPorts, a CA's 1..NumPorts. */
 	if (ni->node_type < 1 || ni->node_type > 3 || ni->num_ports == 0 ||
@@ -58,61 +73,62 @@ smp_decode_portinfo(const uint8_t *d, size_t len, struct smp_portinfo *pi)
 	if (len < 64)
 		return -1;
 	memset(pi, 0, sizeof(*pi));
-	pi->mkey = get64(d, IB_PORT_MKEY_F);
-	pi->gid_prefix = get64(d, IB_PORT_GID_PREFIX_F);
-	pi->lid = get32(d, IB_PORT_LID_F);
-	pi->sm_lid = get32(d, IB_PORT_SMLID_F);
-	pi->cap_mask = get32(d, IB_PORT_CAPMASK_F);
-	pi->diag_code = get32(d, IB_PORT_DIAG_F);
-	pi->mkey_lease = get32(d, IB_PORT_MKEY_LEASE_F);
-	pi->local_port = get32(d, IB_PORT_LOCAL_PORT_F);
-	pi->width_enabled = get32(d, IB_PORT_LINK_WIDTH_ENABLED_F);
-	pi->width_supported = get32(d, IB_PORT_LINK_WIDTH_SUPPORTED_F);
-	pi->width_active = get32(d, IB_PORT_LINK_WIDTH_ACTIVE_F);
-	pi->speed_supported = get32(d, IB_PORT_LINK_SPEED_SUPPORTED_F);
-	pi->state = get32(d, IB_PORT_STATE_F);
-	pi->phys_state = get32(d, IB_PORT_PHYS_STATE_F);
-	pi->link_down_default = get32(d, IB_PORT_LINK_DOWN_DEF_F);
-	pi->mkey_prot = get32(d, IB_PORT_MKEY_PROT_BITS_F);
-	pi->lmc = get32(d, IB_PORT_LMC_F);
-	pi->speed_active = get32(d, IB_PORT_LINK_SPEED_ACTIVE_F);
-	pi->speed_enabled = get32(d, IB_PORT_LINK_SPEED_ENABLED_F);
-	pi->neighbor_mtu = get32(d, IB_PORT_NEIGHBOR_MTU_F);
-	pi->sm_sl = get32(d, IB_PORT_SMSL_F);
-	pi->vl_cap = get32(d, IB_PORT_VL_CAP_F);
-	pi->init_type = get32(d, IB_PORT_INIT_TYPE_F);
-	pi->vl_high_limit = get32(d, IB_PORT_VL_HIGH_LIMIT_F);
-	pi->vl_arb_high_cap = get32(d, IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
-	pi->vl_arb_low_cap = get32(d, IB_PORT_VL_ARBITRATION_LOW_CAP_F);
-	pi->init_type_reply = get32(d, IB_PORT_INIT_TYPE_REPLY_F);
-	pi->mtu_cap = get32(d, IB_PORT_MTU_CAP_F);
-	pi->vl_stall_count = get32(d, IB_PORT_VL_STALL_COUNT_F);
-	pi->hoq_life = get32(d, IB_PORT_HOQ_LIFE_F);
-	pi->oper_vls = get32(d, IB_PORT_OPER_VLS_F);
-	pi->part_enf_in = get32(d, IB_PORT_PART_EN_INB_F);
-	pi->part_enf_out = get32(d, IB_PORT_PART_EN_OUTB_F);
-	pi->filter_raw_in = get32(d, IB_PORT_FILTER_RAW_INB_F);
-	pi->filter_raw_out = get32(d, IB_PORT_FILTER_RAW_OUTB_F);
-	pi->mkey_violations = get32(d, IB_PORT_MKEY_VIOL_F);
-	pi->pkey_violations = get32(d, IB_PORT_PKEY_VIOL_F);
-	pi->qkey_violations = get32(d, IB_PORT_QKEY_VIOL_F);
-	pi->guid_cap = get32(d, IB_PORT_GUID_CAP_F);
-	pi->client_rereg = get32(d, IB_PORT_CLIENT_REREG_F);
-	pi->subnet_timeout = get32(d, IB_PORT_SUBN_TIMEOUT_F);
-	pi->resp_time = get32(d, IB_PORT_RESP_TIME_VAL_F);
-	pi->local_phys_errors = get32(d, IB_PORT_LOCAL_PHYS_ERR_F);
-	pi->overrun_errors = get32(d, IB_PORT_OVERRUN_ERR_F);
+	/* IBA 14.2.5.6 Table 155 (PortInfo): whole octets by octet offset,
+	 * narrower fields by the table's bit offset (BITS). */
+	pi->mkey = ld64(d + 0);
+	pi->gid_prefix = ld64(d + 8);
+	pi->lid = ld16(d + 16);
+	pi->sm_lid = ld16(d + 18);
+	pi->cap_mask = ld32(d + 20);
+	pi->diag_code = ld16(d + 24);
+	pi->mkey_lease = ld16(d + 26);
+	pi->local_port = d[28];
+	pi->width_enabled = d[29];
+	pi->width_supported = d[30];
+	pi->width_active = d[31];
+	pi->speed_supported = BITS(d, 256, 4);
+	pi->state = BITS(d, 260, 4);
+	pi->phys_state = BITS(d, 264, 4);
+	pi->link_down_default = BITS(d, 268, 4);
+	pi->mkey_prot = BITS(d, 272, 2);
+	pi->lmc = BITS(d, 277, 3);
+	pi->speed_active = BITS(d, 280, 4);
+	pi->speed_enabled = BITS(d, 284, 4);
+	pi->neighbor_mtu = BITS(d, 288, 4);
+	pi->sm_sl = BITS(d, 292, 4);
+	pi->vl_cap = BITS(d, 296, 4);
+	pi->init_type = BITS(d, 300, 4);
+	pi->vl_high_limit = d[38];
+	pi->vl_arb_high_cap = d[39];
+	pi->vl_arb_low_cap = d[40];
+	pi->init_type_reply = BITS(d, 328, 4);
+	pi->mtu_cap = BITS(d, 332, 4);
+	pi->vl_stall_count = BITS(d, 336, 3);
+	pi->hoq_life = BITS(d, 339, 5);
+	pi->oper_vls = BITS(d, 344, 4);
+	pi->part_enf_in = BITS(d, 348, 1);
+	pi->part_enf_out = BITS(d, 349, 1);
+	pi->filter_raw_in = BITS(d, 350, 1);
+	pi->filter_raw_out = BITS(d, 351, 1);
+	pi->mkey_violations = ld16(d + 44);
+	pi->pkey_violations = ld16(d + 46);
+	pi->qkey_violations = ld16(d + 48);
+	pi->guid_cap = d[50];
+	pi->client_rereg = BITS(d, 408, 1);
+	pi->subnet_timeout = BITS(d, 411, 5);
+	pi->resp_time = BITS(d, 419, 5);
+	pi->local_phys_errors = BITS(d, 424, 4);
+	pi->overrun_errors = BITS(d, 428, 4);
 	/* IBA 1.3 14.2.5.6: extended speeds count only when
 	 * CapabilityMask.IsExtendedSpeedsSupported (bit 14) is set, and on
 	 * a switch that is port 0's mask, so the caller decides; the
 	 * fields are reserved (zero) on ports without them. */
-	pi->speed_ext_active = get32(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
-	pi->speed_ext_supported = get32(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
-	pi->speed_ext_enabled = get32(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
-	pi->cap_mask2 = get32(d, IB_PORT_CAPMASK2_F);
+	pi->speed_ext_active = BITS(d, 496, 4);
+	pi->speed_ext_supported = BITS(d, 500, 4);
+	pi->speed_ext_enabled = BITS(d, 507, 5);
+	pi->cap_mask2 = ld16(d + 60);
 	/* LinkSpeedExtActive2 and Supported2 (XDR): bits 449-450 and
-	 * 451-452, in octet 56, which older SMAs leave reserved (zero);
-	 * this libibmad has no field for them. */
+	 * 451-452, in octet 56, which older SMAs leave reserved (zero). */
 	pi->speed_ext2_active = (d[56] >> 5) & 0x3;
 	pi->speed_ext2_supported = (d[56] >> 3) & 0x3;
 	/* PortState 0..4 (0: no state change), PhysState 0..7. */
@@ -261,24 +277,25 @@ smp_decode_switchinfo(const uint8_t *d, size_t len, struct smp_switchinfo *si)
 	if (len < 20)		/* SwitchInfo is 17+ octets */
 		return -1;
 	memset(si, 0, sizeof(*si));
-	si->linear_cap = get32(d, IB_SW_LINEAR_FDB_CAP_F);
-	si->random_cap = get32(d, IB_SW_RANDOM_FDB_CAP_F);
-	si->mcast_cap = get32(d, IB_SW_MCAST_FDB_CAP_F);
-	si->linear_top = get32(d, IB_SW_LINEAR_FDB_TOP_F);
-	si->def_port = get32(d, IB_SW_DEF_PORT_F);
-	si->def_mcast_pri = get32(d, IB_SW_DEF_MCAST_PRIM_F);
-	si->def_mcast_notpri = get32(d, IB_SW_DEF_MCAST_NOT_PRIM_F);
-	si->life_time = get32(d, IB_SW_LIFE_TIME_F);
-	si->state_change = get32(d, IB_SW_STATE_CHANGE_F);
-	si->opt_sl2vl = get32(d, IB_SW_OPT_SLTOVL_MAPPING_F);
-	si->lids_per_port = get32(d, IB_SW_LIDS_PER_PORT_F);
-	si->part_enf_cap = get32(d, IB_SW_PARTITION_ENFORCE_CAP_F);
-	si->inb_enf_cap = get32(d, IB_SW_PARTITION_ENF_INB_F);
-	si->outb_enf_cap = get32(d, IB_SW_PARTITION_ENF_OUTB_F);
-	si->filter_raw_inb_cap = get32(d, IB_SW_FILTER_RAW_INB_F);
-	si->filter_raw_outb_cap = get32(d, IB_SW_FILTER_RAW_OUTB_F);
-	si->enhanced_port0 = get32(d, IB_SW_ENHANCED_PORT0_F);
-	si->mcast_top = get32(d, IB_SW_MCAST_FDB_TOP_F);
+	/* IBA 14.2.5.4 Table 148 (SwitchInfo). */
+	si->linear_cap = ld16(d + 0);
+	si->random_cap = ld16(d + 2);
+	si->mcast_cap = ld16(d + 4);
+	si->linear_top = ld16(d + 6);
+	si->def_port = d[8];
+	si->def_mcast_pri = d[9];
+	si->def_mcast_notpri = d[10];
+	si->life_time = BITS(d, 88, 5);
+	si->state_change = BITS(d, 93, 1);
+	si->opt_sl2vl = BITS(d, 94, 2);
+	si->lids_per_port = ld16(d + 12);
+	si->part_enf_cap = ld16(d + 14);
+	si->inb_enf_cap = BITS(d, 128, 1);
+	si->outb_enf_cap = BITS(d, 129, 1);
+	si->filter_raw_inb_cap = BITS(d, 130, 1);
+	si->filter_raw_outb_cap = BITS(d, 131, 1);
+	si->enhanced_port0 = BITS(d, 132, 1);
+	si->mcast_top = ld16(d + 18);
 	/* LinearFDBTop indexes the LFT: it cannot pass the unicast range
 	 * or the switch's own capacity. */
 	if (si->linear_top >= 0xc000 || (si->linear_cap &&
@@ -293,11 +310,12 @@ smp_decode_sminfo(const uint8_t *d, size_t len, struct smp_sminfo *sm)
 	if (len < 21)		/* SMInfo is 21 octets */
 		return -1;
 	memset(sm, 0, sizeof(*sm));
-	sm->guid = get64(d, IB_SMINFO_GUID_F);
-	sm->sm_key = get64(d, IB_SMINFO_KEY_F);
-	sm->act_count = get32(d, IB_SMINFO_ACT_F);
-	sm->priority = get32(d, IB_SMINFO_PRIO_F);
-	sm->state = get32(d, IB_SMINFO_STATE_F);
+	/* IBA 14.2.5.13 Table 166 (SMInfo). */
+	sm->guid = ld64(d + 0);
+	sm->sm_key = ld64(d + 8);
+	sm->act_count = ld32(d + 16);
+	sm->priority = BITS(d, 160, 4);
+	sm->state = BITS(d, 164, 4);
 	return 0;
 }
 

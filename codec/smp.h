@@ -1,9 +1,11 @@
 /* smp: SMP attribute IDs and decoders (IBA 14.2.5).
  *
- * Decoders take the 64-byte SMP data field and use libibmad's field
- * tables, never hand-coded bit offsets. Each checks what the IBA fixes
- * (node type, port counts, enumerations) and returns -1 on garbage, so a
- * misbehaving node cannot put out-of-range values into a PDU. */
+ * Decoders take the 64-byte SMP data field and read it at the IBA's
+ * offsets with plain loads (tests/unit/test_smp.c holds NodeInfo,
+ * PortInfo, SwitchInfo and SMInfo to libibmad's field tables on random
+ * buffers). Each checks what the IBA fixes (node type, port counts,
+ * enumerations) and returns -1 on garbage, so a misbehaving node cannot
+ * put out-of-range values into a PDU. */
 #ifndef IBSNMPGW_CODEC_SMP_H
 #define IBSNMPGW_CODEC_SMP_H
 

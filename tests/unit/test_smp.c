@@ -146,6 +146,359 @@ test_portinfo_garbage(void **state)
 	assert_int_equal(smp_decode_portinfo(d, 64, &p), -1);
 }
 
+/* Reference decoders: every field through libibmad's field table
+ * (mad_decode_field), as the gateway decoded them before it read the
+ * offsets itself, with the same validity checks. */
+static uint32_t
+ref32(const uint8_t *d, enum MAD_FIELDS f)
+{
+	uint32_t v = 0;
+
+	mad_decode_field((uint8_t *)d, f, &v);
+	return v;
+}
+
+static uint64_t
+ref64(const uint8_t *d, enum MAD_FIELDS f)
+{
+	uint64_t v = 0;
+
+	mad_decode_field((uint8_t *)d, f, &v);
+	return v;
+}
+
+/* w bits at IBA bit offset off (bit 0: the MSB of octet 0), for the
+ * fields libibmad has no table entry for. */
+static uint32_t
+ref_bits(const uint8_t *d, int off, int w)
+{
+	uint32_t v = 0;
+
+	for (int b = off; b < off + w; b++)
+		v = v << 1 | ((d[b / 8] >> (7 - b % 8)) & 1);
+	return v;
+}
+
+static int
+ref_nodeinfo(const uint8_t *d, struct smp_nodeinfo *ni)
+{
+	memset(ni, 0, sizeof(*ni));
+	ni->base_version = ref32(d, IB_NODE_BASE_VERS_F);
+	ni->class_version = ref32(d, IB_NODE_CLASS_VERS_F);
+	ni->node_type = ref32(d, IB_NODE_TYPE_F);
+	ni->num_ports = ref32(d, IB_NODE_NPORTS_F);
+	ni->system_image_guid = ref64(d, IB_NODE_SYSTEM_GUID_F);
+	ni->node_guid = ref64(d, IB_NODE_GUID_F);
+	ni->port_guid = ref64(d, IB_NODE_PORT_GUID_F);
+	ni->partition_cap = ref32(d, IB_NODE_PARTITION_CAP_F);
+	ni->device_id = ref32(d, IB_NODE_DEVID_F);
+	ni->revision = ref32(d, IB_NODE_REVISION_F);
+	ni->local_port = ref32(d, IB_NODE_LOCAL_PORT_F);
+	ni->vendor_id = ref32(d, IB_NODE_VENDORID_F);
+	if (ni->node_type < 1 || ni->node_type > 3 || ni->num_ports == 0 ||
+	    ni->num_ports == 255 || ni->node_guid == 0 ||
+	    ni->local_port > ni->num_ports)
+		return -1;
+	return 0;
+}
+
+static int
+ref_portinfo(const uint8_t *d, struct smp_portinfo *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->mkey = ref64(d, IB_PORT_MKEY_F);
+	pi->gid_prefix = ref64(d, IB_PORT_GID_PREFIX_F);
+	pi->lid = ref32(d, IB_PORT_LID_F);
+	pi->sm_lid = ref32(d, IB_PORT_SMLID_F);
+	pi->cap_mask = ref32(d, IB_PORT_CAPMASK_F);
+	pi->diag_code = ref32(d, IB_PORT_DIAG_F);
+	pi->mkey_lease = ref32(d, IB_PORT_MKEY_LEASE_F);
+	pi->local_port = ref32(d, IB_PORT_LOCAL_PORT_F);
+	pi->width_enabled = ref32(d, IB_PORT_LINK_WIDTH_ENABLED_F);
+	pi->width_supported = ref32(d, IB_PORT_LINK_WIDTH_SUPPORTED_F);
+	pi->width_active = ref32(d, IB_PORT_LINK_WIDTH_ACTIVE_F);
+	pi->speed_supported = ref32(d, IB_PORT_LINK_SPEED_SUPPORTED_F);
+	pi->state = ref32(d, IB_PORT_STATE_F);
+	pi->phys_state = ref32(d, IB_PORT_PHYS_STATE_F);
+	pi->link_down_default = ref32(d, IB_PORT_LINK_DOWN_DEF_F);
+	pi->mkey_prot = ref32(d, IB_PORT_MKEY_PROT_BITS_F);
+	pi->lmc = ref32(d, IB_PORT_LMC_F);
+	pi->speed_active = ref32(d, IB_PORT_LINK_SPEED_ACTIVE_F);
+	pi->speed_enabled = ref32(d, IB_PORT_LINK_SPEED_ENABLED_F);
+	pi->neighbor_mtu = ref32(d, IB_PORT_NEIGHBOR_MTU_F);
+	pi->sm_sl = ref32(d, IB_PORT_SMSL_F);
+	pi->vl_cap = ref32(d, IB_PORT_VL_CAP_F);
+	pi->init_type = ref32(d, IB_PORT_INIT_TYPE_F);
+	pi->vl_high_limit = ref32(d, IB_PORT_VL_HIGH_LIMIT_F);
+	pi->vl_arb_high_cap = ref32(d, IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
+	pi->vl_arb_low_cap = ref32(d, IB_PORT_VL_ARBITRATION_LOW_CAP_F);
+	pi->init_type_reply = ref32(d, IB_PORT_INIT_TYPE_REPLY_F);
+	pi->mtu_cap = ref32(d, IB_PORT_MTU_CAP_F);
+	pi->vl_stall_count = ref32(d, IB_PORT_VL_STALL_COUNT_F);
+	pi->hoq_life = ref32(d, IB_PORT_HOQ_LIFE_F);
+	pi->oper_vls = ref32(d, IB_PORT_OPER_VLS_F);
+	pi->part_enf_in = ref32(d, IB_PORT_PART_EN_INB_F);
+	pi->part_enf_out = ref32(d, IB_PORT_PART_EN_OUTB_F);
+	pi->filter_raw_in = ref32(d, IB_PORT_FILTER_RAW_INB_F);
+	pi->filter_raw_out = ref32(d, IB_PORT_FILTER_RAW_OUTB_F);
+	pi->mkey_violations = ref32(d, IB_PORT_MKEY_VIOL_F);
+	pi->pkey_violations = ref32(d, IB_PORT_PKEY_VIOL_F);
+	pi->qkey_violations = ref32(d, IB_PORT_QKEY_VIOL_F);
+	pi->guid_cap = ref32(d, IB_PORT_GUID_CAP_F);
+	pi->client_rereg = ref32(d, IB_PORT_CLIENT_REREG_F);
+	pi->subnet_timeout = ref32(d, IB_PORT_SUBN_TIMEOUT_F);
+	pi->resp_time = ref32(d, IB_PORT_RESP_TIME_VAL_F);
+	pi->local_phys_errors = ref32(d, IB_PORT_LOCAL_PHYS_ERR_F);
+	pi->overrun_errors = ref32(d, IB_PORT_OVERRUN_ERR_F);
+	pi->speed_ext_active = ref32(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	pi->speed_ext_supported = ref32(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
+	pi->speed_ext_enabled = ref32(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+	pi->cap_mask2 = ref32(d, IB_PORT_CAPMASK2_F);
+	/* LinkSpeedExtActive2 at bit 449, Supported2 at 451, 2 bits each. */
+	pi->speed_ext2_active = ref_bits(d, 449, 2);
+	pi->speed_ext2_supported = ref_bits(d, 451, 2);
+	if (pi->state > 4 || pi->phys_state > 7 || pi->lmc > 7)
+		return -1;
+	return 0;
+}
+
+/* A fixed-seed xorshift64, so a failure repeats. */
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void
+rnd_fill(uint64_t *s, uint8_t *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = (uint8_t)(rnd(s) >> 24);
+}
+
+#define SAME(f)	assert_true(got.f == want.f)
+
+/* The direct NodeInfo decoder against libibmad's fields, on random
+ * buffers (mostly garbage, so -1 as often as not: the fields are
+ * compared either way) and on ones made valid. */
+static void
+test_nodeinfo_as_libibmad(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	int valid = 0;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t d[64];
+		struct smp_nodeinfo got, want;
+		int rg, rw;
+
+		rnd_fill(&seed, d, sizeof(d));
+		if (i & 1) {		/* half of them pass the checks */
+			d[2] = 1 + i % 3;
+			d[3] = 1 + d[3] % 254;
+			d[36] = d[36] % (d[3] + 1);
+			d[12] |= 1;
+		}
+		memset(&got, 0xa5, sizeof(got));
+		rg = smp_decode_nodeinfo(d, sizeof(d), &got);
+		rw = ref_nodeinfo(d, &want);
+		assert_int_equal(rg, rw);
+		valid += rg == 0;
+		SAME(base_version);
+		SAME(class_version);
+		SAME(node_type);
+		SAME(num_ports);
+		SAME(system_image_guid);
+		SAME(node_guid);
+		SAME(port_guid);
+		SAME(partition_cap);
+		SAME(device_id);
+		SAME(revision);
+		SAME(local_port);
+		SAME(vendor_id);
+	}
+	assert_true(valid >= 5000);
+}
+
+static void
+test_portinfo_as_libibmad(void **state)
+{
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	int valid = 0;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t d[64];
+		struct smp_portinfo got, want;
+		int rg, rw;
+
+		rnd_fill(&seed, d, sizeof(d));
+		if (i & 1) {	/* PortState 0..4, PortPhysicalState 0..7 */
+			d[32] = (uint8_t)((d[32] & 0xf0) | i % 5);
+			d[33] &= 0x7f;
+		}
+		memset(&got, 0xa5, sizeof(got));
+		rg = smp_decode_portinfo(d, sizeof(d), &got);
+		rw = ref_portinfo(d, &want);
+		assert_int_equal(rg, rw);
+		valid += rg == 0;
+		SAME(mkey);
+		SAME(gid_prefix);
+		SAME(lid);
+		SAME(sm_lid);
+		SAME(cap_mask);
+		SAME(diag_code);
+		SAME(mkey_lease);
+		SAME(local_port);
+		SAME(width_enabled);
+		SAME(width_supported);
+		SAME(width_active);
+		SAME(speed_supported);
+		SAME(speed_active);
+		SAME(speed_enabled);
+		SAME(state);
+		SAME(phys_state);
+		SAME(link_down_default);
+		SAME(mkey_prot);
+		SAME(lmc);
+		SAME(neighbor_mtu);
+		SAME(mtu_cap);
+		SAME(sm_sl);
+		SAME(vl_cap);
+		SAME(init_type);
+		SAME(vl_high_limit);
+		SAME(vl_arb_high_cap);
+		SAME(vl_arb_low_cap);
+		SAME(init_type_reply);
+		SAME(vl_stall_count);
+		SAME(hoq_life);
+		SAME(oper_vls);
+		SAME(part_enf_in);
+		SAME(part_enf_out);
+		SAME(filter_raw_in);
+		SAME(filter_raw_out);
+		SAME(mkey_violations);
+		SAME(pkey_violations);
+		SAME(qkey_violations);
+		SAME(guid_cap);
+		SAME(client_rereg);
+		SAME(subnet_timeout);
+		SAME(resp_time);
+		SAME(local_phys_errors);
+		SAME(overrun_errors);
+		SAME(speed_ext_active);
+		SAME(speed_ext_supported);
+		SAME(speed_ext_enabled);
+		SAME(cap_mask2);
+		SAME(speed_ext2_active);
+		SAME(speed_ext2_supported);
+	}
+	assert_true(valid >= 4000);
+}
+
+static int
+ref_switchinfo(const uint8_t *d, struct smp_switchinfo *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->linear_cap = ref32(d, IB_SW_LINEAR_FDB_CAP_F);
+	si->random_cap = ref32(d, IB_SW_RANDOM_FDB_CAP_F);
+	si->mcast_cap = ref32(d, IB_SW_MCAST_FDB_CAP_F);
+	si->linear_top = ref32(d, IB_SW_LINEAR_FDB_TOP_F);
+	si->def_port = ref32(d, IB_SW_DEF_PORT_F);
+	si->def_mcast_pri = ref32(d, IB_SW_DEF_MCAST_PRIM_F);
+	si->def_mcast_notpri = ref32(d, IB_SW_DEF_MCAST_NOT_PRIM_F);
+	si->life_time = ref32(d, IB_SW_LIFE_TIME_F);
+	si->state_change = ref32(d, IB_SW_STATE_CHANGE_F);
+	si->opt_sl2vl = ref32(d, IB_SW_OPT_SLTOVL_MAPPING_F);
+	si->lids_per_port = ref32(d, IB_SW_LIDS_PER_PORT_F);
+	si->part_enf_cap = ref32(d, IB_SW_PARTITION_ENFORCE_CAP_F);
+	si->inb_enf_cap = ref32(d, IB_SW_PARTITION_ENF_INB_F);
+	si->outb_enf_cap = ref32(d, IB_SW_PARTITION_ENF_OUTB_F);
+	si->filter_raw_inb_cap = ref32(d, IB_SW_FILTER_RAW_INB_F);
+	si->filter_raw_outb_cap = ref32(d, IB_SW_FILTER_RAW_OUTB_F);
+	si->enhanced_port0 = ref32(d, IB_SW_ENHANCED_PORT0_F);
+	si->mcast_top = ref32(d, IB_SW_MCAST_FDB_TOP_F);
+	if (si->linear_top >= 0xc000 || (si->linear_cap &&
+	    si->linear_top >= si->linear_cap))
+		return -1;
+	return 0;
+}
+
+static void
+test_switchinfo_as_libibmad(void **state)
+{
+	uint64_t seed = 0x5851f42d4c957f2dULL;
+	int valid = 0;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t d[64];
+		struct smp_switchinfo got, want;
+		int rg, rw;
+
+		rnd_fill(&seed, d, sizeof(d));
+		if (i & 1)		/* LinearFDBTop below the cap */
+			d[6] = d[0] > 0 ? d[0] - 1 : 0;
+		memset(&got, 0xa5, sizeof(got));
+		rg = smp_decode_switchinfo(d, sizeof(d), &got);
+		rw = ref_switchinfo(d, &want);
+		assert_int_equal(rg, rw);
+		valid += rg == 0;
+		SAME(linear_cap);
+		SAME(random_cap);
+		SAME(mcast_cap);
+		SAME(linear_top);
+		SAME(def_port);
+		SAME(def_mcast_pri);
+		SAME(def_mcast_notpri);
+		SAME(life_time);
+		SAME(state_change);
+		SAME(opt_sl2vl);
+		SAME(lids_per_port);
+		SAME(part_enf_cap);
+		SAME(inb_enf_cap);
+		SAME(outb_enf_cap);
+		SAME(filter_raw_inb_cap);
+		SAME(filter_raw_outb_cap);
+		SAME(enhanced_port0);
+		SAME(mcast_top);
+	}
+	assert_true(valid >= 3000);
+}
+
+static void
+test_sminfo_as_libibmad(void **state)
+{
+	uint64_t seed = 0x14057b7ef767814fULL;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t d[64];
+		struct smp_sminfo got, want;
+
+		rnd_fill(&seed, d, sizeof(d));
+		memset(&got, 0xa5, sizeof(got));
+		assert_int_equal(smp_decode_sminfo(d, sizeof(d), &got), 0);
+		memset(&want, 0, sizeof(want));
+		want.guid = ref64(d, IB_SMINFO_GUID_F);
+		want.sm_key = ref64(d, IB_SMINFO_KEY_F);
+		want.act_count = ref32(d, IB_SMINFO_ACT_F);
+		want.priority = ref32(d, IB_SMINFO_PRIO_F);
+		want.state = ref32(d, IB_SMINFO_STATE_F);
+		SAME(guid);
+		SAME(sm_key);
+		SAME(act_count);
+		SAME(priority);
+		SAME(state);
+	}
+}
+
+#undef SAME
+
 static void
 test_nodedesc(void **state)
 {
@@ -484,6 +837,10 @@ main(void)
 		cmocka_unit_test(test_nodeinfo_garbage),
 		cmocka_unit_test(test_portinfo),
 		cmocka_unit_test(test_portinfo_garbage),
+		cmocka_unit_test(test_nodeinfo_as_libibmad),
+		cmocka_unit_test(test_portinfo_as_libibmad),
+		cmocka_unit_test(test_switchinfo_as_libibmad),
+		cmocka_unit_test(test_sminfo_as_libibmad),
 		cmocka_unit_test(test_nodedesc),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_speeds),

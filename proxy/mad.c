@@ -84,7 +84,6 @@ static int			 mad_agent_dr = -1, mad_agent_lid = -1;
 static int			 mad_agent_perf = -1;
 static int			 mad_agent_sa = -1;
 static int			 mad_agent_tun = -1;	/* class 0x08 */
-static size_t			 mad_answer_len;	/* of the callback's */
 static int			 mad_timeout, mad_retries;
 static int			 mad_max, mad_max_node;
 static int			 mad_inflight_n, mad_queued_n;
@@ -346,7 +345,7 @@ req_spare_free(void)
 }
 
 static void
-req_finish(struct mad_req *r, int status, const uint8_t *mad)
+req_finish(struct mad_req *r, int status, const uint8_t *mad, size_t len)
 {
 	if (status == -ETIMEDOUT) {
 		mad_st.timeouts++;
@@ -356,7 +355,7 @@ req_finish(struct mad_req *r, int status, const uint8_t *mad)
 		r->node->st.errors++;
 	} else if (status == -EPROTO)
 		r->node->st.errors++;
-	r->cb(r->arg, status, mad);
+	r->cb(r->arg, status, mad, len);
 	req_put(r);
 }
 
@@ -376,7 +375,7 @@ node_fail_queue(struct mad_node *n, int status)
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, link);
 		mad_queued_n--;
-		req_finish(r, status, NULL);
+		req_finish(r, status, NULL, 0);
 	}
 }
 
@@ -439,12 +438,12 @@ mad_timeout_cb(void *arg)
 		 * timeout (health.c, the "never answers this attribute"
 		 * test) nor a reason to fail its queue. */
 		if (r->garbled) {
-			req_finish(r, -EPROTO, NULL);
+			req_finish(r, -EPROTO, NULL, 0);
 			continue;
 		}
 		int optional = r->optional;
 
-		req_finish(r, -ETIMEDOUT, NULL);
+		req_finish(r, -ETIMEDOUT, NULL, 0);
 		if (!optional)
 			node_fail_queue(n, -EHOSTUNREACH);
 	}
@@ -509,7 +508,7 @@ mad_dispatch(void)
 			slot_release(r);
 			n->inflight--;
 			mad_inflight_n--;
-			req_finish(r, mad_down ? -ENETDOWN : -EIO, NULL);
+			req_finish(r, mad_down ? -ENETDOWN : -EIO, NULL, 0);
 			if (mad_down)
 				break;
 			continue;
@@ -517,7 +516,7 @@ mad_dispatch(void)
 		if (r->no_answer) {
 			/* A Send: nothing to wait for. */
 			inflight_remove(r);
-			req_finish(r, 0, NULL);
+			req_finish(r, 0, NULL, 0);
 		}
 		node_make_ready(n);
 	}
@@ -633,16 +632,14 @@ handle_answer(uint8_t *umad, int len)
 		r->garbled = 1;
 		inflight_remove(r);
 		if (req_retry(r) == -1)
-			req_finish(r, -EPROTO, NULL);
+			req_finish(r, -EPROTO, NULL, 0);
 		mad_dispatch();
 		return;
 	}
 	mad_st.answered++;
 	st = proxy_mad_status(mad);
 	inflight_remove(r);
-	mad_answer_len = (size_t)len - umad_size();
-	req_finish(r, st ? -EIO : 0, mad);
-	mad_answer_len = PROXY_MAD_SIZE;
+	req_finish(r, st ? -EIO : 0, mad, (size_t)len - umad_size());
 	mad_dispatch();
 }
 
@@ -1174,12 +1171,6 @@ proxy_mad_respond(const void *req, const uint8_t *mad, size_t len)
 	return 0;
 }
 
-size_t
-proxy_mad_answer_len(void)
-{
-	return mad_answer_len;
-}
-
 int
 proxy_mad_local(struct proxy_local_port *lp)
 {
@@ -1363,7 +1354,7 @@ fail_all(int status)
 
 	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL) {
 		inflight_remove(r);
-		req_finish(r, status, NULL);
+		req_finish(r, status, NULL, 0);
 	}
 	/* Submits from the callbacks fail (mad_down): no node is added
 	 * to the table while it is walked. */
@@ -1561,7 +1552,7 @@ proxy_mad_stop(void)
 	}
 	while ((r = TAILQ_FIRST(&mad_inflight)) != NULL) {
 		inflight_remove(r);
-		req_finish(r, -ECANCELED, NULL);
+		req_finish(r, -ECANCELED, NULL, 0);
 	}
 	TAILQ_INIT(&mad_ready);
 	htab_foreach(&mad_nodes, free_node, NULL);

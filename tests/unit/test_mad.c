@@ -138,7 +138,7 @@ umad_send(int fd, int agent, void *umad, int length, int timeout_ms,
 }
 
 static void
-req_cb(void *arg, int status, const uint8_t *mad)
+req_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct req *q = arg;
 
@@ -589,7 +589,7 @@ static int	ctx_status = 1;
 static const void *ctx_arg;
 
 static void
-ctx_cb(void *arg, int status, const uint8_t *mad)
+ctx_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	memcpy(ctx_seen, arg, sizeof(ctx_seen));
 	ctx_arg = arg;

@@ -934,7 +934,8 @@ encode_perf(const struct proxy_mad_args *a, uint8_t *buf)
 }
 
 int
-proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
+proxy_mad_encode(const struct proxy_mad_args *a, uint64_t mkey,
+    uint64_t sa_key, uint8_t *buf)
 {
 	ib_portid_t pid;
 	ib_rpc_t rpc;
@@ -959,7 +960,7 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 	rpc.trid = 1;	/* replaced at send time */
 	if (a->mgmt_class == ATTR_CLASS_SMI_DR ||
 	    a->mgmt_class == ATTR_CLASS_SMI)
-		rpc.mkey = mad_mkey;
+		rpc.mkey = mkey;
 	switch (a->mgmt_class) {
 	case ATTR_CLASS_SMI_DR:
 		if (a->target.path.cnt >= STORE_PATH_MAX)
@@ -1017,7 +1018,7 @@ proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf)
 		return -1;
 	if (a->mgmt_class == IB_SA_CLASS)
 		mad_set_field64(umad_get_mad(buf), 0, IB_SA_MKEY_F,
-		    a->sa_trusted ? mad_sa_key : 0);
+		    a->sa_trusted ? sa_key : 0);
 	return 0;
 }
 
@@ -1055,7 +1056,7 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 		log_warn("mad: request");
 		return -1;
 	}
-	if (proxy_mad_encode(a, r->umad) == -1) {
+	if (proxy_mad_encode(a, mad_mkey, mad_sa_key, r->umad) == -1) {
 		log_warnx("mad: cannot encode attribute 0x%04x", a->attr_id);
 		req_put(r);
 		return -1;

@@ -140,8 +140,11 @@ int	proxy_mad_node_stats(uint64_t key, struct proxy_mad_node_stats *st);
 int	proxy_mad_port_up(void);
 void	proxy_mad_on_port_up(void (*fn)(void *), void *arg);
 /* Encode a request into buf (umad_size() + PROXY_MAD_SIZE bytes, zeroed
- * here) with libibmad. Returns 0, or -1 if it cannot be encoded. */
-int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);
+ * here) with libibmad. mkey goes into SMPs (IBA 14.2.4), sa_key into SA
+ * requests that are a->sa_trusted (15.2.1.1). Returns 0, or -1 if it
+ * cannot be encoded. */
+int	proxy_mad_encode(const struct proxy_mad_args *a, uint64_t mkey,
+	    uint64_t sa_key, uint8_t *buf);
 
 /* Requests to us, not answers (the SA's Reports, IBA 13.4.8.2; the
  * tunnel's Sends, 16.4): mad is the whole MAD, req what

@@ -18,42 +18,10 @@
 
 #define SLOT_BITS	12
 #define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
-/* The largest RMPP answer taken (an SA table of a large fabric). */
-#define MAD_RMPP_MAX	(16 << 20)
-/* An RMPP answer past which its buffer is a mapping of its own. */
-#define MAD_BIG		(1 << 20)
 
+struct mad_node;
 struct mad_req;
-
-struct mad_node {
-	uint64_t			 key;
-	struct proxy_mad_node_stats	 st;
-	int				 inflight;
-	int				 ready;	/* on the ready list */
-	TAILQ_HEAD(, mad_req)		 queue;
-	TAILQ_ENTRY(mad_node)		 rlink;
-};
-
-struct mad_req {
-	TAILQ_ENTRY(mad_req)	 link;		/* node queue or in flight */
-	struct mad_node		*node;
-	proxy_mad_cb		 cb;
-	void			*arg;
-	uint32_t		 tid;		/* 0 while queued */
-	int			 agent;
-	int			 tries;		/* sends left */
-	int			 optional;	/* proxy_mad_args.optional */
-	int			 no_answer;	/* a Send: done when sent */
-	int			 garbled;	/* a malformed answer came */
-	uint64_t		 deadline;
-	uint8_t			 attr_check[4];	/* class, attr id (be16) */
-	uint8_t			 mod_check[4];	/* attr modifier (be32) */
-	uint8_t			 check_mod;	/* answers echo it */
-	uint64_t		 ctx[PROXY_MAD_CTX / 8];	/* args.ctx */
-	uint8_t			 umad[];	/* umad_size() + MAD */
-};
-
-_Static_assert(PROXY_MAD_CTX % 8 == 0, "mad_req.ctx is in 8-octet words");
+struct mad_rx;
 
 /* A counter poll makes and ends tens of thousands of requests: ended
  * ones are kept for the next (at most REQ_SPARE, ~110 kB) instead of a
@@ -69,23 +37,6 @@ _Static_assert(PROXY_MAD_CTX % 8 == 0, "mad_req.ctx is in 8-octet words");
 /* Requests to us (SA Reports; SMInfo under ibsim's IsSM): the handler
  * and, with IsSM, the issm device that keeps the capability set. */
 #define MAD_REQ_CLASSES	4
-
-#define BACKOFF_MIN_MS	1000
-#define BACKOFF_MAX_MS	60000
-
-/* Reader thread. umad2sim's poll() waits only on its fake fd whenever one
- * is in the set and ignores the others, so the umad fd cannot share the
- * loop's poll(). A thread blocks on it alone and hands each answer to the
- * loop through a queue and a self-pipe; with the kernel's umad device the
- * same design costs one wake-up per batch. */
-struct mad_rx {
-	struct mad_rx	*next;
-	int		 len;
-	size_t		 mapped;	/* its own mapping's size, or 0 */
-	uint8_t		 umad[];
-};
-
-#define DIRECT_IDLE_MS	5
 
 struct mad_engine {
 	/* The request pool (REQ_SPARE). */
@@ -114,7 +65,7 @@ struct mad_engine {
 	 * it. */
 	int			 rate;		/* per second, 0: none */
 	uint64_t		 mkey;	/* M_Key for SMPs (IBA 14.2.4) */
-	uint64_t		 sa_key;	/* SM_Key for the SA (15.2.1.1) */
+	uint64_t		 sa_key;	/* SM_Key, SA (15.2.1.1) */
 	double			 tokens;
 	uint64_t		 tokens_at;
 	struct ev_timer		 rate_timer;
@@ -174,5 +125,28 @@ struct mad_engine {
 
 /* The one engine proxy/mad.h's API works on. */
 struct mad_engine *mad_engine_default(void);
+
+/* proxy/mad.c: the scheduler. */
+void	mad_handle_answer(struct mad_engine *e, uint8_t *umad, int len);
+void	mad_fail_all(struct mad_engine *e, int status);
+
+/* proxy/mad_port.c: the local port. */
+int	mad_port_init(struct mad_engine *e, const char *ca, int port);
+void	mad_port_close(struct mad_engine *e);
+int	mad_port_error(int err);
+int	mad_local_port_active(struct mad_engine *e);
+int	mad_agent_of(struct mad_engine *e, uint8_t mgmt_class);
+void	mad_port_failed(struct mad_engine *e, const char *what, int err);
+
+/* proxy/mad_rx.c: reading the port. */
+int	mad_rx_start(struct mad_engine *e);
+void	mad_rx_stop(struct mad_engine *e);
+void	mad_rx_close(struct mad_engine *e);
+void	mad_rx_finalise(struct mad_engine *e);
+int	mad_reader_start(struct mad_engine *e);
+void	mad_reader_stop(struct mad_engine *e);
+
+/* proxy/mad_serve.c: requests to us. */
+void	mad_handle_request(struct mad_engine *e, uint8_t *umad, int len);
 
 #endif

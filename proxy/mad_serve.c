@@ -28,6 +28,9 @@ answer_sminfo(struct mad_engine *e, const uint8_t *umad, const uint8_t *mad,
 	return proxy_mad_respond(umad, resp, PROXY_MAD_SIZE) == 0;
 }
 
+/* A request to us (a method without the response bit, IBA 13.4.5), as
+ * it came off the port: SMInfo under IsSM is answered here, the rest
+ * goes to its class's handler. */
 void
 mad_handle_request(struct mad_engine *e, uint8_t *umad, int len)
 {

@@ -475,6 +475,29 @@ test_encode_perf_and_bad(void **state)
 	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), -1);
 }
 
+/* The keys are the caller's: an SA request carries the SM_Key only when
+ * trusted (IBA 15.2.1.1), and never the M_Key, which is for SMPs. */
+static void
+test_encode_sa_key(void **state)
+{
+	uint8_t buf[512];
+	struct proxy_mad_args a;
+	uint8_t *mad = buf + umad_size();
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.mgmt_class = IB_SA_CLASS;
+	a.method = IB_MAD_METHOD_GET_TABLE;
+	a.attr_id = 0x0011;			/* NodeRecord */
+	a.target.lid = 1;
+	assert_int_equal(proxy_mad_encode(&a, 0x1111, 0x2222, buf), 0);
+	assert_true(mad_get_field64(mad, 0, IB_SA_MKEY_F) == 0);
+	a.sa_trusted = 1;
+	assert_int_equal(proxy_mad_encode(&a, 0x1111, 0x2222, buf), 0);
+	assert_true(mad_get_field64(mad, 0, IB_SA_MKEY_F) == 0x2222);
+	assert_int_equal(mad[1], IB_SA_CLASS);
+}
+
 int
 main(void)
 {
@@ -492,6 +515,7 @@ main(void)
 		cmocka_unit_test(test_encode_dr),
 		cmocka_unit_test(test_encode_perf_as_libibmad),
 		cmocka_unit_test(test_encode_perf_and_bad),
+		cmocka_unit_test(test_encode_sa_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,7 +192,7 @@ proxy_diff_ports_changed(const struct store_node *old,
 
 /* A pulled cable at our own port: the sweep reached only ourselves,
  * and its own PortInfo says so (PortState Down or no physical link),
- * whatever the device's sysfs says (proxy/mad.c looks at that). */
+ * whatever the device's sysfs says (proxy/mad_port.c looks at that). */
 int
 proxy_diff_local_link_down(const struct proxy_sweep_view *v)
 {

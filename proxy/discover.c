@@ -72,7 +72,7 @@ static void			*disc_check_arg;
 static struct store_sm		*disc_sms;	/* SMInfo answers */
 static size_t			 disc_nsms, disc_smcap;
 
-static void dreq_cb(void *arg, int status, const uint8_t *mad);
+static void dreq_cb(void *arg, int status, const uint8_t *mad, size_t len);
 
 static uint64_t
 path_key(const struct store_path *p)
@@ -632,7 +632,7 @@ finish_sweep(void)
 }
 
 static void
-dreq_cb(void *arg, int status, const uint8_t *mad)
+dreq_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct dreq *r = arg;
 

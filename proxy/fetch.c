@@ -106,7 +106,7 @@ perf_wrong_port(const struct fetch *f, const uint8_t *mad)
 }
 
 static void
-fetch_cb(void *arg, int status, const uint8_t *mad)
+fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct fetch *f = arg;
 

@@ -155,7 +155,7 @@ link_changed(const struct store_node *n, uint8_t port, uint16_t lid,
 }
 
 static void
-port_cb(void *arg, int status, const uint8_t *mad)
+port_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct port_read *pr = arg;
 	const struct store_node *n = store_node_by_guid(pr->guid), *peer;
@@ -549,7 +549,7 @@ round_done(void)
 }
 
 static void
-set_cb(void *arg, int status, const uint8_t *mad)
+set_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	(void)mad;
 	if ((uint32_t)(uintptr_t)arg != inf_gen)
@@ -618,7 +618,7 @@ subscribe(void)
 }
 
 static void
-unset_cb(void *arg, int status, const uint8_t *mad)
+unset_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	(void)arg;
 	(void)mad;
@@ -802,7 +802,7 @@ master_read(void *arg)
 }
 
 static void
-sminfo_cb(void *arg, int status, const uint8_t *mad)
+sminfo_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct smp_sminfo sm;
 	uint16_t lid = (uint16_t)(uintptr_t)arg;

@@ -8,6 +8,7 @@
 #ifndef IBSNMPGW_PROXY_MAD_H
 #define IBSNMPGW_PROXY_MAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "codec/attr.h"
@@ -64,10 +65,12 @@ struct proxy_mad_args {
 /* status: 0, or -ETIMEDOUT (no answer after all retries),
  * -EHOSTUNREACH (not sent: another request to the node just timed out),
  * -EIO (MAD status error; *mad holds the answer), -EPROTO (malformed
- * answer), -ECANCELED (engine shut down). mad is the whole MAD or NULL:
- * 256 octets, or for an SA answer the RMPP reassembly the kernel made
- * (proxy_mad_answer_len() octets, valid during the callback). */
-typedef void (*proxy_mad_cb)(void *arg, int status, const uint8_t *mad);
+ * answer), -ECANCELED (engine shut down). mad is the whole MAD or NULL,
+ * valid during the callback, and len its octets (0 with NULL): 256 for
+ * SMPs and PerfMgt, or for an SA answer the RMPP reassembly the kernel
+ * made. */
+typedef void (*proxy_mad_cb)(void *arg, int status, const uint8_t *mad,
+    size_t len);
 
 struct proxy_mad_stats {
 	uint64_t sent, answered, timeouts, retries, errors, malformed;
@@ -137,10 +140,11 @@ int	proxy_mad_node_stats(uint64_t key, struct proxy_mad_node_stats *st);
 int	proxy_mad_port_up(void);
 void	proxy_mad_on_port_up(void (*fn)(void *), void *arg);
 /* Encode a request into buf (umad_size() + PROXY_MAD_SIZE bytes, zeroed
- * here) with libibmad. Returns 0, or -1 if it cannot be encoded. */
-/* Octets of the answer the current callback was given. */
-size_t	proxy_mad_answer_len(void);
-int	proxy_mad_encode(const struct proxy_mad_args *a, uint8_t *buf);
+ * here) with libibmad. mkey goes into SMPs (IBA 14.2.4), sa_key into SA
+ * requests that are a->sa_trusted (15.2.1.1). Returns 0, or -1 if it
+ * cannot be encoded. */
+int	proxy_mad_encode(const struct proxy_mad_args *a, uint64_t mkey,
+	    uint64_t sa_key, uint8_t *buf);
 
 /* Requests to us, not answers (the SA's Reports, IBA 13.4.8.2; the
  * tunnel's Sends, 16.4): mad is the whole MAD, req what

@@ -253,7 +253,7 @@ check_thresholds(struct poll_node *pn)
 }
 
 static void
-reset_cb(void *arg, int status, const uint8_t *mad)
+reset_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct poll_reset *r = arg;
 

@@ -664,7 +664,7 @@ got_fill(struct rr_req *r, const uint8_t *data)
 }
 
 static void
-rr_cb(void *arg, int status, const uint8_t *mad)
+rr_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct rr_req *r = arg;
 	struct store_node *n;

@@ -139,7 +139,7 @@ struct master_check {
 };
 
 static void
-master_cb(void *arg, int status, const uint8_t *mad)
+master_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct master_check *mc = arg;
 	struct smp_portinfo pi;
@@ -269,7 +269,7 @@ query_failed(enum store_sa_kind kind)
 }
 
 static void
-query_cb(void *arg, int status, const uint8_t *mad)
+query_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	enum store_sa_kind kind = (enum store_sa_kind)((intptr_t)arg & 0xff);
 	int pass = (int)((intptr_t)arg >> 8);
@@ -285,7 +285,7 @@ query_cb(void *arg, int status, const uint8_t *mad)
 	if (status == -EIO && mad != NULL &&
 	    (proxy_mad_status(mad) & 0x7f00) == SA_STATUS_NO_RECORDS)
 		status = 0;		/* no records: an empty table */
-	else if (status != 0 || proxy_sa_records(mad, proxy_mad_answer_len(),
+	else if (status != 0 || proxy_sa_records(mad, len,
 	    d->len, &recs, &n, &stride, &announced) == -1) {
 		if (status == 0)
 			log_warnx("sa: malformed %s table from the SM",
@@ -371,7 +371,7 @@ struct sa_call {
 };
 
 static void
-call_cb(void *arg, int status, const uint8_t *mad)
+call_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct sa_call *c = arg;
 	const uint8_t *recs = NULL;
@@ -380,7 +380,7 @@ call_cb(void *arg, int status, const uint8_t *mad)
 	if (status == -EIO && mad != NULL &&
 	    (proxy_mad_status(mad) & 0x7f00) == SA_STATUS_NO_RECORDS)
 		status = -ENOENT;
-	else if (status == 0 && proxy_sa_records(mad, proxy_mad_answer_len(),
+	else if (status == 0 && proxy_sa_records(mad, len,
 	    c->min_len, &recs, &n, &stride, &announced) == -1)
 		status = -EPROTO;
 	if (status == 0)

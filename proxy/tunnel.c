@@ -151,7 +151,7 @@ fail_waiting(struct tun_peer *p, int status)
 /* Probe: a ClassPortInfo Get (IBA 13.4.8.1), answered by an agent. */
 
 static void
-probe_cb(void *arg, int status, const uint8_t *mad)
+probe_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct tun_peer *p = arg;
 	struct store_node *n = store_node_at(p->idx);
@@ -221,7 +221,7 @@ probe(struct tun_peer *p, const struct store_node *n)
 /* Sending */
 
 static void
-seg_cb(void *arg, int status, const uint8_t *mad)
+seg_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct proxy_tun_req *r = arg;
 

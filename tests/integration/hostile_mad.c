@@ -39,7 +39,7 @@
 #define HM_SZ		256
 #define HM_RING		256
 #define HM_SENT		64
-#define HM_RMPP_MAX	(16u << 20)	/* proxy/mad.c's MAD_RMPP_MAX */
+#define HM_RMPP_MAX	(16u << 20)	/* proxy/mad_rx.c's MAD_RMPP_MAX */
 
 enum hm_kind {
 	HM_MUTATED, HM_DUPLICATE, HM_REPLAY, HM_NEVER_SENT, HM_GARBLED,
@@ -498,7 +498,7 @@ hm_deliver(const struct hm_mad *m, void *buf, size_t count)
 	return (ssize_t)n;
 }
 
-/* What the gateway's reader will make of m (proxy/mad.c). */
+/* What the gateway's reader will make of m (proxy/mad_rx.c, mad.c). */
 static void
 hm_classify(const struct hm_mad *m, int known_tid)
 {

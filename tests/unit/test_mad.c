@@ -2,11 +2,11 @@
  * nodes, a fresh TID per retry, bounded retries, failing a dead node's
  * queue, and exactly one callback per request.
  *
- * proxy/mad.c is included, so its static functions can be driven
- * directly: handle_answer() stands for the reader thread and
- * mad_timeout_cb() for the timer. The device side of libibumad is
- * stubbed (open, register, send, port state); libibmad builds and
- * parses the MADs for real. The clock is ev_set_clock()'s. */
+ * The engine's files (proxy/mad*.c) are included, so its static
+ * functions can be driven directly: mad_handle_answer() stands for the
+ * reader thread and mad_timeout_cb() for the timer. The device side of
+ * libibumad is stubbed (open, register, send, port state); libibmad
+ * builds and parses the MADs for real. The clock is ev_set_clock()'s. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,11 +16,18 @@
 #include <pthread.h>
 #include <cmocka.h>
 
-/* No reader thread: the tests hand answers to handle_answer(). */
+/* No reader thread: the tests hand answers to mad_handle_answer(). */
 #define pthread_create(t, a, fn, x)	((void)(t), (void)(fn), 0)
 #define pthread_join(t, r)		((void)(t), (void)(r))
 
 #include "proxy/mad.c"
+#include "proxy/mad_encode.c"
+#include "proxy/mad_port.c"
+#include "proxy/mad_rx.c"
+#include "proxy/mad_serve.c"
+
+/* The engine the API works on. */
+static struct mad_engine *const e = &mad_eng;
 
 #define MAX_SENT	64
 #define MAX_REQS	64
@@ -138,7 +145,7 @@ umad_send(int fd, int agent, void *umad, int length, int timeout_ms,
 }
 
 static void
-req_cb(void *arg, int status, const uint8_t *mad)
+req_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct req *q = arg;
 
@@ -197,14 +204,14 @@ answer(int i, int mad_status)
 	memcpy(umad, sent[i].umad, sizeof(umad));
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_DRSMP_STATUS_F, mad_status);
-	handle_answer(umad, UMAD_LEN);
+	mad_handle_answer(e, umad, UMAD_LEN);
 }
 
 static void
 expire(void)
 {
 	now_ms += 1000;
-	mad_timeout_cb(NULL);
+	mad_timeout_cb(e);
 }
 
 static int
@@ -213,7 +220,7 @@ inflight_for(uint64_t node)
 	struct mad_req *r;
 	int n = 0;
 
-	TAILQ_FOREACH(r, &mad_inflight, link)
+	TAILQ_FOREACH(r, &e->inflight, link)
 		n += r->node->key == node;
 	return n;
 }
@@ -225,8 +232,8 @@ start(int retries, int max, int max_node)
 	ev_set_clock(fake_clock);
 	nsent = nreqs = send_errno = 0;
 	port_state = 4;
-	memset(&mad_st, 0, sizeof(mad_st));
-	mad_state_checked = 0;
+	memset(&e->st, 0, sizeof(e->st));
+	e->state_checked = 0;
 	assert_int_equal(proxy_mad_init(NULL, 0, 1000, retries, max,
 	    max_node), 0);
 	proxy_mad_set_rate(0);
@@ -266,7 +273,7 @@ test_caps(void **state)
 		for (int i = 0; i < 3; i++)
 			assert_int_equal(submit(n, 0), 0);
 	assert_int_equal(nsent, 4);
-	assert_int_equal(mad_inflight_n, 4);
+	assert_int_equal(e->inflight_n, 4);
 	for (uint64_t n = 1; n <= 3; n++)
 		assert_true(inflight_for(n) <= 2);
 	for (int done = 0; done < 9; done++) {
@@ -274,14 +281,14 @@ test_caps(void **state)
 
 		answer(done, 0);
 		assert_int_equal(nsent, before + (before < 9));
-		assert_true(mad_inflight_n <= 4);
+		assert_true(e->inflight_n <= 4);
 		for (uint64_t n = 1; n <= 3; n++)
 			assert_true(inflight_for(n) <= 2);
 	}
 	for (int i = 0; i < 9; i++)
 		assert_int_equal(reqs[i].status, 0);
-	assert_int_equal(mad_queued_n, 0);
-	assert_int_equal(mad_inflight_n, 0);
+	assert_int_equal(e->queued_n, 0);
+	assert_int_equal(e->inflight_n, 0);
 }
 
 /* One in flight at a time: a node with a long queue takes one turn
@@ -317,16 +324,16 @@ test_retry_fresh_tid(void **state)
 	expire();
 	assert_int_equal(nsent, 2);
 	assert_int_not_equal(sent[1].tid, sent[0].tid);
-	assert_int_equal(mad_st.retries, 1);
+	assert_int_equal(e->st.retries, 1);
 	answer(0, 0);			/* late, for the first TID */
 	assert_int_equal(q->calls, 0);
-	assert_int_equal(mad_inflight_n, 1);
+	assert_int_equal(e->inflight_n, 1);
 	answer(1, 0);
 	assert_int_equal(q->calls, 1);
 	assert_int_equal(q->status, 0);
 	answer(1, 0);			/* a duplicate of the last one */
 	assert_int_equal(q->calls, 1);
-	assert_int_equal(mad_st.answered, 1);
+	assert_int_equal(e->st.answered, 1);
 }
 
 /* 1 + retries sends, then one -ETIMEDOUT; every TID differs. */
@@ -344,10 +351,10 @@ test_retries_bounded(void **state)
 	assert_int_not_equal(sent[0].tid, sent[2].tid);
 	assert_int_equal(q->calls, 1);
 	assert_int_equal(q->status, -ETIMEDOUT);
-	assert_int_equal(mad_st.timeouts, 1);
-	assert_int_equal(mad_st.retries, 2);
-	assert_int_equal(mad_inflight_n, 0);
-	assert_false(ev_timer_pending(&mad_timer));
+	assert_int_equal(e->st.timeouts, 1);
+	assert_int_equal(e->st.retries, 2);
+	assert_int_equal(e->inflight_n, 0);
+	assert_false(ev_timer_pending(&e->timer));
 }
 
 /* A node silent to a mandatory attribute: what is queued for it fails
@@ -373,8 +380,8 @@ test_dead_node_fails_queue(void **state)
 	assert_int_equal(nsent, 7);
 	assert_int_equal(a3->calls, 1);
 	assert_int_equal(a3->status, -EHOSTUNREACH);
-	assert_int_equal(mad_st.timeouts, 2);
-	assert_int_equal(mad_queued_n, 0);
+	assert_int_equal(e->st.timeouts, 2);
+	assert_int_equal(e->queued_n, 0);
 }
 
 /* An optional attribute a live node drops fails alone. */
@@ -399,7 +406,7 @@ test_optional_timeout_keeps_queue(void **state)
 	/* Queued behind a silent optional one: still sent after it. */
 	struct req *o2, *m1;
 
-	mad_max_node = 1;
+	e->max_node = 1;
 	assert_int_equal(submit_to(2, 1, &o2), 0);
 	assert_int_equal(submit_to(2, 0, &m1), 0);
 	for (int i = 0; i < 3; i++)
@@ -417,7 +424,7 @@ test_fail_queue_resubmit(void **state)
 {
 	struct req *a1, *a2, *a3;
 
-	mad_max_node = 1;
+	e->max_node = 1;
 	assert_int_equal(submit_to(1, 0, &a1), 0);
 	assert_int_equal(submit_to(1, 0, &a2), 0);
 	assert_int_equal(submit_to(1, 0, &a3), 0);
@@ -457,12 +464,12 @@ test_garbled(void **state)
 		mad_set_field(umad_get_mad(umad), 0, IB_MAD_RESPONSE_F, 1);
 		mad_set_field(umad_get_mad(umad), 0, IB_MAD_ATTRID_F,
 		    IB_ATTR_NODE_INFO);
-		handle_answer(umad, UMAD_LEN);
+		mad_handle_answer(e, umad, UMAD_LEN);
 	}
 	assert_int_equal(q->calls, 1);
 	assert_int_equal(q->status, -EPROTO);
-	assert_int_equal(mad_st.malformed, 3);
-	assert_int_equal(mad_st.timeouts, 0);
+	assert_int_equal(e->st.malformed, 3);
+	assert_int_equal(e->st.timeouts, 0);
 	/* q2 was not failed with it, and is answered normally. */
 	assert_int_equal(q2->calls, 0);
 	answer(1, 0);
@@ -482,8 +489,8 @@ test_other_modifier(void **state)
 	memcpy(umad, sent[0].umad, sizeof(umad));
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, 5);
-	handle_answer(umad, UMAD_LEN);
-	assert_int_equal(mad_st.malformed, 1);
+	mad_handle_answer(e, umad, UMAD_LEN);
+	assert_int_equal(e->st.malformed, 1);
 	assert_int_equal(q->calls, 0);
 	assert_int_equal(nsent, 2);		/* asked again */
 	answer(1, 0);
@@ -504,21 +511,21 @@ test_unknown_tid(void **state)
 	memcpy(umad, sent[0].umad, sizeof(umad));
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, sent[0].tid ^ 0x10000);
-	handle_answer(umad, UMAD_LEN);		/* never sent */
-	assert_int_equal(mad_st.stale, 1);
+	mad_handle_answer(e, umad, UMAD_LEN);		/* never sent */
+	assert_int_equal(e->st.stale, 1);
 	assert_int_equal(q->calls, 0);
 	answer(0, 0);
 	assert_int_equal(q->status, 0);
 	answer(0, 0);				/* twice */
-	assert_int_equal(mad_st.stale, 2);
-	assert_int_equal(mad_st.answered, 1);
+	assert_int_equal(e->st.stale, 2);
+	assert_int_equal(e->st.answered, 1);
 	/* A SubnSet to us (no SMInfo Get, no IsSM): a request, ignored. */
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
-	handle_answer(umad, UMAD_LEN);
-	assert_int_equal(mad_st.requests, 1);
-	assert_int_equal(mad_st.unexpected, 1);
-	assert_int_equal(mad_st.stale, 2);
+	mad_handle_answer(e, umad, UMAD_LEN);
+	assert_int_equal(e->st.requests, 1);
+	assert_int_equal(e->st.unexpected, 1);
+	assert_int_equal(e->st.stale, 2);
 }
 
 /* An answer larger than the reader takes would stay first in the
@@ -530,40 +537,40 @@ test_oversized_answer(void **state)
 {
 	struct mad_rx *rx = NULL, *spare = NULL, *kept;
 
-	recv_agent = mad_agent_sa;
+	recv_agent = e->agent_sa;
 	recv_len = 4096;
-	assert_int_equal(reader_take(&rx, &spare), 0);
+	assert_int_equal(reader_take(e, &rx, &spare), 0);
 	assert_non_null(rx);
 	assert_int_equal(rx->len, 4096 + (int)umad_size());
 	rx_keep(rx, &spare);		/* not the usual size: freed */
 	assert_null(spare);
 	recv_len = 4 << 20;		/* a mapping of its own */
-	assert_int_equal(reader_take(&rx, &spare), 0);
+	assert_int_equal(reader_take(e, &rx, &spare), 0);
 	assert_int_equal(rx->len, (4 << 20) + (int)umad_size());
 	assert_true(rx->mapped >= (size_t)rx->len);
 	rx_keep(rx, &spare);
 	assert_null(spare);
 	recv_agent = 999;
 	recv_len = PROXY_MAD_SIZE;
-	assert_int_equal(reader_take(&rx, &spare), 0);
+	assert_int_equal(reader_take(e, &rx, &spare), 0);
 	assert_null(rx);
-	assert_int_equal(atomic_load(&mad_stray), 1);
+	assert_int_equal(atomic_load(&e->stray), 1);
 	/* The dropped one's buffer is the next read's (not under ASan). */
 	assert_true(REQ_SPARE == 0 ? spare == NULL : spare != NULL);
 	kept = spare;
-	recv_agent = mad_agent_sa;
-	assert_int_equal(reader_take(&rx, &spare), 0);
+	recv_agent = e->agent_sa;
+	assert_int_equal(reader_take(e, &rx, &spare), 0);
 	assert_null(spare);
 	if (REQ_SPARE > 0)
 		assert_ptr_equal(rx, kept);
 	rx_keep(rx, &spare);
 	rx_free(spare);
 	recv_len = MAD_RMPP_MAX + 1;
-	assert_int_equal(reader_take(&rx, NULL), EMSGSIZE);
-	(void)reader_quit(EMSGSIZE);
-	mad_wake_cb(mad_wake[0], POLLIN, NULL);
+	assert_int_equal(reader_take(e, &rx, NULL), EMSGSIZE);
+	(void)reader_quit(e, EMSGSIZE);
+	mad_wake_cb(e->wake[0], POLLIN, e);
 	assert_int_equal(proxy_mad_port_up(), 0);
-	assert_int_equal(mad_st.port_failures, 1);
+	assert_int_equal(e->st.port_failures, 1);
 	recv_len = PROXY_MAD_SIZE;
 	recv_agent = 0;
 }
@@ -578,7 +585,7 @@ test_status_error(void **state)
 	answer(0, 0x001c);		/* unsupported attribute */
 	assert_int_equal(q->status, -EIO);
 	assert_int_equal(nsent, 1);
-	assert_int_equal(mad_st.errors, 1);
+	assert_int_equal(e->st.errors, 1);
 }
 
 /* args.ctx travels in the request: the callback's arg is a copy, made
@@ -589,7 +596,7 @@ static int	ctx_status = 1;
 static const void *ctx_arg;
 
 static void
-ctx_cb(void *arg, int status, const uint8_t *mad)
+ctx_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	memcpy(ctx_seen, arg, sizeof(ctx_seen));
 	ctx_arg = arg;
@@ -635,7 +642,7 @@ test_kernel_timeout(void **state)
 	assert_int_equal(submit_to(1, 0, &q), 0);
 	memcpy(umad, sent[0].umad, sizeof(umad));
 	((struct ib_user_mad *)umad)->status = ETIMEDOUT;
-	handle_answer(umad, UMAD_LEN);
+	mad_handle_answer(e, umad, UMAD_LEN);
 	assert_int_equal(nsent, 2);
 	assert_int_not_equal(sent[1].tid, sent[0].tid);
 	assert_int_equal(q->calls, 0);
@@ -648,18 +655,18 @@ test_kernel_timeout(void **state)
 static void
 test_rate(void **state)
 {
-	mad_max = mad_max_node = 64;
+	e->max = e->max_node = 64;
 	proxy_mad_set_rate(20);		/* burst of 2 */
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(submit(1 + i, 0), 0);
 	assert_int_equal(nsent, 2);
-	assert_true(mad_st.throttled > 0);
-	assert_true(ev_timer_pending(&mad_rate_timer));
+	assert_true(e->st.throttled > 0);
+	assert_true(ev_timer_pending(&e->rate_timer));
 	now_ms += 100;			/* two more tokens */
-	rate_timer_cb(NULL);
+	rate_timer_cb(e);
 	assert_int_equal(nsent, 4);
 	now_ms += 1000;
-	rate_timer_cb(NULL);
+	rate_timer_cb(e);
 	assert_int_equal(nsent, 6);
 	for (int i = 0; i < 6; i++)
 		answer(i, 0);
@@ -678,14 +685,14 @@ test_port_down(void **state)
 	assert_int_equal(reqs[0].status, 0);
 	for (int i = 1; i < 6; i++)
 		assert_int_equal(reqs[i].status, -ENETDOWN);
-	assert_int_equal(mad_inflight_n, 0);
-	assert_int_equal(mad_queued_n, 0);
+	assert_int_equal(e->inflight_n, 0);
+	assert_int_equal(e->queued_n, 0);
 	assert_false(proxy_mad_port_up());
 	assert_int_equal(submit(1, 0), -1);
 	assert_int_equal(errno, ENETDOWN);
 	/* Reopened by the backoff timer once the port is active. */
 	send_errno = 0;
-	reopen_cb(NULL);
+	reopen_cb(e);
 	assert_true(proxy_mad_port_up());
 	assert_int_equal(submit(1, 0), 0);
 	answer(nsent - 1, 0);
@@ -703,8 +710,8 @@ test_local_link_down(void **state)
 	port_state = 1;
 	expire();
 	assert_int_equal(q->status, -ENETDOWN);
-	assert_int_equal(mad_st.timeouts, 0);
-	assert_int_equal(mad_st.port_failures, 1);
+	assert_int_equal(e->st.timeouts, 0);
+	assert_int_equal(e->st.port_failures, 1);
 }
 
 /* Shutdown ends what is queued and in flight with -ECANCELED. */

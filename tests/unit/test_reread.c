@@ -135,7 +135,7 @@ teardown(void **state)
 	proxy_reread_finalise();
 	/* Those in flight end with their (cancelled) answer. */
 	while (rr_live != NULL)
-		rr_cb(rr_live, -ECANCELED, NULL);
+		rr_cb(rr_live, -ECANCELED, NULL, 0);
 	store_finalise();
 	ev_finalise();
 	unlink(dbpath);
@@ -204,7 +204,7 @@ test_wait_takes_new_route(void **state)
 	assert_path(0, "0,1,9,6");
 	/* Answered Active: done, no sweep, nothing left. */
 	portinfo(mad + SMP_DATA_OFFS, 4, 5);
-	sub[0].cb(sub[0].arg, 0, mad);
+	sub[0].cb(sub[0].arg, 0, mad, sizeof(mad));
 	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
 	assert_int_equal(watched(), 0);
@@ -223,17 +223,17 @@ test_unanswered_after_move(void **state)
 	assert_int_equal(nsub, 1);
 	assert_path(0, "0,1,7");
 	move_to("0,1,9,6");
-	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL);
+	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL, 0);
 	assert_int_equal(nsub, 2);
 	assert_path(1, "0,1,9,6");
 	assert_int_equal(nsweeps, 0);
 	move_to("0,2,9,6");
-	sub[1].cb(sub[1].arg, -ETIMEDOUT, NULL);
+	sub[1].cb(sub[1].arg, -ETIMEDOUT, NULL, 0);
 	assert_int_equal(nsub, 3);
 	assert_path(2, "0,2,9,6");
 	assert_int_equal(nsweeps, 0);
 	move_to("0,2,10,6");
-	sub[2].cb(sub[2].arg, -ETIMEDOUT, NULL);
+	sub[2].cb(sub[2].arg, -ETIMEDOUT, NULL, 0);
 	assert_int_equal(nsub, 3);		/* RR_MOVES spent */
 	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
@@ -250,7 +250,7 @@ test_unanswered_same_route(void **state)
 	(void)state;
 	port_armed();
 	fire();
-	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL);
+	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL, 0);
 	assert_int_equal(nsub, 1);
 	assert_int_equal(nsweeps, 0);
 	assert_null(rr_live);
@@ -265,7 +265,7 @@ test_report_read_unanswered(void **state)
 	(void)state;
 	check_now(store_node_by_guid(SW_GUID), 4, 0);
 	assert_int_equal(nsub, 1);
-	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL);
+	sub[0].cb(sub[0].arg, -ETIMEDOUT, NULL, 0);
 	assert_int_equal(nsweeps, 1);
 	assert_string_equal(sweep_why, "no answer to a read for a Report");
 	assert_null(rr_live);

@@ -719,7 +719,7 @@ test_encode_dr(void **state)
 	a.target.path.hop[1] = 1;
 	a.target.path.hop[2] = 36;
 	a.target.path.hop[3] = 2;
-	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), 0);
 	/* IBA 14.2.1.2 directed-route SMP header. */
 	assert_int_equal(mad[0], 1);		/* BaseVersion */
 	assert_int_equal(mad[1], 0x81);		/* MgmtClass */
@@ -734,12 +734,11 @@ test_encode_dr(void **state)
 	/* No M_Key configured: zero. */
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
 	/* With one, every SMP carries it. */
-	proxy_mad_set_mkey(0x1122334455667788ULL);
-	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_int_equal(proxy_mad_encode(&a, 0x1122334455667788ULL, 0, buf),
+	    0);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) ==
 	    0x1122334455667788ULL);
-	proxy_mad_set_mkey(0);
-	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), 0);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
 	/* InitialPath at offset 128: hop[0] then the ports. */
 	assert_int_equal(mad[128 + 1], 1);
@@ -780,7 +779,7 @@ test_encode_perf_as_libibmad(void **state)
 			a.data_len = sizeof(data);
 		}
 		memset(got, 0xaa, sizeof(got));
-		assert_int_equal(proxy_mad_encode(&a, got), 0);
+		assert_int_equal(proxy_mad_encode(&a, 0, 0, got), 0);
 		memset(want, 0, sizeof(want));
 		memset(&pid, 0, sizeof(pid));
 		memset(&rpc, 0, sizeof(rpc));
@@ -814,19 +813,42 @@ test_encode_perf_and_bad(void **state)
 	a.target.lid = 5;
 	a.data = data;
 	a.data_len = sizeof(data);
-	assert_int_equal(proxy_mad_encode(&a, buf), 0);
+	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), 0);
 	assert_int_equal(mad[1], 0x04);
 	assert_int_equal(mad[64 + 1], 3);	/* PortSelect in the data */
 	assert_int_equal(umad_get_mad_addr(buf)->lid, htons(5));
 	assert_int_equal(ntohl(umad_get_mad_addr(buf)->qpn), 1);
 	a.mgmt_class = 0x42;
-	assert_int_equal(proxy_mad_encode(&a, buf), -1);
+	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), -1);
 	a.mgmt_class = ATTR_CLASS_SMI_DR;
 	a.target.path.cnt = STORE_PATH_MAX;
-	assert_int_equal(proxy_mad_encode(&a, buf), -1);
+	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), -1);
 	a.target.path.cnt = 1;
 	a.data_len = 200;	/* larger than the SMP data field */
-	assert_int_equal(proxy_mad_encode(&a, buf), -1);
+	assert_int_equal(proxy_mad_encode(&a, 0, 0, buf), -1);
+}
+
+/* The keys are the caller's: an SA request carries the SM_Key only when
+ * trusted (IBA 15.2.1.1), and never the M_Key, which is for SMPs. */
+static void
+test_encode_sa_key(void **state)
+{
+	uint8_t buf[512];
+	struct proxy_mad_args a;
+	uint8_t *mad = buf + umad_size();
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.mgmt_class = IB_SA_CLASS;
+	a.method = IB_MAD_METHOD_GET_TABLE;
+	a.attr_id = 0x0011;			/* NodeRecord */
+	a.target.lid = 1;
+	assert_int_equal(proxy_mad_encode(&a, 0x1111, 0x2222, buf), 0);
+	assert_true(mad_get_field64(mad, 0, IB_SA_MKEY_F) == 0);
+	a.sa_trusted = 1;
+	assert_int_equal(proxy_mad_encode(&a, 0x1111, 0x2222, buf), 0);
+	assert_true(mad_get_field64(mad, 0, IB_SA_MKEY_F) == 0x2222);
+	assert_int_equal(mad[1], IB_SA_CLASS);
 }
 
 int
@@ -850,6 +872,7 @@ main(void)
 		cmocka_unit_test(test_encode_dr),
 		cmocka_unit_test(test_encode_perf_as_libibmad),
 		cmocka_unit_test(test_encode_perf_and_bad),
+		cmocka_unit_test(test_encode_sa_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,13 +66,15 @@ static struct mad_engine mad_eng = {
 	.read_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-struct mad_engine *
+static struct mad_engine *
 mad_engine_default(void)
 {
 	return &mad_eng;
 }
 
 static void mad_dispatch(struct mad_engine *e);
+static void handle_answer(struct mad_engine *e, uint8_t *umad, int len);
+static void port_failed(struct mad_engine *e, const char *what, int err);
 
 int
 proxy_mad_status(const uint8_t *mad)
@@ -171,7 +173,7 @@ send_req(struct mad_engine *e, struct mad_req *r)
 		int err = errno ? errno : EIO;
 
 		if (mad_port_error(err)) {
-			mad_port_failed(e, "umad_send", err);
+			port_failed(e, "umad_send", err);
 			return -1;
 		}
 		/* This MAD's own trouble: one line a minute, counted. */
@@ -299,7 +301,7 @@ mad_timeout_cb(void *arg)
 	if (r != NULL && r->deadline <= now && now - e->state_checked >= 1000) {
 		e->state_checked = now;
 		if (!mad_local_port_active(e)) {
-			mad_port_failed(e, "local port state", ENETDOWN);
+			port_failed(e, "local port state", ENETDOWN);
 			return;
 		}
 	}
@@ -401,8 +403,8 @@ mad_dispatch(struct mad_engine *e)
 	arm_timer(e);
 }
 
-void
-mad_handle_answer(struct mad_engine *e, uint8_t *umad, int len)
+static void
+handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 {
 	uint8_t *mad = umad_get_mad(umad);
 	uint32_t tid;
@@ -598,8 +600,8 @@ fail_node_queue(const void *k, size_t len, void *v, void *arg)
 }
 
 /* Fail everything queued or in flight: nothing will answer it. */
-void
-mad_fail_all(struct mad_engine *e, int status)
+static void
+fail_all(struct mad_engine *e, int status)
 {
 	struct mad_req *r;
 
@@ -613,6 +615,23 @@ mad_fail_all(struct mad_engine *e, int status)
 	htab_foreach(&e->nodes, fail_node_queue, &(struct fail_arg){ e,
 	    status });
 	arm_timer(e);
+}
+
+/* The port or its device is gone (what failed, with err): what is
+ * queued or in flight fails with -ENETDOWN, and the reopen begins. */
+static void
+port_failed(struct mad_engine *e, const char *what, int err)
+{
+	if (e->down)
+		return;
+	e->down = 1;
+	e->down_at = ev_now();
+	e->st.port_failures++;
+	log_warnx("mad: %s port %d is down (%s: %s): requests fail at once, "
+	    "answers come from the cache and the inventory; reopening it",
+	    e->ca, e->port, what, strerror(err));
+	fail_all(e, -ENETDOWN);
+	mad_port_reopen(e);
 }
 
 int
@@ -630,6 +649,8 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	htab_init(&e->nodes);
 	ev_timer_init(&e->timer, mad_timeout_cb, e);
 	ev_timer_init(&e->rate_timer, rate_timer_cb, e);
+	e->deliver = handle_answer;
+	e->port_failed = port_failed;
 	if (mad_port_init(e, ca, port) == -1)
 		return -1;
 	/* umad2sim writes sizeof(struct ib_user_mad) + 256 octets, more than
@@ -643,7 +664,7 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	{
 		struct proxy_local_port lp;
 
-		if (proxy_mad_local(&lp) == 0)
+		if (mad_port_local(e, &lp) == 0)
 			log_info("mad: using %s port %d, LID %u, port GUID "
 			    "0x%016llx", e->ca, e->port, lp.lid,
 			    (unsigned long long)lp.port_guid);
@@ -722,4 +743,69 @@ proxy_mad_get_stats(struct proxy_mad_stats *st)
 	st->queued = e->queued_n;
 	st->port_down = e->down;
 	st->stray = atomic_load(&e->stray);
+}
+
+/* The API's rest: the port's and the requests to us, on the engine. */
+
+int
+proxy_mad_port_up(void)
+{
+	struct mad_engine *e = mad_engine_default();
+
+	return !e->down && e->fd >= 0;
+}
+
+void
+proxy_mad_on_port_up(void (*fn)(void *), void *arg)
+{
+	struct mad_engine *e = mad_engine_default();
+
+	e->up_fn = fn;
+	e->up_arg = arg;
+}
+
+int
+proxy_mad_local(struct proxy_local_port *lp)
+{
+	return mad_port_local(mad_engine_default(), lp);
+}
+
+void
+proxy_mad_set_issm(int on)
+{
+	mad_port_set_issm(mad_engine_default(), on);
+}
+
+void
+proxy_mad_exiting(void)
+{
+	mad_engine_default()->exiting = 1;
+}
+
+void
+proxy_mad_on_request(uint8_t mgmt_class, proxy_mad_request_fn fn, void *arg)
+{
+	mad_serve_on(mad_engine_default(), mgmt_class, fn, arg);
+}
+
+int
+proxy_mad_has_tunnel(void)
+{
+	struct mad_engine *e = mad_engine_default();
+
+	return e->fd >= 0 && e->agent_tun >= 0;
+}
+
+int
+proxy_mad_takes_reports(void)
+{
+	struct mad_engine *e = mad_engine_default();
+
+	return e->fd >= 0 && e->reports;
+}
+
+int
+proxy_mad_respond(const void *req, const uint8_t *mad, size_t len)
+{
+	return mad_serve_respond(mad_engine_default(), req, mad, len);
 }

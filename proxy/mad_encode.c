@@ -7,9 +7,10 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "codec/attr.h"
 #include "codec/perf.h"
 #include "codec/smp.h"
-#include "proxy/mad.h"
+#include "proxy/mad_encode.h"
 
 /* A PerfMgt request, the counter poll's MAD, written field by field:
  * the common MAD header (IBA 13.4.2, Table 145) with ClassVersion 1,

@@ -4,6 +4,7 @@
 #ifndef IBSNMPGW_PROXY_MAD_INT_H
 #define IBSNMPGW_PROXY_MAD_INT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -12,7 +13,8 @@
 
 #include <infiniband/umad.h>
 
-#include "proxy/mad.h"
+#include "proxy/mad_encode.h"
+#include "proxy/mad_types.h"
 #include "util/ev.h"
 #include "util/htab.h"
 
@@ -81,6 +83,12 @@ struct mad_engine {
 	unsigned		 reopen_tries;
 	struct ev_timer		 reopen_timer;
 	void			(*up_fn)(void *);
+	/* Set by the scheduler (mad.c) for the rooms below it: the reader
+	 * hands it each MAD, and a failure of the port. */
+	void			(*deliver)(struct mad_engine *e, uint8_t *umad,
+				    int len);
+	void			(*port_failed)(struct mad_engine *e,
+				    const char *what, int err);
 	void			*up_arg;
 	uint64_t		 state_checked;
 	uint64_t		 send_errs, send_err_logged;
@@ -123,20 +131,32 @@ struct mad_engine {
 	struct mad_rx		*direct_spare;
 };
 
-/* The one engine proxy/mad.h's API works on. */
-struct mad_engine *mad_engine_default(void);
+/* Errors that mean the port or the device is gone, not this MAD. */
+static inline int
+mad_port_error(int err)
+{
+	switch (err) {
+	case EIO: case ENODEV: case ENXIO: case EBADF: case ENOTCONN:
+	case EPIPE: case ECONNRESET: case ECONNREFUSED: case ENETDOWN:
+	case ESHUTDOWN:
+		return 1;
+	}
+	return 0;
+}
 
-/* proxy/mad.c: the scheduler. */
-void	mad_handle_answer(struct mad_engine *e, uint8_t *umad, int len);
-void	mad_fail_all(struct mad_engine *e, int status);
+/* The rooms, each called only from above: mad.c (the scheduler and the
+ * API) -> mad_serve.c -> mad_port.c -> mad_rx.c; mad_encode.c is pure.
+ * What goes up goes through e->deliver, e->port_failed and e->up_fn. */
 
 /* proxy/mad_port.c: the local port. */
 int	mad_port_init(struct mad_engine *e, const char *ca, int port);
 void	mad_port_close(struct mad_engine *e);
-int	mad_port_error(int err);
 int	mad_local_port_active(struct mad_engine *e);
 int	mad_agent_of(struct mad_engine *e, uint8_t mgmt_class);
-void	mad_port_failed(struct mad_engine *e, const char *what, int err);
+/* The port failed (e->down set): reopen it with bounded backoff. */
+void	mad_port_reopen(struct mad_engine *e);
+int	mad_port_local(struct mad_engine *e, struct proxy_local_port *lp);
+void	mad_port_set_issm(struct mad_engine *e, int on);
 
 /* proxy/mad_rx.c: reading the port. */
 int	mad_rx_start(struct mad_engine *e);
@@ -148,5 +168,9 @@ void	mad_reader_stop(struct mad_engine *e);
 
 /* proxy/mad_serve.c: requests to us. */
 void	mad_handle_request(struct mad_engine *e, uint8_t *umad, int len);
+void	mad_serve_on(struct mad_engine *e, uint8_t mgmt_class,
+	    proxy_mad_request_fn fn, void *arg);
+int	mad_serve_respond(struct mad_engine *e, const void *req,
+	    const uint8_t *mad, size_t len);
 
 #endif

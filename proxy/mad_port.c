@@ -14,26 +14,12 @@
 
 #include "codec/attr.h"
 #include "codec/tunnel.h"
-#include "proxy/mad.h"
 #include "proxy/mad_int.h"
 #include "util/ev.h"
 #include "util/log.h"
 
 #define BACKOFF_MIN_MS	1000
 #define BACKOFF_MAX_MS	60000
-
-/* Errors that mean the port or the device is gone, not this MAD. */
-int
-mad_port_error(int err)
-{
-	switch (err) {
-	case EIO: case ENODEV: case ENXIO: case EBADF: case ENOTCONN:
-	case EPIPE: case ECONNRESET: case ECONNREFUSED: case ENETDOWN:
-	case ESHUTDOWN:
-		return 1;
-	}
-	return 0;
-}
 
 /* Silence from everyone may be our own port: a pulled cable leaves
  * the device open and every MAD unanswered (PortState Down). Its state
@@ -152,22 +138,13 @@ port_open(struct mad_engine *e)
 	return 0;
 }
 
-/* The port or its device is gone (what failed, with err): what is
- * queued or in flight fails with -ENETDOWN, and the reopen begins. */
+/* The port or its device is gone (the scheduler failed what it had):
+ * the reopen begins. */
 void
-mad_port_failed(struct mad_engine *e, const char *what, int err)
+mad_port_reopen(struct mad_engine *e)
 {
-	if (e->down)
-		return;
-	e->down = 1;
-	e->down_at = ev_now();
-	e->st.port_failures++;
 	e->backoff_ms = BACKOFF_MIN_MS;
 	e->reopen_tries = 0;
-	log_warnx("mad: %s port %d is down (%s: %s): requests fail at once, "
-	    "answers come from the cache and the inventory; reopening it",
-	    e->ca, e->port, what, strerror(err));
-	mad_fail_all(e, -ENETDOWN);
 	ev_timer_add(&e->reopen_timer, e->backoff_ms);
 }
 
@@ -253,26 +230,8 @@ mad_port_close(struct mad_engine *e)
 }
 
 int
-proxy_mad_port_up(void)
+mad_port_local(struct mad_engine *e, struct proxy_local_port *lp)
 {
-	struct mad_engine *e = mad_engine_default();
-
-	return !e->down && e->fd >= 0;
-}
-
-void
-proxy_mad_on_port_up(void (*fn)(void *), void *arg)
-{
-	struct mad_engine *e = mad_engine_default();
-
-	e->up_fn = fn;
-	e->up_arg = arg;
-}
-
-int
-proxy_mad_local(struct proxy_local_port *lp)
-{
-	struct mad_engine *e = mad_engine_default();
 	umad_port_t p;
 
 	if (umad_get_port(e->ca[0] ? e->ca : NULL, e->port, &p) < 0) {
@@ -292,10 +251,8 @@ proxy_mad_local(struct proxy_local_port *lp)
 }
 
 void
-proxy_mad_set_issm(int on)
+mad_port_set_issm(struct mad_engine *e, int on)
 {
-	struct mad_engine *e = mad_engine_default();
-
 	e->issm = on;
 	if (on && e->fd >= 0)
 		issm_open(e);
@@ -303,12 +260,4 @@ proxy_mad_set_issm(int on)
 		close(e->issm_fd);
 		e->issm_fd = -1;
 	}
-}
-
-void
-proxy_mad_exiting(void)
-{
-	struct mad_engine *e = mad_engine_default();
-
-	e->exiting = 1;
 }

@@ -15,7 +15,7 @@
 
 #include <infiniband/umad.h>
 
-#include "proxy/mad.h"
+#include "codec/attr.h"
 #include "proxy/mad_int.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -42,7 +42,7 @@ struct mad_rx {
 #define DIRECT_IDLE_MS	5
 
 /* The reader cannot go on: the loop takes the port down and reopens it
- * (mad_port_failed), and this thread is done. */
+ * (e->port_failed), and this thread is done. */
 static void *
 reader_quit(struct mad_engine *e, int err)
 {
@@ -248,7 +248,7 @@ direct_wait(void *arg, int wait_ms)
 
 		/* The reader still taking a batch it began hands it over.
 		 * The lock is not held while an answer is handled: its
-		 * callbacks may close the port (mad_port_failed joins it). */
+		 * callbacks may close the port (e->port_failed joins it). */
 		if (pthread_mutex_trylock(&e->read_lock) != 0)
 			return;
 		rc = reader_take(e, &rx, &e->direct_spare);
@@ -256,14 +256,14 @@ direct_wait(void *arg, int wait_ms)
 		if (rc == 1)
 			return;
 		if (rc != 0) {
-			mad_port_failed(e, "umad_recv", rc);
+			e->port_failed(e, "umad_recv", rc);
 			return;
 		}
 		if (rx == NULL)
 			continue;
 		e->last_io = ev_now();
 		if (!e->down)
-			mad_handle_answer(e, rx->umad, rx->len);
+			e->deliver(e, rx->umad, rx->len);
 		rx_keep(rx, &e->direct_spare);
 		if (e->down || e->fd < 0)
 			return;
@@ -292,13 +292,13 @@ mad_wake_cb(int fd, short revents, void *arg)
 	for (; rx != NULL; rx = nx) {
 		nx = rx->next;
 		if (!e->down)
-			mad_handle_answer(e, rx->umad, rx->len);
+			e->deliver(e, rx->umad, rx->len);
 		rx_free(rx);
 	}
 	if (atomic_load(&e->rx_err) != 0) {
 		int err = atomic_exchange(&e->rx_err, 0);
 
-		mad_port_failed(e, err == EMSGSIZE ? "umad_recv of an answer "
+		e->port_failed(e, err == EMSGSIZE ? "umad_recv of an answer "
 		    "over 16 MB, which would block the queue" : "umad_recv",
 		    err);
 	}

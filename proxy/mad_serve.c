@@ -8,8 +8,8 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "codec/attr.h"
 #include "codec/smp.h"
-#include "proxy/mad.h"
 #include "proxy/mad_int.h"
 #include "util/log.h"
 
@@ -25,7 +25,7 @@ answer_sminfo(struct mad_engine *e, const uint8_t *umad, const uint8_t *mad,
 	if (!e->issm || len < PROXY_MAD_SIZE ||
 	    smp_sminfo_notactive(resp, mad, e->port_guid) == -1)
 		return 0;
-	return proxy_mad_respond(umad, resp, PROXY_MAD_SIZE) == 0;
+	return mad_serve_respond(e, umad, resp, PROXY_MAD_SIZE) == 0;
 }
 
 /* A request to us (a method without the response bit, IBA 13.4.5), as
@@ -63,9 +63,9 @@ mad_handle_request(struct mad_engine *e, uint8_t *umad, int len)
 }
 
 void
-proxy_mad_on_request(uint8_t mgmt_class, proxy_mad_request_fn fn, void *arg)
+mad_serve_on(struct mad_engine *e, uint8_t mgmt_class,
+    proxy_mad_request_fn fn, void *arg)
 {
-	struct mad_engine *e = mad_engine_default();
 	int free_at = -1;
 
 	for (int i = 0; i < MAD_REQ_CLASSES; i++) {
@@ -93,29 +93,13 @@ proxy_mad_request_slid(const void *req)
 	return ntohs(umad_get_mad_addr((void *)req)->lid);
 }
 
-int
-proxy_mad_has_tunnel(void)
-{
-	struct mad_engine *e = mad_engine_default();
-
-	return e->fd >= 0 && e->agent_tun >= 0;
-}
-
-int
-proxy_mad_takes_reports(void)
-{
-	struct mad_engine *e = mad_engine_default();
-
-	return e->fd >= 0 && e->reports;
-}
-
 /* The answer to a request we received (req: its umad, for the address:
  * the requester's LID, QP, SL and P_Key index; IBA 13.5.1.2 answers go
  * back to where the request came from). */
 int
-proxy_mad_respond(const void *req, const uint8_t *mad, size_t len)
+mad_serve_respond(struct mad_engine *e, const void *req, const uint8_t *mad,
+    size_t len)
 {
-	struct mad_engine *e = mad_engine_default();
 	const ib_mad_addr_t *from = umad_get_mad_addr((void *)req);
 	uint8_t buf[sizeof(struct ib_user_mad) + PROXY_MAD_SIZE];
 	int agent;

@@ -3,7 +3,7 @@
  * queue, and exactly one callback per request.
  *
  * The engine's files (proxy/mad*.c) are included, so its static
- * functions can be driven directly: mad_handle_answer() stands for the
+ * functions can be driven directly: handle_answer() stands for the
  * reader thread and mad_timeout_cb() for the timer. The device side of
  * libibumad is stubbed (open, register, send, port state); libibmad
  * builds and parses the MADs for real. The clock is ev_set_clock()'s. */
@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <cmocka.h>
 
-/* No reader thread: the tests hand answers to mad_handle_answer(). */
+/* No reader thread: the tests hand answers to handle_answer(). */
 #define pthread_create(t, a, fn, x)	((void)(t), (void)(fn), 0)
 #define pthread_join(t, r)		((void)(t), (void)(r))
 
@@ -204,7 +204,7 @@ answer(int i, int mad_status)
 	memcpy(umad, sent[i].umad, sizeof(umad));
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_DRSMP_STATUS_F, mad_status);
-	mad_handle_answer(e, umad, UMAD_LEN);
+	handle_answer(e, umad, UMAD_LEN);
 }
 
 static void
@@ -464,7 +464,7 @@ test_garbled(void **state)
 		mad_set_field(umad_get_mad(umad), 0, IB_MAD_RESPONSE_F, 1);
 		mad_set_field(umad_get_mad(umad), 0, IB_MAD_ATTRID_F,
 		    IB_ATTR_NODE_INFO);
-		mad_handle_answer(e, umad, UMAD_LEN);
+		handle_answer(e, umad, UMAD_LEN);
 	}
 	assert_int_equal(q->calls, 1);
 	assert_int_equal(q->status, -EPROTO);
@@ -489,7 +489,7 @@ test_other_modifier(void **state)
 	memcpy(umad, sent[0].umad, sizeof(umad));
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, 5);
-	mad_handle_answer(e, umad, UMAD_LEN);
+	handle_answer(e, umad, UMAD_LEN);
 	assert_int_equal(e->st.malformed, 1);
 	assert_int_equal(q->calls, 0);
 	assert_int_equal(nsent, 2);		/* asked again */
@@ -511,7 +511,7 @@ test_unknown_tid(void **state)
 	memcpy(umad, sent[0].umad, sizeof(umad));
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, sent[0].tid ^ 0x10000);
-	mad_handle_answer(e, umad, UMAD_LEN);		/* never sent */
+	handle_answer(e, umad, UMAD_LEN);		/* never sent */
 	assert_int_equal(e->st.stale, 1);
 	assert_int_equal(q->calls, 0);
 	answer(0, 0);
@@ -522,7 +522,7 @@ test_unknown_tid(void **state)
 	/* A SubnSet to us (no SMInfo Get, no IsSM): a request, ignored. */
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
-	mad_handle_answer(e, umad, UMAD_LEN);
+	handle_answer(e, umad, UMAD_LEN);
 	assert_int_equal(e->st.requests, 1);
 	assert_int_equal(e->st.unexpected, 1);
 	assert_int_equal(e->st.stale, 2);
@@ -642,7 +642,7 @@ test_kernel_timeout(void **state)
 	assert_int_equal(submit_to(1, 0, &q), 0);
 	memcpy(umad, sent[0].umad, sizeof(umad));
 	((struct ib_user_mad *)umad)->status = ETIMEDOUT;
-	mad_handle_answer(e, umad, UMAD_LEN);
+	handle_answer(e, umad, UMAD_LEN);
 	assert_int_equal(nsent, 2);
 	assert_int_not_equal(sent[1].tid, sent[0].tid);
 	assert_int_equal(q->calls, 0);

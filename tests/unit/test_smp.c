@@ -799,6 +799,117 @@ test_encode_perf_as_libibmad(void **state)
 	}
 }
 
+/* The SMP encoder's reference: the request built by libibmad's
+ * mad_build_pkt, as proxy_mad_encode built SMPs before it wrote them
+ * itself. */
+static int
+smp_by_libibmad(const struct proxy_mad_args *a, uint64_t mkey, uint8_t *buf)
+{
+	ib_portid_t pid;
+	ib_rpc_t rpc;
+
+	memset(buf, 0, umad_size() + 256);
+	memset(&pid, 0, sizeof(pid));
+	memset(&rpc, 0, sizeof(rpc));
+	rpc.mgtclass = a->mgmt_class;
+	rpc.method = a->method;
+	rpc.attr.id = a->attr_id;
+	rpc.attr.mod = a->attr_mod;
+	rpc.trid = 1;
+	rpc.mkey = mkey;
+	if (a->mgmt_class == ATTR_CLASS_SMI_DR) {
+		if (a->target.path.cnt >= STORE_PATH_MAX)
+			return -1;
+		pid.drpath.cnt = a->target.path.cnt;
+		memcpy(pid.drpath.p, a->target.path.hop,
+		    sizeof(a->target.path.hop));
+		pid.drpath.drslid = 0xffff;
+		pid.drpath.drdlid = 0xffff;
+	} else
+		pid.lid = a->target.lid;
+	rpc.dataoffs = SMP_DATA_OFFS;
+	if (a->data != NULL && a->data_len > SMP_DATA_SIZE)
+		return -1;
+	rpc.datasz = a->data ? a->data_len : 0;
+	if (mad_build_pkt(buf, &rpc, &pid, NULL,
+	    a->data ? (void *)a->data : NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static uint64_t
+xorshift64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The SMP encoder writes what libibmad's mad_build_pkt writes for the
+ * same request, the umad address and all 256 octets: random directed
+ * routes (garbage past the last hop too, which libibmad copies) and
+ * LIDs, Get and Set (and a GetResp now and then, libibmad's response
+ * layout), attributes, modifiers, M_Keys, payloads of any length; now
+ * and then a path or payload too long, which both refuse. */
+static void
+test_encode_smp_as_libibmad(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	uint8_t data[256];
+	int n_dr = 0, n_lid = 0, n_bad = 0, n_data = 0;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++) {
+		uint8_t got[512], want[512];
+		struct proxy_mad_args a;
+		uint64_t r = xorshift64(&seed), mkey;
+		int rc_got, rc_want, hops;
+
+		memset(&a, 0, sizeof(a));
+		a.mgmt_class = (r & 3) ? ATTR_CLASS_SMI_DR : ATTR_CLASS_SMI;
+		a.method = (r >> 2 & 15) == 0 ? 0x81 :
+		    (r >> 6 & 1) ? 0x02 : 0x01;
+		a.attr_id = (uint16_t)(r >> 8);
+		a.target.lid = (uint16_t)(r >> 24);
+		hops = (r >> 40 & 63) == 0 ? (int)(r >> 48 & 0xff) :
+		    (int)((r >> 48) % STORE_PATH_MAX);
+		a.target.path.cnt = (uint8_t)hops;
+		r = xorshift64(&seed);
+		a.attr_mod = (uint32_t)r;
+		for (int h = 1; h < STORE_PATH_MAX; h++) {
+			if (h <= hops || (r >> 32 & 1))
+				a.target.path.hop[h] =
+				    (uint8_t)xorshift64(&seed);
+		}
+		mkey = (r >> 33 & 3) == 0 ? 0 : xorshift64(&seed);
+		r = xorshift64(&seed);
+		if (r & 1) {
+			a.data = data;
+			a.data_len = (r >> 1 & 31) == 0 ? (uint8_t)(r >> 8) :
+			    (uint8_t)((r >> 8) % (SMP_DATA_SIZE + 1));
+			for (int k = 0; k < a.data_len; k++)
+				data[k] = (uint8_t)xorshift64(&seed);
+			n_data++;
+		}
+		memset(got, 0xaa, sizeof(got));
+		memset(want, 0x55, sizeof(want));
+		rc_got = proxy_mad_encode(&a, mkey, 0, got);
+		rc_want = smp_by_libibmad(&a, mkey, want);
+		assert_int_equal(rc_got, rc_want);
+		assert_memory_equal(got, want, umad_size() + 256);
+		if (rc_got < 0)
+			n_bad++;
+		else if (a.mgmt_class == ATTR_CLASS_SMI_DR)
+			n_dr++;
+		else
+			n_lid++;
+	}
+	/* The draw covers each kind. */
+	assert_true(n_dr > 5000 && n_lid > 1500 && n_bad > 50 &&
+	    n_data > 4000);
+}
+
 static void
 test_encode_perf_and_bad(void **state)
 {
@@ -871,6 +982,7 @@ main(void)
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_encode_dr),
 		cmocka_unit_test(test_encode_perf_as_libibmad),
+		cmocka_unit_test(test_encode_smp_as_libibmad),
 		cmocka_unit_test(test_encode_perf_and_bad),
 		cmocka_unit_test(test_encode_sa_key),
 	};

@@ -43,6 +43,8 @@ struct gw_req {
 	long				 version;
 	size_t				 comm_len;
 	u_char				 comm[256];
+	size_t				 user_len;
+	char				 user[64];	/* v3 */
 };
 
 static struct htab	 snmp_communities;	/* name -> gw_community */
@@ -206,6 +208,31 @@ req_hand_over(const struct gw_req *q, const netsnmp_pdu *pdu)
 		addr_parsed.comm_len = pdu->community_len;
 	} else if (pdu->community != NULL)
 		addr_parsed.gen = 0;	/* cannot be matched: none */
+	addr_parsed.user_len = 0;
+	if (pdu->securityName != NULL && pdu->securityNameLen <=
+	    sizeof(addr_parsed.user)) {
+		memcpy(addr_parsed.user, pdu->securityName,
+		    pdu->securityNameLen);
+		addr_parsed.user_len = pdu->securityNameLen;
+	} else if (pdu->securityName != NULL)
+		addr_parsed.gen = 0;
+}
+
+/* Whether the post-parse hook's result is pdu's: its request ID and
+ * what it was resolved from (the result is a function of those). */
+static int
+parsed_is(const netsnmp_pdu *pdu)
+{
+	const struct gw_req *p = &addr_parsed;
+
+	return p->gen == addr_gen && p->reqid == pdu->reqid &&
+	    p->version == pdu->version &&
+	    p->comm_len == (pdu->community ? pdu->community_len : 0) &&
+	    (p->comm_len == 0 ||
+	    memcmp(p->comm, pdu->community, p->comm_len) == 0) &&
+	    p->user_len == (pdu->securityName ? pdu->securityNameLen : 0) &&
+	    (p->user_len == 0 ||
+	    memcmp(p->user, pdu->securityName, p->user_len) == 0);
 }
 
 /* Post-parse hook: decide who the request is for, or drop it. Returns
@@ -343,43 +370,60 @@ gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 	return rc;
 }
 
-/* The addressing of the request ri belongs to: made once per PDU. */
+/* A copy of q kept with the request ri (its agent data), or NULL. */
+static struct gw_req *
+req_keep(netsnmp_agent_request_info *ri, const struct gw_req *q)
+{
+	netsnmp_data_list *dl;
+	struct gw_req *k;
+
+	if ((k = malloc(sizeof(*k))) == NULL)
+		return NULL;
+	memcpy(k, q, offsetof(struct gw_req, comm_len));
+	if ((dl = netsnmp_create_data_list(GW_REQ_DATA, k, free)) == NULL) {
+		free(k);
+		return NULL;
+	}
+	netsnmp_agent_add_list_data(ri, dl);
+	return k;
+}
+
+/* The addressing of the request ri belongs to, made once per PDU: while
+ * its handlers run in the hook's wake, the hook's own result; once it
+ * waits, the copy it keeps (gw_snmp_request_keep). */
 static const struct gw_req *
 req_of(netsnmp_agent_request_info *ri)
 {
 	const netsnmp_pdu *pdu;
-	netsnmp_data_list *dl;
-	struct gw_req *q;
+	struct gw_req *q, r;
 
 	if (ri == NULL || ri->asp == NULL || (pdu = ri->asp->pdu) == NULL)
 		return NULL;
-	if ((q = netsnmp_agent_get_list_data(ri, GW_REQ_DATA)) != NULL &&
-	    q->gen == addr_gen)
+	q = netsnmp_agent_get_list_data(ri, GW_REQ_DATA);
+	if (q != NULL && q->gen == addr_gen)
 		return q;
-	if (q == NULL) {
-		if ((q = malloc(sizeof(*q))) == NULL)
-			return NULL;
-		if ((dl = netsnmp_create_data_list(GW_REQ_DATA, q, free)) ==
-		    NULL) {
-			free(q);
-			return NULL;
-		}
-		netsnmp_agent_add_list_data(ri, dl);
-	}
-	if (addr_parsed.gen == addr_gen && addr_parsed.reqid == pdu->reqid &&
-	    addr_parsed.version == pdu->version &&
-	    addr_parsed.comm_len == (pdu->community ? pdu->community_len : 0) &&
-	    (addr_parsed.comm_len == 0 || memcmp(addr_parsed.comm,
-	    pdu->community, addr_parsed.comm_len) == 0)) {
-		memcpy(q, &addr_parsed, offsetof(struct gw_req, comm_len));
-		addr_parsed.gen = 0;
-		return q;
-	}
+	if (q == NULL && parsed_is(pdu))
+		return &addr_parsed;
 	/* A reload while the request waited, or a PDU that came another
 	 * way (a SET net-snmp queued): from the PDU again. */
-	req_resolve(q, pdu->version, pdu->community, pdu->community ?
+	req_resolve(&r, pdu->version, pdu->community, pdu->community ?
 	    pdu->community_len : 0, pdu->securityName, pdu->securityNameLen);
+	if (q == NULL)
+		return req_keep(ri, &r);
+	memcpy(q, &r, offsetof(struct gw_req, comm_len));
 	return q;
+}
+
+void
+gw_snmp_request_keep(netsnmp_agent_request_info *reqinfo)
+{
+	const netsnmp_pdu *pdu;
+
+	if (reqinfo != NULL && reqinfo->asp != NULL &&
+	    (pdu = reqinfo->asp->pdu) != NULL &&
+	    netsnmp_agent_get_list_data(reqinfo, GW_REQ_DATA) == NULL &&
+	    parsed_is(pdu))
+		(void)req_keep(reqinfo, &addr_parsed);
 }
 
 const struct store_node *

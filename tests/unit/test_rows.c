@@ -170,6 +170,36 @@ test_last_seen(void **state)
 	assert_int_equal(n->last_seen, 1700000060);
 }
 
+/* Many nodes whose last_seen alone moved: written in batches (a full
+ * one, and the rest), every node once; a row outside the sweep's
+ * nodes keeps its value. */
+static void
+test_last_seen_many(void **state)
+{
+	unsigned nodes, lost;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		store_sweep_begin();
+		for (uint64_t g = 1; g <= 300; g++)
+			sweep_switch(g, 4);
+		assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+		assert_int_equal(nodes, 300);
+		if (k == 0) {
+			/* Outside every sweep: a node this one lost. */
+			q_exec("UPDATE nodes SET last_seen = 5 WHERE guid = 300");
+			store_sweep_begin();
+			for (uint64_t g = 1; g <= 299; g++)
+				sweep_switch(g, 4);
+			assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+		}
+		wall += 60;
+	}
+	assert_int_equal(q_int("SELECT count(*) FROM nodes WHERE "
+	    "last_seen = 1700000060"), 300);
+	assert_int_equal(q_int("SELECT count(*) FROM nodes"), 300);
+}
+
 /* A re-read saves port 2 Down between sweeps; the next sweep reads it
  * Active again, which is what the sweep last wrote: it must still be
  * written, as the database now says Down. */
@@ -257,6 +287,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_last_seen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_seen_many, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_save_between, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_tunnel_write, setup,

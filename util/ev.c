@@ -50,6 +50,8 @@ static uint64_t (*ev_clock)(void);
 static int64_t	(*ev_wall_fn)(void);
 
 static struct ev_waiter	 ev_waiter;
+/* When the loop last polled its own descriptors (ev_now, ms). */
+static uint64_t		 ev_polled_at;
 
 void
 ev_waiter_set(const struct ev_waiter *w)
@@ -252,12 +254,41 @@ run_timers(void)
 	}
 }
 
+/* While the waiter is active its descriptor is read at every iteration,
+ * and the loop's own descriptors and hooks once a millisecond, not at
+ * every MAD (their poll() was half the loop's system calls during a
+ * sweep). 1 if this iteration was the waiter's alone. */
+static int
+run_waiter(int max_wait_ms)
+{
+	uint64_t now = ev_now();
+	int timeout = max_wait_ms;
+
+	if (ev_waiter.active == NULL || now != ev_polled_at)
+		return 0;
+	if (ev_heap_len > 0) {
+		int64_t d = ev_heap[0]->when > now ?
+		    (int64_t)(ev_heap[0]->when - now) : 0;
+		if (timeout < 0 || d < timeout)
+			timeout = (int)d;
+	}
+	if (timeout == 0 || !ev_waiter.active(ev_waiter.arg))
+		return 0;
+	ev_waiter.wait(ev_waiter.arg, timeout < 0 || timeout > 1 ? 1 :
+	    timeout);
+	run_timers();
+	return 1;
+}
+
 int
 ev_run_once(int max_wait_ms)
 {
 	struct pollfd pfd[EV_MAX_FDS + EV_HOOK_FDS];
 	int hook_start[EV_MAX_HOOKS], hook_n[EV_MAX_HOOKS];
 	int n, timeout = max_wait_ms, nfds, waiter, ready;
+
+	if (run_waiter(max_wait_ms))
+		return 0;
 
 	for (n = 0; n < ev_nfds; n++)
 		pfd[n] = (struct pollfd){ ev_fds[n].fd, ev_fds[n].events, 0 };
@@ -277,8 +308,9 @@ ev_run_once(int max_wait_ms)
 	}
 	waiter = ev_waiter.active != NULL && timeout != 0 &&
 	    ev_waiter.active(ev_waiter.arg);
-	if ((ready = poll(pfd, n, waiter ? 0 : timeout)) == -1 &&
-	    errno != EINTR) {
+	ready = poll(pfd, n, waiter ? 0 : timeout);
+	ev_polled_at = ev_now();
+	if (ready == -1 && errno != EINTR) {
 		log_warn("ev: poll");
 		return -1;
 	}

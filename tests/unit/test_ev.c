@@ -97,9 +97,19 @@ w_wait(void *arg, int wait_ms)
 	last_wait_ms = wait_ms;
 }
 
+static uint64_t clock_ms = 1000;
+
+static uint64_t
+test_clock(void)
+{
+	return clock_ms;
+}
+
 /* An active waiter is called at every iteration: without waiting when a
  * descriptor of the loop is ready (it is served too), else for at most a
- * millisecond whatever the loop's own timeout; an inactive one never. */
+ * millisecond whatever the loop's own timeout; an inactive one never.
+ * Within the millisecond of the loop's last poll() only the waiter
+ * runs: the loop's descriptors wait for the next one. */
 static void
 test_waiter(void **state)
 {
@@ -107,6 +117,7 @@ test_waiter(void **state)
 	int p[2];
 
 	ev_init();
+	ev_set_clock(test_clock);
 	ev_waiter_set(&w);
 	assert_int_equal(pipe(p), 0);
 	assert_int_equal(ev_fd_add(p[0], POLLIN, fd_cb, NULL), 0);
@@ -114,24 +125,34 @@ test_waiter(void **state)
 	ev_run_once(50);
 	assert_int_equal(waits, 0);
 	waiter_on = 1;
+	clock_ms++;
 	ev_run_once(1000);
 	assert_int_equal(waits, 1);
 	assert_int_equal(last_wait_ms, 1);
+	clock_ms++;
 	ev_run_once(-1);
 	assert_int_equal(waits, 2);
 	assert_int_equal(last_wait_ms, 1);
 	got_fd = 0;
 	assert_int_equal(write(p[1], "x", 1), 1);
+	/* The same millisecond: the waiter alone, the pipe left. */
 	ev_run_once(1000);
 	assert_int_equal(waits, 3);
+	assert_int_equal(last_wait_ms, 1);
+	assert_false(got_fd);
+	clock_ms++;
+	ev_run_once(1000);
+	assert_int_equal(waits, 4);
 	assert_int_equal(last_wait_ms, 0);
 	assert_true(got_fd);
 	/* A zero timeout (work due now) does not wait there either. */
+	clock_ms++;
 	ev_run_once(0);
-	assert_int_equal(waits, 3);
+	assert_int_equal(waits, 4);
 	ev_waiter_set(NULL);
 	ev_run_once(0);
-	assert_int_equal(waits, 3);
+	assert_int_equal(waits, 4);
+	ev_set_clock(NULL);
 	ev_fd_del(p[0]);
 	close(p[0]);
 	close(p[1]);

@@ -248,6 +248,63 @@ saved_total(sqlite3 *h, uint64_t guid, int port, const char *ctr)
 	return v;
 }
 
+/* A flush of more rows than one UPSERT takes (its batches, and a short
+ * one): every changed counter of both ports saved as it is in memory,
+ * once. */
+static void
+test_flush_batches(void **state)
+{
+	char path[64];
+	uint8_t d[192];
+	uint64_t c0, r0, c1, r1;
+	sqlite3 *other;
+	int want = 0, got;
+	sqlite3_stmt *st;
+
+	open_one_ca(path, sizeof(path), "ctrb", 0x9abc, LOG_CRIT);
+	counters_stats(&c0, &r0);
+	for (uint8_t port = 1; port <= 2; port++) {
+		put_pc(d, 1000 + port, 3 + port);
+		counters_feed(0, port, PERF_ATTR_PORT_COUNTERS, d, sizeof(d));
+		/* PortVLOpPackets: 16 counters, each non-zero. */
+		memset(d, 0x11, sizeof(d));
+		counters_feed(0, port, PERF_ATTR_VL_OP_PACKETS, d, sizeof(d));
+	}
+	assert_int_equal(counters_flush(), 0);
+	counters_stats(&c1, &r1);
+	assert_true(c1 == c0 + 1);
+	assert_true(r1 - r0 > 32);	/* more than one batch */
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	for (uint8_t port = 1; port <= 2; port++) {
+		const struct ctr_port *cp = counters_port(0, port);
+
+		assert_non_null(cp);
+		for (int i = 0; i < CTR_MAX; i++) {
+			const struct ctr_acc *a = counters_acc(cp, i);
+
+			if (a == NULL || !ctr_valid(a) ||
+			    saved_total(other, 0, port, perf_ctrs[i].name) ==
+			    UINT64_MAX)
+				continue;
+			assert_true(saved_total(other, 0, port,
+			    perf_ctrs[i].name) == a->total);
+			want++;
+		}
+	}
+	assert_int_equal(sqlite3_prepare_v2(other, "SELECT count(*) FROM "
+	    "counters", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	got = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	assert_int_equal(got, want);
+	assert_true((uint64_t)got == r1 - r0);
+	sqlite3_close(other);
+	counters_finalise();
+	store_finalise();
+	ev_finalise();
+	unlink(path);
+}
+
 /* A flush writes the ports that changed since the last one, and only
  * those; a commit that fails keeps them for the next. */
 static void
@@ -625,6 +682,7 @@ main(void)
 		cmocka_unit_test(test_monotonic_random),
 		cmocka_unit_test(test_feed_and_restart),
 		cmocka_unit_test(test_flush_dirty_only),
+		cmocka_unit_test(test_flush_batches),
 		cmocka_unit_test(test_first_not_urgent_sliced),
 		cmocka_unit_test(test_first_zero_not_saved),
 		cmocka_unit_test(test_first_zero_over_orphan),

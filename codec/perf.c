@@ -8,6 +8,7 @@
 
 #include <infiniband/mad.h>
 
+#include "codec/be.h"
 #include "codec/perf.h"
 
 #define PC(f, w, n)	{ PERF_ATTR_PORT_COUNTERS, f, w, n }
@@ -173,30 +174,6 @@ span_get(const struct perf_span *sp, const uint8_t *d)
 			v = v << 8 | p[b];
 	}
 	return (v >> sp->shift) & sp->mask;
-}
-
-static inline uint16_t
-ld16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static inline uint64_t
-ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
 }
 
 /* The two attributes of every counter poll, each read at its own

@@ -4,34 +4,8 @@
 #include <endian.h>
 #include <string.h>
 
+#include "codec/be.h"
 #include "codec/smp.h"
-
-/* Big-endian loads at the IBA's offsets: NodeInfo and PortInfo come in
- * one per answer of a sweep, and a walk of libibmad's field table per
- * field (mad_decode_field) cost ~60 instructions a field. */
-static inline uint16_t
-ld16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static inline uint64_t
-ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
 
 /* The field of w bits (w <= 8) at IBA bit offset off, which does not
  * cross an octet: the IBA numbers bits from the most significant bit of

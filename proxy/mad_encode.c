@@ -13,6 +13,25 @@
 #include "codec/smp.h"
 #include "proxy/mad_encode.h"
 
+/* The common MAD header (IBA 13.4.2, Table 145) but Status and the
+ * class-specific octets 6-7, with ClassVersion 1 and TID 1 (set when
+ * sent), as mad_build_pkt writes it. */
+static void
+put_header(uint8_t *mad, uint8_t mgmt_class, const struct proxy_mad_args *a)
+{
+	mad[0] = 1;				/* BaseVersion */
+	mad[1] = mgmt_class;
+	mad[2] = 1;				/* ClassVersion */
+	mad[3] = a->method;			/* R and Method */
+	mad[15] = 1;				/* TID: set when sent */
+	mad[16] = (uint8_t)(a->attr_id >> 8);
+	mad[17] = (uint8_t)a->attr_id;
+	mad[20] = (uint8_t)(a->attr_mod >> 24);
+	mad[21] = (uint8_t)(a->attr_mod >> 16);
+	mad[22] = (uint8_t)(a->attr_mod >> 8);
+	mad[23] = (uint8_t)a->attr_mod;
+}
+
 /* A PerfMgt request, the counter poll's MAD, written field by field:
  * the common MAD header (IBA 13.4.2, Table 145) with ClassVersion 1,
  * then the attribute at octet 64 (16.1.1). Octet for octet what
@@ -26,17 +45,7 @@ encode_perf(const struct proxy_mad_args *a, uint8_t *buf)
 	if (a->data != NULL && a->data_len > PERF_DATA_SIZE)
 		return -1;
 	umad_set_addr(buf, a->target.lid, 1, 0, IB_DEFAULT_QP1_QKEY);
-	mad[0] = 1;				/* BaseVersion */
-	mad[1] = ATTR_CLASS_PERF;
-	mad[2] = 1;				/* ClassVersion */
-	mad[3] = a->method;			/* R and Method */
-	mad[15] = 1;				/* TID: set when sent */
-	mad[16] = (uint8_t)(a->attr_id >> 8);
-	mad[17] = (uint8_t)a->attr_id;
-	mad[20] = (uint8_t)(a->attr_mod >> 24);
-	mad[21] = (uint8_t)(a->attr_mod >> 16);
-	mad[22] = (uint8_t)(a->attr_mod >> 8);
-	mad[23] = (uint8_t)a->attr_mod;
+	put_header(mad, ATTR_CLASS_PERF, a);
 	if (a->data != NULL)
 		memcpy(mad + PERF_DATA_OFFS, a->data, a->data_len);
 	return 0;
@@ -63,22 +72,12 @@ encode_smp(const struct proxy_mad_args *a, uint64_t mkey, uint8_t *buf)
 	if (a->data != NULL && a->data_len > SMP_DATA_SIZE)
 		return -1;
 	umad_set_addr(buf, dr ? 0xffff : a->target.lid, 0, 0, 0);
-	mad[0] = 1;				/* BaseVersion */
-	mad[1] = a->mgmt_class;
-	mad[2] = 1;				/* ClassVersion */
-	mad[3] = a->method;			/* R and Method */
+	put_header(mad, a->mgmt_class, a);
 	if (dr) {
 		mad[4] = resp ? 0x80 : 0;	/* D; Status 0 */
 		mad[6] = resp ? (uint8_t)(a->target.path.cnt + 1) : 0;
 		mad[7] = a->target.path.cnt;	/* HopCount */
 	}
-	mad[15] = 1;				/* TID: set when sent */
-	mad[16] = (uint8_t)(a->attr_id >> 8);
-	mad[17] = (uint8_t)a->attr_id;
-	mad[20] = (uint8_t)(a->attr_mod >> 24);
-	mad[21] = (uint8_t)(a->attr_mod >> 16);
-	mad[22] = (uint8_t)(a->attr_mod >> 8);
-	mad[23] = (uint8_t)a->attr_mod;
 	for (int i = 0; i < 8; i++)
 		mad[24 + i] = (uint8_t)(mkey >> (56 - 8 * i));
 	if (dr) {

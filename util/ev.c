@@ -50,8 +50,11 @@ static uint64_t (*ev_clock)(void);
 static int64_t	(*ev_wall_fn)(void);
 
 static struct ev_waiter	 ev_waiter;
-/* When the loop last polled its own descriptors (ev_now, ms). */
+/* When the loop last polled its own descriptors (ev_now, ms), and
+ * whether the waiter ran alone since: what it completed (an answer to a
+ * delegated SNMP request) is for the hooks to send, at once. */
 static uint64_t		 ev_polled_at;
+static int		 ev_owed;
 
 void
 ev_waiter_set(const struct ev_waiter *w)
@@ -277,6 +280,7 @@ run_waiter(int max_wait_ms)
 	ev_waiter.wait(ev_waiter.arg, timeout < 0 || timeout > 1 ? 1 :
 	    timeout);
 	run_timers();
+	ev_owed = 1;
 	return 1;
 }
 
@@ -305,6 +309,11 @@ ev_run_once(int max_wait_ms)
 		    (int64_t)(ev_heap[0]->when - now) : 0;
 		if (timeout < 0 || d < timeout)
 			timeout = (int)d;
+	}
+	if (ev_owed) {
+		/* The hooks dispatch this iteration, not after a wait. */
+		timeout = 0;
+		ev_owed = 0;
 	}
 	waiter = ev_waiter.active != NULL && timeout != 0 &&
 	    ev_waiter.active(ev_waiter.arg);

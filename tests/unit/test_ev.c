@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -98,6 +99,20 @@ w_wait(void *arg, int wait_ms)
 }
 
 static uint64_t clock_ms = 1000;
+static int hook_runs;
+
+static int
+slow_prepare(void *arg, struct pollfd *pfd, int max, int *timeout)
+{
+	*timeout = 2000;	/* net-snmp with nothing due */
+	return 0;
+}
+
+static void
+count_dispatch(void *arg, struct pollfd *pfd, int n)
+{
+	hook_runs++;
+}
 
 static uint64_t
 test_clock(void)
@@ -140,6 +155,14 @@ test_waiter(void **state)
 	assert_int_equal(waits, 3);
 	assert_int_equal(last_wait_ms, 1);
 	assert_false(got_fd);
+	/* The next millisecond: the loop's poll() serves the pipe, at
+	 * once after the waiter ran alone (test_waiter_owes_hooks). */
+	clock_ms++;
+	ev_run_once(1000);
+	assert_int_equal(waits, 3);
+	assert_true(got_fd);
+	got_fd = 0;
+	assert_int_equal(write(p[1], "x", 1), 1);
 	clock_ms++;
 	ev_run_once(1000);
 	assert_int_equal(waits, 4);
@@ -159,6 +182,38 @@ test_waiter(void **state)
 	ev_finalise();
 }
 
+/* What the waiter completed alone (the answer to a delegated SNMP
+ * request) is the hooks' to send at the next iteration, which does not
+ * wait for their own timeout first. */
+static void
+test_waiter_owes_hooks(void **state)
+{
+	static const struct ev_waiter w = { w_active, w_wait, NULL };
+	static const struct ev_hook h = { slow_prepare, count_dispatch, NULL };
+	struct timespec t0, t1;
+
+	ev_init();
+	ev_set_clock(test_clock);
+	assert_int_equal(ev_hook_add(&h), 0);
+	ev_waiter_set(&w);
+	waiter_on = 1;
+	clock_ms++;
+	ev_run_once(-1);		/* polls, then the waiter */
+	hook_runs = 0;
+	ev_run_once(-1);		/* same millisecond: the waiter alone */
+	assert_int_equal(hook_runs, 0);
+	waiter_on = 0;			/* no MAD in flight any more */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ev_run_once(-1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_int_equal(hook_runs, 1);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+	ev_waiter_set(NULL);
+	ev_set_clock(NULL);
+	ev_finalise();
+}
+
 int
 main(void)
 {
@@ -166,6 +221,7 @@ main(void)
 		cmocka_unit_test(test_timers),
 		cmocka_unit_test(test_fd),
 		cmocka_unit_test(test_waiter),
+		cmocka_unit_test(test_waiter_owes_hooks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

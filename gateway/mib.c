@@ -493,6 +493,8 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
 		if (!r->processed && !r->delegated)
 			serve(h, reg, reqinfo, r, n);
+	if (n != NULL)
+		gw_tun_flush();	/* the agent's share of this call, at once */
 	return SNMP_ERR_NOERROR;
 }
 

@@ -70,6 +70,10 @@ typedef void (*gw_tun_waiter)(void *arg, int status, uint32_t gen);
 int	gw_tun_mode(const struct store_node *n);
 int	gw_tun_lookup(const struct gw_tun_key *key, uint32_t gen,
 	    struct gw_tun_val *v, gw_tun_waiter cb, void *arg);
+/* Send what the lookups so far asked (the end of a handler's call: all
+ * its varbinds for a node in one message); else it goes at the end of
+ * the loop's turn. */
+void	gw_tun_flush(void);
 /* Take back a waiter (its request gave up: a deadline). */
 void	gw_tun_cancel(const struct gw_tun_key *key, gw_tun_waiter cb,
 	    void *arg);

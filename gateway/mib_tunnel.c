@@ -65,6 +65,7 @@ struct tc_fetch {
 	uint32_t		 gen;
 	long			 reqid;
 	int			 sent;
+	int			 status;	/* on tf_done */
 	struct proxy_tun_req	*tr;
 	struct tc_waiter	*waiters;
 	struct tc_fetch		*next;		/* on tf_open */
@@ -78,6 +79,10 @@ static size_t		tc_n;
 static uint32_t		tc_gen;
 static struct htab	tf_keys;	/* a waited-for key -> its fetch */
 static struct tc_fetch	*tf_open;	/* not sent yet */
+/* Ended while a handler sent (gw_tun_flush): its waiters are called
+ * from the loop, never under the handler that queued them. */
+static struct tc_fetch	*tf_done;
+static int		 tf_deferring;
 static size_t		tf_n;		/* fetches open or in flight */
 static struct ev_timer	tf_timer;	/* sends the open ones */
 static long		tun_reqid;
@@ -364,6 +369,15 @@ static void
 tf_complete(struct tc_fetch *f, int status)
 {
 	uint8_t k[5 + MAX_OID_LEN * sizeof(oid)];
+
+	if (tf_deferring) {
+		f->status = status;
+		f->next = tf_done;
+		tf_done = f;
+		if (!ev_timer_pending(&tf_timer))
+			ev_timer_add(&tf_timer, 0);
+		return;
+	}
 	struct tc_waiter *w, *nw;
 	uint32_t gen = f->gen;
 
@@ -437,10 +451,8 @@ tf_send(struct tc_fetch *f)
 	tf_complete(f, errno == ENOENT ? -ENOENT : -EIO);
 }
 
-/* The loop's turn ended: what it asked goes out, a message a node and
- * kind. */
 static void
-tf_timer_cb(void *arg)
+send_open(void)
 {
 	struct tc_fetch *f;
 
@@ -448,6 +460,29 @@ tf_timer_cb(void *arg)
 		tf_open = f->next;
 		tf_send(f);
 	}
+}
+
+void
+gw_tun_flush(void)
+{
+	tf_deferring = 1;
+	send_open();
+	tf_deferring = 0;
+}
+
+/* The loop's turn ended: what ended under a handler is told, and what
+ * callbacks asked goes out, a message a node and kind (a handler's
+ * lookups go at its end: gw_tun_flush). */
+static void
+tf_timer_cb(void *arg)
+{
+	struct tc_fetch *f;
+
+	while ((f = tf_done) != NULL) {
+		tf_done = f->next;
+		tf_complete(f, f->status);
+	}
+	send_open();
 }
 
 /* The open fetch for key's node and kind with room, or a new one. */
@@ -606,6 +641,10 @@ tunnel_finalise(void)
 	struct tc_fetch *f;
 
 	ev_timer_del(&tf_timer);
+	while ((f = tf_done) != NULL) {
+		tf_done = f->next;
+		tf_complete(f, f->status);
+	}
 	while ((f = tf_open) != NULL) {
 		tf_open = f->next;
 		tf_complete(f, -ECANCELED);

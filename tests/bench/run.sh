@@ -115,9 +115,26 @@ stock_run() {
 # sw_ms (the sweeps' times), sw_cpu (the gateway's CPU per SMP, us),
 # sw_smps, nd_ms (ibnetdiscover's times) and nd_nodes, and leaves the
 # fabric's environment (LD_PRELOAD) set for a floor run.
+# settle NAME: wait (60 s at most) until fabric NAME's gateway is idle:
+# no MAD in flight or queued, and its counter saves stopped (a first
+# poll of a large fabric saves for seconds after its last answer), so
+# that a timed sweep is the sweep alone, as the floor and the stock
+# tool are.
+settle() {
+	st_prev=""
+	for st_t in $(seq 1 120); do
+		st_now=$("$IBSNMPGW" -c "$work/fab-$1/ibsnmpgw.yaml" ctl stats |
+		    awk '$1 == "mad" { for (i = 2; i < NF; i++) if ($i == "inflight" || $i == "queued") b = b " " $(i + 1) }
+			$1 == "counters" { c = $3 } END { print b, c }')
+		case "$st_now" in " 0 0 "*) [ "$st_now" = "$st_prev" ] && return 0 ;; esac
+		st_prev=$st_now
+		sleep 0.5
+	done
+}
 sweeps_vs_stock() {
 	sw_ms="" sw_cpu="" nd_ms=""
 	for sv_i in 1 2 3; do
+		settle "$1"
 		sv_c=$(cpu_ms "$2")
 		sweep_wait "$1" "$2"
 		sv_c=$(( $(cpu_ms "$2") - sv_c ))
@@ -368,6 +385,7 @@ ep=$(start_fabric ctr "$work/ctr.topo" "$work/ctr.map" "$work/nocap.yaml")
 gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-ctr/pids")
 polls="" poll_cpu="" poll_per_port=""
 for i in 1 2 3; do
+	settle ctr
 	before=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log" || true)
 	c=$(cpu_ms "$gwpid")
 	kill -USR2 "$gwpid"

@@ -412,10 +412,8 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 	int st;
 
 	if (len < (int)umad_size() + 24) {
-		static struct log_limit lim;
-
 		/* Not even a common MAD header (IBA 13.4.3): no TID. */
-		log_limited(&lim, LOG_WARNING, "mad: %d-octet answer dropped",
+		log_limited(&e->lim_short, LOG_WARNING, "mad: %d-octet answer dropped",
 		    len - (int)umad_size());
 		e->st.malformed++;
 		return;
@@ -455,13 +453,11 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 	    mad[1] != r->attr_check[0] ||
 	    mad[16] != r->attr_check[1] || mad[17] != r->attr_check[2] ||
 	    (r->check_mod && memcmp(mad + 20, r->mod_check, 4) != 0)) {
-		static struct log_limit lim;
-
 		/* Garbled on the way, most likely: asked again like a lost
 		 * answer, within the same retry count. */
-		log_limited(&lim, LOG_WARNING, "mad: malformed answer for TID "
-		    "0x%08x (%d octets, class 0x%02x method 0x%02x attribute "
-		    "0x%02x%02x)", tid,
+		log_limited(&e->lim_malformed, LOG_WARNING, "mad: malformed "
+		    "answer for TID 0x%08x (%d octets, class 0x%02x method "
+		    "0x%02x attribute 0x%02x%02x)", tid,
 		    len - (int)umad_size(), mad[1], mad[3], mad[16], mad[17]);
 		e->st.malformed++;
 		r->garbled = 1;

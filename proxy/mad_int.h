@@ -17,6 +17,7 @@
 #include "proxy/mad_types.h"
 #include "util/ev.h"
 #include "util/htab.h"
+#include "util/log.h"
 
 #define SLOT_BITS	12
 #define SLOT_COUNT	(1u << SLOT_BITS)	/* > any max-in-flight */
@@ -92,6 +93,9 @@ struct mad_engine {
 	void			*up_arg;
 	uint64_t		 state_checked;
 	uint64_t		 send_errs, send_err_logged;
+	/* Answers too short for a header, and malformed ones: each
+	 * engine's own lines, rate-limited. */
+	struct log_limit	 lim_short, lim_malformed;
 	/* Requests to us: one handler per management class. */
 	struct {
 		uint8_t			 mgmt_class;

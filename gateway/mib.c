@@ -44,11 +44,9 @@ enum { SRC_TABLE, SRC_AGENT, SRC_OWNER };
 /* Messages one varbind may wait for from a node's agent. */
 #define MAX_ROUNDS	4
 
-
 struct gw_job {
 	struct gw_eval		 e;
 	const struct store_node	*node;		/* the context's node */
-	int			 fabric;	/* a fabric-context table */
 	netsnmp_mib_handler	*h;
 	netsnmp_handler_registration *reg;
 	netsnmp_delegated_cache	*dc;	/* NULL until delegated */
@@ -470,8 +468,6 @@ serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	memset(&job, 0, offsetof(struct gw_job, tw));
 	job.e.t = t;
 	job.node = n;
-	job.fabric = t->context != NULL &&
-	    strcmp(t->context, GW_FABRIC_CONTEXT) == 0;
 	job.e.since = ev_now();
 	job.h = h;
 	job.reg = reg;

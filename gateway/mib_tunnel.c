@@ -12,8 +12,9 @@
  * This file is the source, not a job engine: the answers kept by OID,
  * and the messages that fetch them, with store/cache.c's contract
  * (gw_tun_lookup: an answer, or a waiter called when the message ends).
- * The lookups of one turn of the loop for one node go out as one
- * message: a GET for GETs, a GETBULK of tunnel.read-ahead for GETNEXTs.
+ * The lookups of one handler call for one node go out as one message
+ * as the call ends (gw_tun_flush; a callback's at the end of the loop's
+ * turn): a GET for GETs, a GETBULK of tunnel.read-ahead for GETNEXTs.
  *
  * The gateway terminates v1, v2c and v3 and its access rules; the node
  * sees a v2c message with the policy's tunnel community. Answers are

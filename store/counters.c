@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store/counters.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/htab.h"
@@ -562,29 +563,6 @@ flush_port(sqlite3_stmt *st, const struct ctr_port *p)
 	return rows;
 }
 
-/* The UPSERT of CTR_BATCH rows. Prepared once: flushes are frequent.
- * An upsert changes the row in place; REPLACE deleted it and its index
- * entry and inserted both again (half of a flush's cost). */
-static int
-upsert_prepare(sqlite3_stmt **st)
-{
-	static const char head[] = "INSERT INTO counters (node_guid, port, "
-	    "counter, total, last, saturated) VALUES ";
-	static const char tail[] = " ON CONFLICT (node_guid, port, counter) "
-	    "DO UPDATE SET total = excluded.total, last = excluded.last, "
-	    "saturated = excluded.saturated";
-	char sql[sizeof(head) + 14 * CTR_BATCH + sizeof(tail)];
-	size_t off = sizeof(head) - 1;
-
-	memcpy(sql, head, off);
-	for (int k = 0; k < CTR_BATCH; k++)
-		off += (size_t)snprintf(sql + off, sizeof(sql) - off, "%s"
-		    "(?,?,?,?,?,?)", k ? "," : "");
-	snprintf(sql + off, sizeof(sql) - off, "%s", tail);
-	return sqlite3_prepare_v2(db(), sql, -1, st, NULL) == SQLITE_OK ? 0 :
-	    -1;
-}
-
 /* Saves the dirty ports from the list's head, in one transaction, until
  * max_rows rows are written: 0 when the list is empty then, 1 when some
  * are left, -1 when the save failed (the list stays for the next). */
@@ -598,7 +576,14 @@ flush_some(size_t max_rows)
 
 	if (db() == NULL || ctr_dirty == NULL)
 		return 0;	/* nothing changed: no transaction */
-	if (ctr_stmt == NULL && upsert_prepare(&ctr_stmt) == -1)
+	/* Prepared once: flushes are frequent. An upsert changes the row
+	 * in place; REPLACE deleted it and its index entry and inserted
+	 * both again (half of a flush's cost). */
+	if (ctr_stmt == NULL && store_sql_prepare_list(db(), "INSERT INTO "
+	    "counters (node_guid, port, counter, total, last, saturated) "
+	    "VALUES ", "(?,?,?,?,?,?)", CTR_BATCH, " ON CONFLICT (node_guid, "
+	    "port, counter) DO UPDATE SET total = excluded.total, last = "
+	    "excluded.last, saturated = excluded.saturated", &ctr_stmt) == -1)
 		goto fail;
 	st = ctr_stmt;
 	if (sqlite3_exec(db(), "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <sqlite3.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "store/rows.h"
@@ -197,7 +196,6 @@ rows_forget(struct store_node *n)
  * for every node it saw: one UPDATE for LAST_BATCH nodes, not one each
  * (a statement's step was ~10,000 instructions). */
 #define LAST_BATCH	128
-#define LAST_SQL_HEAD	"UPDATE nodes SET last_seen = ?1 WHERE guid IN (?2"
 
 struct last_batch {
 	sqlite3_stmt		*st;
@@ -283,14 +281,8 @@ rows_write(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
 {
 	sqlite3_stmt *nst = NULL, *pst = NULL, *sst = NULL, *lst = NULL;
 	struct last_batch lb;
-	char sql[sizeof(LAST_SQL_HEAD) + 4 * LAST_BATCH + 2];
-	size_t off = strlen(LAST_SQL_HEAD);
 	int rc = -1;
 
-	memcpy(sql, LAST_SQL_HEAD, off);
-	for (int i = 1; i < LAST_BATCH; i++)
-		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ",?");
-	snprintf(sql + off, sizeof(sql) - off, ")");
 	lb.st = NULL;
 	lb.n = 0;
 	if (store_sql_exec(db, "BEGIN IMMEDIATE") == -1)
@@ -303,7 +295,8 @@ rows_write(sqlite3 *db, struct store_node **nodes, const uint8_t *seen,
 	    "lost) VALUES (?,?,?)", -1, &sst, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "UPDATE nodes SET last_seen = ? "
 	    "WHERE guid = ?", -1, &lst, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, sql, -1, &lb.st, NULL) != SQLITE_OK)
+	    store_sql_prepare_list(db, "UPDATE nodes SET last_seen = ?1 "
+	    "WHERE guid IN (", "?", LAST_BATCH, ")", &lb.st) == -1)
 		goto out;
 	for (size_t i = 0; i < count; i++)
 		if (sweep_write(nst, pst, lst, &lb, nodes[i], seen[i]) == -1)

@@ -137,6 +137,36 @@ store_sql_exec(sqlite3 *db, const char *sql)
 	return 0;
 }
 
+int
+store_sql_prepare_list(sqlite3 *db, const char *head, const char *item,
+    int n, const char *tail, sqlite3_stmt **st)
+{
+	size_t hl = strlen(head), il = strlen(item), tl = strlen(tail), off;
+	char *sql = malloc(hl + (size_t)n * (il + 1) + tl + 1);
+	int rc;
+
+	if (sql == NULL) {
+		log_warn("store");
+		return -1;
+	}
+	memcpy(sql, head, hl);
+	off = hl;
+	for (int i = 0; i < n; i++) {
+		if (i > 0)
+			sql[off++] = ',';
+		memcpy(sql + off, item, il);
+		off += il;
+	}
+	memcpy(sql + off, tail, tl + 1);
+	rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK) {
+		log_warnx("store: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
 /* ROLLBACK, unless the failed statement ended the transaction already
  * (SQLite does on some errors): then it would only fail again. */
 int

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 /* The schema this release writes (store/schema.c: its migrations and
  * the table of releases, to be extended together). */
@@ -34,6 +35,12 @@ void	 store_schema_attach(struct sqlite3 *db);
 /* sqlite3_exec, its error logged; -1 then. */
 int	 store_sql_exec(struct sqlite3 *db, const char *sql);
 int	 store_sql_commit(struct sqlite3 *db);
+/* Prepare head, then item n times joined by commas, then tail: a
+ * statement that writes n rows at once (a statement's own cost is most
+ * of a small row's). 0, or -1 (logged). */
+int	 store_sql_prepare_list(struct sqlite3 *db, const char *head,
+	    const char *item, int n, const char *tail,
+	    struct sqlite3_stmt **st);
 int	 store_sql_rollback(struct sqlite3 *db);
 /* The schema version of an open database; -1 if it is not one. */
 int	 store_schema_get(struct sqlite3 *db);

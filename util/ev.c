@@ -257,6 +257,18 @@ run_timers(void)
 	}
 }
 
+/* timeout (ms, -1: none), lowered to the first timer's. */
+static int
+timers_timeout(int timeout, uint64_t now)
+{
+	int64_t d;
+
+	if (ev_heap_len == 0)
+		return timeout;
+	d = ev_heap[0]->when > now ? (int64_t)(ev_heap[0]->when - now) : 0;
+	return timeout < 0 || d < timeout ? (int)d : timeout;
+}
+
 /* While the waiter is active its descriptor is read at every iteration,
  * and the loop's own descriptors and hooks once a millisecond, not at
  * every MAD (their poll() was half the loop's system calls during a
@@ -265,16 +277,11 @@ static int
 run_waiter(int max_wait_ms)
 {
 	uint64_t now = ev_now();
-	int timeout = max_wait_ms;
+	int timeout;
 
 	if (ev_waiter.active == NULL || now != ev_polled_at)
 		return 0;
-	if (ev_heap_len > 0) {
-		int64_t d = ev_heap[0]->when > now ?
-		    (int64_t)(ev_heap[0]->when - now) : 0;
-		if (timeout < 0 || d < timeout)
-			timeout = (int)d;
-	}
+	timeout = timers_timeout(max_wait_ms, now);
 	if (timeout == 0 || !ev_waiter.active(ev_waiter.arg))
 		return 0;
 	ev_waiter.wait(ev_waiter.arg, timeout < 0 || timeout > 1 ? 1 :
@@ -303,13 +310,7 @@ ev_run_once(int max_wait_ms)
 		    EV_MAX_FDS + EV_HOOK_FDS - n, &timeout);
 		n += hook_n[h];
 	}
-	if (ev_heap_len > 0) {
-		uint64_t now = ev_now();
-		int64_t d = ev_heap[0]->when > now ?
-		    (int64_t)(ev_heap[0]->when - now) : 0;
-		if (timeout < 0 || d < timeout)
-			timeout = (int)d;
-	}
+	timeout = timers_timeout(timeout, ev_now());
 	if (ev_owed) {
 		/* The hooks dispatch this iteration, not after a wait. */
 		timeout = 0;

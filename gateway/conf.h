@@ -65,7 +65,8 @@ enum gw_event_cat {	/* a target's event filter, one bit each */
 	GW_CAT_SUBSCRIPTION = 1 << 4,	/* the SA subscription */
 	GW_CAT_TRAP = 1 << 5,		/* SMA traps the SM forwarded */
 	GW_CAT_GATEWAY = 1 << 6,	/* coldStart/warmStart */
-	GW_CAT_ALL = 0x7f
+	GW_CAT_HEALTH = 1 << 7,		/* fabric health (docs/health.md) */
+	GW_CAT_ALL = 0xff
 };
 
 struct gw_target {

@@ -52,7 +52,7 @@ conf_events_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 }
 
 static const char *cat_names[] = { "link", "node", "sm", "threshold",
-    "subscription", "trap", "gateway" };
+    "subscription", "trap", "gateway", "health" };
 
 static void
 parse_cats(struct yaml_ctx *x, yaml_node_t *v, unsigned *out)

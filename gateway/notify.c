@@ -85,6 +85,11 @@ notif_number(int type)
 	case STORE_EV_TRAP: return 8;		/* ibsnmpgwSmaTrap */
 	case STORE_EV_HA_FAILOVER: return 9;	/* ibsnmpgwHaFailover */
 	case STORE_EV_HA_SPLIT_BRAIN: return 10;	/* ibsnmpgwHaSplitBrain */
+	case STORE_EV_LINK_DEGRADED: return 11;	/* ibsnmpgwLinkDegraded */
+	case STORE_EV_LINK_RESTORED: return 12;	/* ibsnmpgwLinkRestored */
+	case STORE_EV_TOPO_MISMATCH: return 13;	/* ibsnmpgwTopologyMismatch */
+	case STORE_EV_TOPO_MATCH: return 14;	/* ibsnmpgwTopologyMatch */
+	case STORE_EV_PORT_HEALTH: return 15;	/* ibsnmpgwPortHealthChanged */
 	}
 	return 0;
 }
@@ -384,6 +389,12 @@ category(int type)
 		return GW_CAT_SUBSCRIPTION;
 	case STORE_EV_TRAP:
 		return GW_CAT_TRAP;
+	case STORE_EV_LINK_DEGRADED:
+	case STORE_EV_LINK_RESTORED:
+	case STORE_EV_TOPO_MISMATCH:
+	case STORE_EV_TOPO_MATCH:
+	case STORE_EV_PORT_HEALTH:
+		return GW_CAT_HEALTH;
 	}
 	return GW_CAT_GATEWAY;
 }

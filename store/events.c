@@ -64,6 +64,11 @@ static const char *type_names[STORE_EV_MAX] = {
 	[STORE_EV_GW_START] = "gateway-start",
 	[STORE_EV_HA_FAILOVER] = "ha-failover",
 	[STORE_EV_HA_SPLIT_BRAIN] = "ha-split-brain",
+	[STORE_EV_LINK_DEGRADED] = "link-degraded",
+	[STORE_EV_LINK_RESTORED] = "link-restored",
+	[STORE_EV_TOPO_MISMATCH] = "topology-mismatch",
+	[STORE_EV_TOPO_MATCH] = "topology-match",
+	[STORE_EV_PORT_HEALTH] = "port-health",
 };
 
 const char *
@@ -108,6 +113,11 @@ event_class(int type)
 	case STORE_EV_GW_START:
 	case STORE_EV_HA_FAILOVER:
 	case STORE_EV_HA_SPLIT_BRAIN:
+	case STORE_EV_LINK_DEGRADED:	/* the health checks post changes */
+	case STORE_EV_LINK_RESTORED:
+	case STORE_EV_TOPO_MISMATCH:
+	case STORE_EV_TOPO_MATCH:
+	case STORE_EV_PORT_HEALTH:
 		return CLS_EDGE;
 	}
 	return CLS_OTHER;

@@ -28,6 +28,13 @@ enum store_event_type {
 	STORE_EV_HA_FAILOVER,		/* this gateway took over (text:
 					 * old and new active) */
 	STORE_EV_HA_SPLIT_BRAIN,	/* the peer is active too */
+	/* Fabric health (docs/health.md): states the health checks keep,
+	 * posted on their changes only. */
+	STORE_EV_LINK_DEGRADED,		/* a link runs below what it should */
+	STORE_EV_LINK_RESTORED,		/* ... and no longer */
+	STORE_EV_TOPO_MISMATCH,		/* a difference from the blueprint */
+	STORE_EV_TOPO_MATCH,		/* ... gone */
+	STORE_EV_PORT_HEALTH,		/* a port's verdict changed */
 	STORE_EV_MAX
 };
 

@@ -467,7 +467,7 @@ top_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		{ "cache", cache_key_fn }, { "log", log_key },
 		{ "ipoib", ipoib_key }, { "events", conf_events_key },
 		{ "notify", conf_notify_key }, { "tunnel", tunnel_key },
-		{ "ha", conf_ha_key },
+		{ "ha", conf_ha_key }, { "health", conf_health_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -646,6 +646,7 @@ gw_conf_free(struct gw_conf *c)
 		free(p->tunnel_community);
 	}
 	free(c->policies);
+	conf_health_free(c);
 	conf_targets_free(c);
 	conf_ha_free(c);
 	free(c->path);

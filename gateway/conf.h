@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "codec/attr.h"
+#include "proxy/linkcheck.h"
 #include "proxy/poller.h"
 #include "proxy/tunnel.h"
 #include "store/events.h"
@@ -176,6 +177,10 @@ struct gw_conf {
 
 	struct proxy_policy	*policies;	/* first match wins */
 	int			 npolicies;
+
+	/* health: (docs/health.md) */
+	struct proxy_link_expect *expect;	/* health.expect */
+	int			 nexpect;
 
 	struct store_event_conf	 events;
 	int			 sm_events;	/* events.sm-events */

@@ -1,7 +1,8 @@
 /* conf's internal header: what its files (gateway/conf*.c) share with
  * each other, not with other modules (the model: libibnetdisc's
  * internal.h). Calls run one way: conf.c calls conf_notify.c,
- * conf_access.c and conf_ha.c, conf_notify.c calls conf_access.c, all
+ * conf_access.c, conf_ha.c and conf_health.c, conf_notify.c and
+ * conf_health.c call conf_access.c, all
  * call util/yaml.c, and conf.c and conf_ha.c call conf_secret.c;
  * nothing calls back.
  *
@@ -53,6 +54,11 @@ void	conf_check_targets(struct yaml_ctx *x, const struct gw_conf *c);
  * its owner may read (mode 0600 or 0400). The bytes read, or -1 with
  * the reason on err (the content is never echoed). */
 ssize_t	conf_read_secret(const char *path, void *buf, size_t size, FILE *err);
+
+/* conf_health.c: the health: section (arg: the gw_conf). */
+void	conf_health_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
+	    yaml_node_t *v, void *arg);
+void	conf_health_free(struct gw_conf *c);
 
 /* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */
 void	conf_ha_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,

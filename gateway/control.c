@@ -32,6 +32,7 @@
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/inform.h"
+#include "proxy/linkcheck.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
 #include "proxy/reread.h"
@@ -343,6 +344,56 @@ cmd_events(FILE *f, const char *arg)
 	}
 }
 
+/* One end of a link: its context name (gw_context_name) and port. */
+static const char *
+link_end(const struct store_node *n, uint64_t guid, unsigned port,
+    char *buf, size_t len)
+{
+	char ctx[GW_CONTEXT_LEN];
+
+	if (n != NULL)
+		gw_context_name(n, ctx, sizeof(ctx));
+	else
+		snprintf(ctx, sizeof(ctx), "0x%016llx",
+		    (unsigned long long)guid);
+	snprintf(buf, len, "%s[%u]", ctx, port);
+	return buf;
+}
+
+static void
+link_line(FILE *f, const struct proxy_link_row *r)
+{
+	char a[GW_CONTEXT_LEN + 8], b[GW_CONTEXT_LEN + 8], ts[32];
+	time_t t = (time_t)(r->since / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(f, "%s <-> %s %ux %s expected %ux %s (width: %s, speed: %s) "
+	    "since %s\n", link_end(store_node_at(r->node), r->guid, r->port,
+	    a, sizeof(a)), link_end(store_node_by_guid(r->peer_guid),
+	    r->peer_guid, r->peer_port, b, sizeof(b)), r->act_lanes,
+	    smp_speed_name(r->act_speed), r->exp_lanes,
+	    smp_speed_name(r->exp_speed), proxy_linkcheck_rule_name(
+	    r->rule_width), proxy_linkcheck_rule_name(r->rule_speed), ts);
+}
+
+/* links --degraded: ibsnmpgwDegradedLinkTable, as the last check
+ * found it (docs/health.md). */
+static void
+cmd_links(FILE *f, const char *arg)
+{
+	size_t n = proxy_linkcheck_count();
+
+	if (arg == NULL || strcmp(arg, "--degraded") != 0) {
+		fprintf(f, "error: links --degraded\n");
+		return;
+	}
+	fprintf(f, "degraded links %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		link_line(f, proxy_linkcheck_at(i));
+}
+
 /* The notification targets and what they were sent. */
 static void
 cmd_targets(FILE *f)
@@ -416,11 +467,14 @@ handle(FILE *f, char *line)
 		cmd_events(f, arg);
 	else if (strcmp(cmd, "targets") == 0)
 		cmd_targets(f);
+	else if (strcmp(cmd, "links") == 0)
+		cmd_links(f, arg);
 	else if (strcmp(cmd, "ha") == 0)
 		gw_ha_ctl(f, arg);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
+		    "links --degraded, "
 		    "ha master|backup|yield|fault|status)\n", cmd);
 }
 

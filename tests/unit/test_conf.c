@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <cmocka.h>
 
+#include "codec/smp.h"
 #include "gateway/conf.h"
 #include "codec/perf.h"
 
@@ -874,6 +875,56 @@ test_duplicate_keys(void **state)
 	assert_non_null(strstr(err, ":6: duplicate key 'retries'"));
 }
 
+/* health.expect: rules in order, either dimension; bad values at their
+ * line, one message each. */
+static void
+test_health_expect(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "health:\n"
+	    "  expect:\n"
+	    "    - nodes: {type: switch}\n"
+	    "      width: 4X\n"
+	    "      speed: edr\n"
+	    "    - {speed: xdr}\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_int_equal(c->nexpect, 2);
+	assert_int_equal(c->expect[0].nodes.type, 2);
+	assert_int_equal(c->expect[0].lanes, 4);
+	assert_int_equal(c->expect[0].speed, SMP_SPEED_EDR);
+	assert_int_equal(c->expect[0].line, 6);
+	assert_int_equal(c->expect[1].nodes.set, 0);
+	assert_int_equal(c->expect[1].lanes, 0);
+	assert_int_equal(c->expect[1].speed, SMP_SPEED_XDR);
+	gw_conf_free(c);
+
+	c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "health:\n"
+	    "  expect:\n"
+	    "    - {width: 3x}\n"
+	    "    - {speed: fast}\n"
+	    "    - nodes: {type: ca}\n"
+	    "    - 5\n"
+	    "  other: 1\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":6: width: one of 1x"));
+	assert_non_null(strstr(err, ":7: speed: one of sdr"));
+	assert_non_null(strstr(err, ":8: an expectation needs 'width' or "
+	    "'speed'"));
+	assert_non_null(strstr(err, ":9: "));
+	assert_non_null(strstr(err, ":10: unknown key 'other' in 'health'"));
+	assert_int_equal(count_lines(err), 5);
+}
+
 int
 main(void)
 {
@@ -893,6 +944,7 @@ main(void)
 		cmocka_unit_test(test_empty_section),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_polling),
+		cmocka_unit_test(test_health_expect),
 		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),
 		cmocka_unit_test(test_notify),

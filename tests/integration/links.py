@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""Degraded links (docs/health.md): on the cluster-shaped fabric, whose
+host links train at 1x to 12x and SDR to HDR, health.expect says that
+links of switches run at 4x. ibsnmpgwDegradedLinkTable in the fabric
+context then holds exactly the links ibnetdiscover shows narrower than
+4x, each notified once as ibsnmpgwLinkDegraded. A width an admin
+narrows with ibportstate adds a row and a notification, widening it
+again takes both back (ibsnmpgwLinkRestored). Without the expectation
+(a reload), the default rule (the best width and speed both ends
+support and enable) finds no link short on ibsim, whose ports enable
+what they trained at: every row goes, each with ibsnmpgwLinkRestored.
+A restart keeps the rows' times and notifies nothing again."""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import simlib  # noqa: E402
+
+simlib.skip_if_missing()
+TOPO = os.path.join(simlib.TOP, "tests", "sim", "topologies",
+                    "cluster.topo")
+EXPECT = ("health:\n  expect:\n    - nodes: {type: switch}\n"
+          "      width: 4x\n")
+R = simlib.Report()
+SINK = simlib.TrapSink("public")
+fab = simlib.Fabric(topo=TOPO, extra=[
+    "--sm-events", "--notify", "udp:127.0.0.1:%d" % SINK.port],
+    extra_yaml=EXPECT)
+TABLE = simlib.GW_BASE + ".9.2.1"       # ibsnmpgwDegradedLinkEntry
+DEGRADED = simlib.GW_BASE + ".7.0.11"
+RESTORED = simlib.GW_BASE + ".7.0.12"
+SPEEDS = ["", "SDR", "DDR", "QDR", "FDR", "EDR", "HDR", "NDR", "XDR"]
+
+
+def oracle_links():
+    """{frozenset({(guid, port), (guid, port)}): (lanes, speed)} of
+    every link ibnetdiscover finds, and the switch GUIDs."""
+    out = fab.diag(["ibnetdiscover"]).stdout
+    links, switches, cur = {}, set(), None
+    for line in out.splitlines():
+        m = re.match(r'^(Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"', line)
+        if m:
+            cur = int(m.group(2), 16)
+            if m.group(1) == "Switch":
+                switches.add(cur)
+            continue
+        m = re.match(r'^\[(\d+)\].*?"[SH]-([0-9a-f]+)"\[(\d+)\].*'
+                     r'\s(\d+)x([A-Z]+)\s*$', line)
+        if m and cur is not None:
+            ends = frozenset({(cur, int(m.group(1))),
+                              (int(m.group(2), 16), int(m.group(3)))})
+            links[ends] = (int(m.group(4)), m.group(5))
+    return links, switches
+
+
+def table():
+    """{frozenset(ends): {column: value}} of ibsnmpgwDegradedLinkTable."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [TABLE]).stdout
+    rows = {}
+    for oid, (_t, v) in simlib.parse_vars(out).items():
+        if not oid.startswith(TABLE + "."):
+            continue        # an empty table: the walk's noSuchObject
+        col, idx = oid[len(TABLE) + 1:].split(".", 1)
+        rows.setdefault(idx, {})[int(col)] = v
+    res = {}
+    for idx, r in rows.items():
+        port = int(idx.split(".")[1])
+        ends = frozenset({(int(r[2], 16), port), (int(r[4], 16), r[5])})
+        res[ends] = r
+    return res
+
+
+def notes(since, kind):
+    return [(g, p) for t, g, p, _vb in simlib.gw_notes(SINK, since)
+            if t == kind]
+
+
+def end_guids(ends):
+    return sorted(g for g, _p in ends)
+
+
+def main():
+    links, switches = oracle_links()
+    want = {e for e, (lanes, _s) in links.items()
+            if lanes < 4 and any(g in switches for g, _p in e)}
+    R.check(len(links) > 20 and len(want) >= 2,
+            "ibnetdiscover: %d links, %d of a switch narrower than 4x"
+            % (len(links), len(want)), str(links))
+    rows = {}
+    R.check(simlib.wait(lambda: rows.update(table()) or
+                        set(rows) == want, 15),
+            "ibsnmpgwDegradedLinkTable holds exactly those links",
+            "got %s\nwant %s" % (sorted(map(sorted, rows)),
+                                 sorted(map(sorted, want))))
+    bad = [(sorted(e), r) for e, r in rows.items() if e in links and (
+        r[9] != links[e][0] or SPEEDS[r[10] - 1] != links[e][1] or
+        r[7] != 4 or r[11] != 2 or r[12] <= 0)]
+    R.check(rows and not bad, "each row: the active width and speed "
+            "ibnetdiscover shows, 4 lanes expected, rule expected(2), "
+            "a time", str(bad))
+    R.check(simlib.wait(lambda: len(notes(0, DEGRADED)) == len(want), 10),
+            "one ibsnmpgwLinkDegraded per row",
+            str(simlib.gw_notes(SINK)))
+    ctl = fab.ctl("links", "--degraded").stdout
+    R.check(ctl.startswith("degraded links %d\n" % len(want)) and
+            ctl.count(" expected 4x ") == len(want),
+            "ctl links --degraded lists them", ctl)
+
+    # An admin narrows leaf01 port 1 (to node01, 4xEDR) to 1x: trap 144,
+    # the sweep it asks for, a row and a notification.
+    leaf01, node01 = 0x0002c90300aa0101, 0x0002c90300bb0100
+    link = frozenset({(leaf01, 1), (node01, 1)})
+    n = len(SINK.notes())
+    out = fab.diag(["ibportstate", "3", "1", "width", "1"])
+    R.check(out.returncode == 0, "ibportstate 3 1 width 1", out.stderr)
+    R.check(simlib.wait(lambda: link in table(), 15),
+            "leaf01[1] <-> node01[1] at 1x has a row", str(table()))
+    R.check(simlib.wait(lambda: len(notes(n, DEGRADED)) == 1, 10) and
+            notes(n, DEGRADED)[0][0] in (leaf01, node01),
+            "... notified once", str(simlib.gw_notes(SINK, n)))
+    n = len(SINK.notes())
+    out = fab.diag(["ibportstate", "3", "1", "width", "3"])
+    R.check(simlib.wait(lambda: link not in table(), 15) and
+            set(table()) == want, "width back to 1x or 4x: the row goes, "
+            "the others stay", str(table()))
+    R.check(simlib.wait(lambda: len(notes(n, RESTORED)) == 1, 10) and
+            not notes(n, DEGRADED), "... one ibsnmpgwLinkRestored",
+            str(simlib.gw_notes(SINK, n)))
+
+    # A restart: the rows come back with their times, nothing notified.
+    since = {e: r[12] for e, r in table().items()}
+    n = len(SINK.notes())
+    fab.restart_gateway()
+    fab.sweep()
+    R.check(simlib.wait(lambda: {e: r[12] for e, r in table().items()}
+                        == since, 15),
+            "after a restart: the same rows, the same times",
+            "%s\n%s" % (since, table()))
+    kinds = [t for t, _g, _p, _vb in simlib.gw_notes(SINK, n)]
+    R.check(DEGRADED not in kinds and RESTORED not in kinds,
+            "... and no link notification again", str(kinds))
+
+    # The default rule alone: ibsim's ports enable what they trained
+    # at, so no link is short of it.
+    n = len(SINK.notes())
+    fab.reconfigure(EXPECT, "")
+    R.check(simlib.wait(lambda: not table(), 10),
+            "without health.expect no row is left", str(table()))
+    R.check(simlib.wait(lambda: len(notes(n, RESTORED)) == len(want), 10),
+            "... each restored", str(simlib.gw_notes(SINK, n)))
+
+
+simlib.run(main, fab, R)

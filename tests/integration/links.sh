@@ -1,0 +1,5 @@
+#!/bin/sh
+# Runs links.py (degraded links, docs/health.md).
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+export top_srcdir
+exec /usr/bin/python3 "$top_srcdir/tests/integration/links.py"

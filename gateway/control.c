@@ -436,7 +436,8 @@ handle(FILE *f, char *line)
 		cmd_targets(f);
 	else if (strcmp(cmd, "ha") == 0)
 		gw_ha_ctl(f, arg);
-	else if (strcmp(cmd, "topology") == 0 && arg && !strcmp(arg, "slurm"))
+	else if (strcmp(cmd, "topology") == 0 && arg &&
+	    strcmp(arg, "slurm") == 0)
 		cmd_topology_slurm(f);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "

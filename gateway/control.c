@@ -7,6 +7,7 @@
  *   sweep            start a discovery sweep
  *   flush [NAME]     drop cached attributes and what the node lacks
  *   stats            MAD engine, cache, SNMP and sweep statistics
+ *   topology slurm   Slurm's topology.conf from the inventory
  *
  * The socket is created mode 0660 so only the service user, its group
  * and root can use it. */
@@ -29,6 +30,7 @@
 #include "gateway/mib.h"
 #include "gateway/notify.h"
 #include "gateway/snmp.h"
+#include "gateway/topo_slurm.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
 #include "proxy/inform.h"
@@ -422,6 +424,22 @@ cmd_targets(FILE *f)
 		    (unsigned long long)st.filtered);
 }
 
+static const struct store_node *
+topo_node(size_t i, void *arg)
+{
+	return store_node_at((uint32_t)i);
+}
+
+/* Slurm's topology.conf (gateway/topo_slurm.c). */
+static void
+cmd_topology_slurm(FILE *f)
+{
+	if (!proxy_mad_port_up())
+		fprintf(f, "# the gateway's port is down: the fabric as last "
+		    "swept\n");
+	gw_topo_slurm(f, store_node_count(), topo_node, NULL);
+}
+
 static void
 handle(FILE *f, char *line)
 {
@@ -471,11 +489,14 @@ handle(FILE *f, char *line)
 		cmd_links(f, arg);
 	else if (strcmp(cmd, "ha") == 0)
 		gw_ha_ctl(f, arg);
+	else if (strcmp(cmd, "topology") == 0 && arg &&
+	    strcmp(arg, "slurm") == 0)
+		cmd_topology_slurm(f);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
-		    "links --degraded, "
-		    "ha master|backup|yield|fault|status)\n", cmd);
+		    "links --degraded, ha master|backup|yield|fault|status, "
+		    "topology slurm)\n", cmd);
 }
 
 static void

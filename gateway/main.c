@@ -313,7 +313,7 @@ usage(void)
 	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
 	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
 	    "[NAME]|stats|events [COUNT]|targets|links --degraded|\n"
-	    "           ha master|backup|yield|fault|status\n"
+	    "           ha master|backup|yield|fault|status|topology slurm\n"
 	    "       ibsnmpgw [-c file] schema [RELEASE]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "proxy/linkcheck.h"
 #include "store/events.h"
@@ -438,8 +439,10 @@ void
 proxy_linkcheck_run(void)
 {
 	struct proxy_link_row *rows;
+	struct timespec t0, t1;
 	size_t n;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (collect(&rows, &n) == -1)
 		return;		/* the rows in force stay */
 	if (!lc_ran)
@@ -450,6 +453,10 @@ proxy_linkcheck_run(void)
 	free(lc_rows);
 	lc_rows = rows;
 	lc_n = n;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	log_debug("linkcheck: %zu degraded links, %lld us", n,
+	    (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000);
 }
 
 /* ---- The rows */

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/smp.h"
 #include "store/counters.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -443,58 +442,10 @@ switch_src(struct feed *f, int ext, const uint64_t *vals)
 	forget_rows(p, !ext);
 	ctr_urgent = 1;
 	f->ev |= CTR_EV_RESET;
-	/* No interval across the switch: the next begins here. */
-	p->wait_at = wait_clock();
-	p->wait_total = p->c[CTR_XMIT_WAIT].total;
-	p->wait_dt_ms = p->wait_ppm = 0;
+	ctr_wait_start(p, wait_clock());	/* none across the switch */
 	log_info("counters: %s port %u: error counters and PortXmitWait "
 	    "from %s from now on", store_node_ident_idx(p->node), p->port,
 	    ext ? "PortCountersExtended (64 bits)" : "PortCounters");
-}
-
-/* The port's data rate now (the inventory's PortInfo), 0 if unknown. */
-static uint64_t
-port_rate(const struct ctr_port *p)
-{
-	const struct store_node *sn = store_node_at(p->node);
-	const struct store_port *pt;
-	struct smp_portinfo pi;
-
-	if (sn == NULL || sn->ports == NULL || p->port > sn->num_ports)
-		return 0;
-	pt = &sn->ports[p->port];
-	if (!pt->pinfo_ok || smp_decode_portinfo(pt->pinfo, sizeof(pt->pinfo),
-	    &pi) == -1)
-		return 0;
-	return smp_port_rate_mbps(&pi);
-}
-
-/* PortXmitWait was read: the interval since the last reading at least
- * CTR_WAIT_MIN_MS ago ends (docs/health.md, "Congestion"). */
-static void
-wait_update(struct ctr_port *p)
-{
-	const struct ctr_acc *a = &p->c[CTR_XMIT_WAIT];
-	uint32_t now = wait_clock(), dt;
-
-	if (!ctr_valid(a))
-		return;
-	if (p->wait_at != 0) {
-		if ((dt = now - p->wait_at) < CTR_WAIT_MIN_MS)
-			return;
-		p->wait_ppm = perf_xmit_wait_ppm(a->total - p->wait_total, dt,
-		    port_rate(p));
-		p->wait_dt_ms = dt;
-	}
-	p->wait_at = now;
-	p->wait_total = a->total;
-}
-
-uint32_t
-counters_xmit_wait(const struct ctr_port *p, uint32_t *dt_ms)
-{
-	*dt_ms = p->wait_dt_ms;
-	return p->wait_ppm;
 }
 
 /* The attribute's own counters; PortCounters' error counters and
@@ -580,7 +531,7 @@ counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
 	}
 	feed_done(&f, attr);
 	if (wait)
-		wait_update(p);
+		ctr_wait_update(p, wait_clock());
 }
 
 void

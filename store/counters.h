@@ -125,6 +125,11 @@ unsigned counters_width(const struct ctr_port *p, int i);
  * CTR_WAIT_MIN_MS is merged into the next. */
 #define CTR_WAIT_MIN_MS	1000
 uint32_t counters_xmit_wait(const struct ctr_port *p, uint32_t *dt_ms);
+/* store/counters_wait.c: the interval's clock is now (ms since start
+ * + 1, mod 2^32, never 0). A new interval begins (a switch of source:
+ * none across it); PortXmitWait was read. */
+void	 ctr_wait_start(struct ctr_port *p, uint32_t now);
+void	 ctr_wait_update(struct ctr_port *p, uint32_t now);
 /* TimeTicks since the gateway started for an ev_now() time. */
 uint32_t counters_ticks(int64_t ms);
 /* Counters of attr (PortCounters, PortVLOpPackets, PortVLOpData) of a

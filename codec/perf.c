@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <endian.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -263,4 +264,58 @@ perf_cpi_capmask(const uint8_t *d, size_t len)
 	if (len >= 8)
 		mad_decode_field((uint8_t *)d, IB_CPI_CAPMASK_F, &v);
 	return v;
+}
+
+uint32_t
+perf_cpi_capmask2(const uint8_t *d, size_t len)
+{
+	uint32_t v = 0;
+
+	/* Octets 4-7: CapabilityMask2 (27 bits), RespTimeValue (5). */
+	if (len >= 8)
+		mad_decode_field((uint8_t *)d, IB_CPI_CAPMASK2_F, &v);
+	return v;
+}
+
+/* IBA 1.3 16.1.4.11 (PortCountersExtended): after the eight data
+ * counters, from octet 72, SymbolErrorCounter .. VL15Dropped in
+ * PortCounters' order, then PortXmitWait at 168 and QP1Dropped at
+ * 176, each 64 bits. */
+int
+perf_decode_ext_addl(const uint8_t *d, size_t len, uint64_t *v)
+{
+	if (len < 184)
+		return -1;
+	for (int i = CTR_SYMBOL_ERRORS; i <= CTR_VL15_DROPPED; i++)
+		v[i] = ld64(d + 72 + 8 * (i - CTR_SYMBOL_ERRORS));
+	v[CTR_XMIT_WAIT] = ld64(d + 168);
+	return 0;
+}
+
+const char *
+perf_addl_name(int i)
+{
+	static char names[CTR_XMIT_WAIT + 1][40];
+
+	if (!perf_ctr_addl(i))
+		return perf_ctrs[i].name;
+	if (names[i][0] == '\0')
+		snprintf(names[i], sizeof(names[i]), "%s64",
+		    perf_ctrs[i].name);
+	return names[i];
+}
+
+uint32_t
+perf_xmit_wait_ppm(uint64_t ticks, uint64_t interval_ms, uint64_t rate_mbps)
+{
+	/* waited = ticks x octets x 8 bits / (rate_mbps x 10^6) s, over
+	 * interval_ms / 10^3 s, times 10^6: in long double, as ticks x
+	 * 512,000 overflows 64 bits past 3.6 x 10^13 ticks. */
+	long double ppm;
+
+	if (interval_ms == 0 || rate_mbps == 0)
+		return 0;
+	ppm = (long double)ticks * PERF_XMIT_WAIT_TICK_OCTETS * 8 * 1000 /
+	    ((long double)rate_mbps * interval_ms);
+	return ppm >= 1000000 ? 1000000 : (uint32_t)(ppm + 0.5L);
 }

@@ -21,6 +21,11 @@
  * and without the unicast/multicast counters. */
 #define PERF_CAP_EXT_WIDTH		(1u << 9)
 #define PERF_CAP_EXT_WIDTH_NOIETF	(1u << 10)
+/* ClassPortInfo:CapabilityMask2 bit 1,
+ * IsAdditionalPortCountersExtendedSupported (IBA 1.3 16.1.2): the
+ * answer to PortCountersExtended also carries 64-bit copies of the
+ * PortCounters error counters and of PortXmitWait (16.1.4.11). */
+#define PERF_CAP2_ADDL_EXT		(1u << 1)
 
 /* IBA 16.1.3: the PerfMgt data field. */
 #define PERF_DATA_OFFS	64
@@ -68,5 +73,31 @@ int	perf_attr_ctrs(uint16_t attr, int *first, int *n);
 int	perf_decode(uint16_t attr, const uint8_t *data, size_t len,
 	    uint64_t *vals);
 uint32_t perf_cpi_capmask(const uint8_t *data, size_t len);
+/* CapabilityMask2 (27 bits) of a PerfMgt ClassPortInfo. */
+uint32_t perf_cpi_capmask2(const uint8_t *data, size_t len);
+
+/* The PortCounters counters that PortCountersExtended also carries as
+ * 64-bit counters where CapabilityMask2 has PERF_CAP2_ADDL_EXT: the
+ * twelve error counters and PortXmitWait. */
+static inline int
+perf_ctr_addl(int i)
+{
+	return (i >= CTR_SYMBOL_ERRORS && i <= CTR_VL15_DROPPED) ||
+	    i == CTR_XMIT_WAIT;
+}
+/* Decode those 64-bit copies from a PortCountersExtended data field
+ * into vals[] at their PortCounters indexes; -1 if too short. */
+int	perf_decode_ext_addl(const uint8_t *data, size_t len, uint64_t *vals);
+/* The name a counter fed from its 64-bit copy is saved under (the
+ * IBA name and "64", as the extended data counters'). */
+const char *perf_addl_name(int i);
+
+/* PortXmitWait ticks as a share of an interval, in parts per million
+ * (docs/health.md, "Congestion"): a tick taken as the time the port
+ * needs to send PERF_XMIT_WAIT_TICK_OCTETS at its data rate. 0 when
+ * the rate or the interval is unknown; at most 1,000,000. */
+#define PERF_XMIT_WAIT_TICK_OCTETS	64
+uint32_t perf_xmit_wait_ppm(uint64_t ticks, uint64_t interval_ms,
+	    uint64_t rate_mbps);
 
 #endif

@@ -298,6 +298,10 @@ threshold_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 			if (*s == '\0' || *end || errno || t->per_minute < 0)
 				yaml_err(x, v, "'per-minute' must be a number >= 0");
 		}
+	} else if (strcmp(key, "xmit-wait-ppm") == 0) {
+		/* docs/health.md, "Congestion". */
+		if (yaml_int(x, v, key, &t->ratio_ppm, 1, 1000000) == -1)
+			t->ratio_ppm = -1;
 	} else
 		yaml_unknown(x, k, key, "thresholds");
 	free(s);
@@ -355,12 +359,21 @@ policy_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		for (it = v->data.sequence.items.start;
 		    it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = yaml_item(x, it);
-			struct proxy_threshold t = { -1, -1 };
+			struct proxy_threshold t = { -1, -1, 0 };
 			yaml_each_pair(x, e, "thresholds", threshold_key, &t);
-			if (t.ctr < 0 || t.per_minute < 0) {
+			if (t.ratio_ppm != 0) {
+				if (t.ctr >= 0 || t.per_minute >= 0)
+					yaml_err(x, e, "'xmit-wait-ppm' is a "
+					    "threshold of its own, without "
+					    "'counter' or 'per-minute'");
+				if (t.ratio_ppm < 0 || t.ctr >= 0 ||
+				    t.per_minute >= 0)
+					continue;
+				t.ctr = CTR_XMIT_WAIT;
+			} else if (t.ctr < 0 || t.per_minute < 0) {
 				if (e->type == YAML_MAPPING_NODE)
 					yaml_err(x, e, "a threshold needs 'counter' "
-					    "and 'per-minute'");
+					    "and 'per-minute', or 'xmit-wait-ppm'");
 				continue;
 			}
 			p->thresholds[p->nthresholds++] = t;

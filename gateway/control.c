@@ -7,7 +7,10 @@
  *   sweep            start a discovery sweep
  *   flush [NAME]     drop cached attributes and what the node lacks
  *   stats            MAD engine, cache, SNMP and sweep statistics
+ *   links --degraded the links below what they should run at
  *   topology slurm   Slurm's topology.conf from the inventory
+ *   congestion [NAME] PortXmitWait and its ratio per port of a node, or
+ *                    the fabric's ports with a ratio above 0
  *
  * The socket is created mode 0660 so only the service user, its group
  * and root can use it. */
@@ -440,6 +443,59 @@ cmd_topology_slurm(FILE *f)
 	gw_topo_slurm(f, store_node_count(), topo_node, NULL);
 }
 
+/* docs/health.md, "Congestion": one port's line. */
+static int
+congestion_line(uint64_t guid, const struct ctr_port *p, void *arg)
+{
+	FILE *f = arg;
+	const struct ctr_acc *a = &p->c[CTR_XMIT_WAIT];
+	const struct store_node *n = store_node_at(p->node);
+	uint32_t dt, ppm = counters_xmit_wait(p, &dt);
+
+	if (!ctr_valid(a) || n == NULL)
+		return 0;
+	fprintf(f, "0x%016llx %-16s port %3u xmit-wait %llu ratio %u ppm "
+	    "interval %u ms source %s%s\n", (unsigned long long)guid,
+	    n->alias ? n->alias : n->desc, p->port,
+	    (unsigned long long)a->total, ppm, dt,
+	    p->ext_src ? "PortCountersExtended" : "PortCounters",
+	    ctr_saturated(a, counters_width(p, CTR_XMIT_WAIT)) ?
+	    " saturated" : "");
+	return 0;
+}
+
+static int
+congested_line(uint64_t guid, const struct ctr_port *p, void *arg)
+{
+	uint32_t dt;
+
+	return counters_xmit_wait(p, &dt) > 0 ?
+	    congestion_line(guid, p, arg) : 0;
+}
+
+static void
+cmd_congestion(FILE *f, const char *name)
+{
+	const struct store_node *n;
+	uint32_t node = 0;
+	unsigned port = 0;
+
+	if (name == NULL) {
+		counters_walk(&node, &port, congested_line, f);
+		return;
+	}
+	if ((n = store_node_resolve(name, strlen(name))) == NULL) {
+		fprintf(f, "error: no node named '%s'\n", name);
+		return;
+	}
+	for (int p = 1; p <= n->num_ports; p++) {
+		const struct ctr_port *cp = counters_port(n->idx, (uint8_t)p);
+
+		if (cp != NULL)
+			congestion_line(n->guid, cp, f);
+	}
+}
+
 static void
 handle(FILE *f, char *line)
 {
@@ -492,11 +548,13 @@ handle(FILE *f, char *line)
 	else if (strcmp(cmd, "topology") == 0 && arg &&
 	    strcmp(arg, "slurm") == 0)
 		cmd_topology_slurm(f);
+	else if (strcmp(cmd, "congestion") == 0)
+		cmd_congestion(f, arg);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
 		    "links --degraded, ha master|backup|yield|fault|status, "
-		    "topology slurm)\n", cmd);
+		    "topology slurm, congestion [NAME])\n", cmd);
 }
 
 static void

@@ -136,6 +136,11 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 		    f->key.attr != PERF_ATTR_CLASS_PORT_INFO)
 			counters_feed(f->key.node, (uint8_t)f->key.mod,
 			    f->key.attr, d, f->len);
+		else if (f->key.mclass == ATTR_CLASS_PERF)
+			/* Which counters PortCountersExtended carries. */
+			counters_pma_caps(f->key.node,
+			    perf_cpi_capmask(d, f->len),
+			    perf_cpi_capmask2(d, f->len));
 		else if (f->key.attr == SMP_ATTR_PORT_INFO &&
 		    f->key.mod <= 254) {
 			struct smp_portinfo pi;

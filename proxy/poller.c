@@ -165,17 +165,28 @@ threshold_trap(int ctr)
 	return 0;
 }
 
+/* A crossing: value and limit are /min for a counter's rate, ppm for
+ * PortXmitWait's share of the interval (dt_ms long). */
 static void
 post_threshold(const struct store_node *n, int port,
-    const struct proxy_threshold *th, double rate, const char *policy)
+    const struct proxy_threshold *th, double rate, uint32_t dt_ms,
+    const char *policy)
 {
 	struct store_event ev;
+	double limit = th->ratio_ppm > 0 ? th->ratio_ppm : th->per_minute;
 	uint64_t r = rate * 1000 > 1e18 ? (uint64_t)1e18 :
-	    (uint64_t)(rate * 1000), l = (uint64_t)(th->per_minute * 1000);
+	    (uint64_t)(rate * 1000), l = (uint64_t)(limit * 1000);
+	char what[96];
 
-	log_warnx("threshold: %s port %d %s %.1f/min above %.1f/min (policy "
-	    "%s)", store_node_ident(n), port, perf_ctrs[th->ctr].name, rate,
-	    th->per_minute, policy);
+	if (th->ratio_ppm > 0)
+		snprintf(what, sizeof(what), "%s %.0f ppm of %.1f s above "
+		    "%d ppm", perf_ctrs[th->ctr].name, rate, dt_ms / 1000.0,
+		    th->ratio_ppm);
+	else
+		snprintf(what, sizeof(what), "%s %.1f/min above %.1f/min",
+		    perf_ctrs[th->ctr].name, rate, th->per_minute);
+	log_warnx("threshold: %s port %d %s (policy %s)", store_node_ident(n),
+	    port, what, policy);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = STORE_EV_THRESHOLD;
 	ev.source = STORE_SRC_POLLER;
@@ -187,9 +198,40 @@ post_threshold(const struct store_node *n, int port,
 		ev.data[i] = (uint8_t)(r >> (56 - 8 * i));
 		ev.data[8 + i] = (uint8_t)(l >> (56 - 8 * i));
 	}
-	snprintf(ev.text, sizeof(ev.text), "%s %.1f/min above %.1f/min",
-	    perf_ctrs[th->ctr].name, rate, th->per_minute);
+	snprintf(ev.text, sizeof(ev.text), "%s", what);
 	store_event_post(&ev);
+}
+
+/* One threshold of one port: the rate (or ratio) now, an event when
+ * it crosses upward; it must fall back to the limit to re-arm. */
+static void
+check_cell(struct poll_node *pn, const struct store_node *n, int port,
+    int t, double minutes)
+{
+	const struct proxy_policy *p = policy_of(pn->policy);
+	const struct proxy_threshold *th = &p->thresholds[t];
+	const struct ctr_port *cp = counters_port(pn->node, port);
+	size_t cell = (size_t)port * p->nthresholds + t;
+	uint64_t *last = &pn->last_totals[cell];
+	uint64_t total = counters_acc(cp, th->ctr)->total;
+	uint32_t dt = 0;
+	double rate;
+
+	if (th->ratio_ppm > 0) {
+		/* The ratio of the last interval between readings (the
+		 * poller's), computed when PortXmitWait was read. */
+		rate = counters_xmit_wait(cp, &dt);
+		if (dt > 0 && rate > th->ratio_ppm && !pn->above[cell])
+			post_threshold(n, port, th, rate, dt, p->name);
+		if (dt > 0)
+			pn->above[cell] = rate > th->ratio_ppm;
+	} else if (pn->last_ms && minutes > 0) {
+		rate = (total - *last) / minutes;
+		if (rate > th->per_minute && !pn->above[cell])
+			post_threshold(n, port, th, rate, 0, p->name);
+		pn->above[cell] = rate > th->per_minute;
+	}
+	*last = total;
 }
 
 static void
@@ -227,27 +269,10 @@ check_thresholds(struct poll_node *pn)
 	}
 	minutes = pn->last_ms ? (now - pn->last_ms) / 60000.0 : 0;
 	for (int port = 1; port <= n->num_ports; port++) {
-		const struct ctr_port *cp = counters_port(pn->node, port);
-		if (cp == NULL)
+		if (counters_port(pn->node, port) == NULL)
 			continue;
-		for (int t = 0; t < p->nthresholds; t++) {
-			const struct proxy_threshold *th = &p->thresholds[t];
-			size_t cell = (size_t)port * p->nthresholds + t;
-			uint64_t *last = &pn->last_totals[cell];
-			uint64_t total = counters_acc(cp, th->ctr)->total;
-			double rate;
-
-			if (pn->last_ms && minutes > 0) {
-				rate = (total - *last) / minutes;
-				/* Crossing upward is the event; the rate
-				 * must fall back to the limit to re-arm. */
-				if (rate > th->per_minute && !pn->above[cell])
-					post_threshold(n, port, th, rate,
-					    p->name);
-				pn->above[cell] = rate > th->per_minute;
-			}
-			*last = total;
-		}
+		for (int t = 0; t < p->nthresholds; t++)
+			check_cell(pn, n, port, t, minutes);
 	}
 	pn->last_ms = now;
 }

@@ -9,6 +9,10 @@
 struct proxy_threshold {
 	int	 ctr;			/* enum perf_ctr */
 	double	 per_minute;
+	/* > 0: a threshold on PortXmitWait's share of the interval
+	 * instead (counters_xmit_wait; ctr is CTR_XMIT_WAIT and
+	 * per_minute unused): ibsnmpgw.yaml(5) xmit-wait-ppm. */
+	int	 ratio_ppm;
 };
 
 /* A polling policy (ibsnmpgw.yaml(5) polling[]): the nodes it matches,

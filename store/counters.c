@@ -20,8 +20,13 @@
  * entry took ~60 bytes. */
 struct ctr_node {
 	unsigned		 nslots;
+	uint8_t			 caps;		/* CAPS_*, in the padding */
 	struct ctr_port		*slot[];
 };
+/* What the node's PerfMgt ClassPortInfo said (counters_pma_caps). */
+#define CAPS_UNKNOWN	0		/* not read yet */
+#define CAPS_BASE	1		/* no 64-bit error counters */
+#define CAPS_ADDL	2		/* PERF_CAP2_ADDL_EXT */
 static struct pool	 ctr_pool;	/* the ctr_ports */
 /* GUIDs with rows load() could not place (no such node or port in the
  * inventory then): their rows may be stale, so a first reading of 0
@@ -145,6 +150,8 @@ slot_grow(uint32_t node, uint8_t port)
 		    == NULL)
 			return NULL;
 		memset(cn->slot + have, 0, (want - have) * sizeof(cn->slot[0]));
+		if (have == 0)
+			cn->caps = CAPS_UNKNOWN;
 		cn->nslots = want;
 		ctr_nodes[node] = cn;
 	}
@@ -289,83 +296,242 @@ ev_name(struct ev_names *en, int i, uint64_t val)
 	en->n++;
 }
 
+static sqlite3	*db(void);
+
+/* One answer's pass over a port's accumulators. */
+struct feed {
+	struct ctr_port		*p;
+	unsigned		 ev, seen;
+	struct ev_names		 down, sat;	/* buf written before read */
+};
+
+/* Counter i's new reading raw, of width bits; keep: saved even if a
+ * first 0 (an attribute's first counter). */
+static void
+feed_one(struct feed *f, int i, uint64_t raw, unsigned width, int keep)
+{
+	struct ctr_port *p = f->p;
+	struct ctr_acc *a = acc_mut(p, i);
+	uint64_t last;
+	unsigned e;
+
+	if (a == NULL)
+		return;
+	last = a->last;
+	e = ctr_update(a, raw, width);
+	/* Only a change needs saving: an idle port costs no write
+	 * (every change moves the reading or is an event). */
+	if (e || a->last != last) {
+		/* Except a first reading of 0 (total = last = 0): a restart
+		 * without its row reads the counter afresh and counts the
+		 * same from there, since 0 cannot go down. Most of a
+		 * fabric's error counters read 0: the first poll's save
+		 * shrinks to the counters that count. An attribute's first
+		 * counter is saved all the same: its validity says the
+		 * attribute was read (counters_port_read, the HA snapshot,
+		 * IF-MIB's stale answers). */
+		if (e != CTR_EV_FIRST || raw != 0 || keep || p->orphaned)
+			mark_dirty(p, dirty_bit(i));
+		tap_changed(p, i, a);
+	}
+	/* Steady counting keeps total - last: a restart recomputes the
+	 * same total from a saved pair. Events change it. A first reading
+	 * leaves total = last, which a restart reading the counter afresh
+	 * finds too, unless the counter went down meanwhile: saved within
+	 * a second, not in this iteration (the first poll of a large
+	 * fabric committed once per loop iteration, 458 times at 8,000
+	 * ports). */
+	if (e & ~CTR_EV_FIRST)
+		ctr_urgent = 1;
+	f->seen |= e;
+	if (e & (CTR_EV_SATURATED | CTR_EV_RESET))
+		ev_name(e & CTR_EV_RESET ? &f->down : &f->sat, i, raw);
+	/* A counter seen for the first time on a port that has others is
+	 * no discontinuity of the interface. */
+	if (!(e & CTR_EV_FIRST))
+		f->ev |= e;
+}
+
+unsigned
+counters_width(const struct ctr_port *p, int i)
+{
+	return p->ext_src && perf_ctr_addl(i) ? 64 : perf_ctrs[i].width;
+}
+
+/* Whether the port's error counters and PortXmitWait are to come from
+ * PortCountersExtended: as its node's ClassPortInfo says, or as they
+ * came so far while it has not been read. */
+static int
+want_ext(const struct ctr_port *p)
+{
+	const struct ctr_node *cn = ctr_nodes[p->node];
+
+	return cn->caps == CAPS_UNKNOWN ? p->ext_src : cn->caps == CAPS_ADDL;
+}
+
+void
+counters_pma_caps(uint32_t node, uint32_t cap, uint32_t cap2)
+{
+	struct ctr_port **slot = slot_grow(node, 0);
+
+	(void)cap;
+	if (slot != NULL)
+		ctr_nodes[node]->caps = (cap2 & PERF_CAP2_ADDL_EXT) ?
+		    CAPS_ADDL : CAPS_BASE;
+}
+
+/* The rows of the source a port no longer has (a switch): a restart
+ * must not find both. Rare (a first ClassPortInfo, new firmware). */
+static void
+forget_rows(const struct ctr_port *p, int ext)
+{
+	const struct store_node *sn = store_node_at(p->node);
+	sqlite3_stmt *st;
+
+	if (db() == NULL || sn == NULL || sqlite3_prepare_v2(db(), "DELETE "
+	    "FROM counters WHERE node_guid = ?1 AND port = ?2 AND "
+	    "counter = ?3", -1, &st, NULL) != SQLITE_OK)
+		return;
+	for (int i = 0; i <= CTR_XMIT_WAIT; i++) {
+		if (!perf_ctr_addl(i))
+			continue;
+		sqlite3_bind_int64(st, 1, (int64_t)sn->guid);
+		sqlite3_bind_int(st, 2, p->port);
+		sqlite3_bind_text(st, 3, ext ? perf_addl_name(i) :
+		    perf_ctrs[i].name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			log_warnx("counters: %s", sqlite3_errmsg(db()));
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
+/* ms since start + 1, mod 2^32, never 0: the wait interval's clock. */
+static uint32_t
+wait_clock(void)
+{
+	uint32_t t = (uint32_t)((int64_t)ev_now() - ctr_start_ms + 1);
+
+	return t ? t : 1;
+}
+
+/* The error counters and PortXmitWait change source: each goes on from
+ * its new reading (nothing added: the two counters' bases differ), a
+ * discontinuity. */
+static void
+switch_src(struct feed *f, int ext, const uint64_t *vals)
+{
+	struct ctr_port *p = f->p;
+
+	p->ext_src = (uint8_t)ext;
+	for (int i = 0; i <= CTR_XMIT_WAIT; i++) {
+		struct ctr_acc *a = &p->c[i];
+		unsigned w = counters_width(p, i);
+
+		if (!perf_ctr_addl(i))
+			continue;
+		if (!ctr_valid(a)) {
+			feed_one(f, i, vals[i], w, i == CTR_SYMBOL_ERRORS);
+			continue;
+		}
+		a->last = w >= 64 ? (vals[i] >= CTR_NONE ? CTR_NONE - 1 :
+		    vals[i]) : vals[i] & ((1ULL << w) - 1);
+		mark_dirty(p, dirty_bit(i));
+		tap_changed(p, i, a);
+	}
+	forget_rows(p, !ext);
+	ctr_urgent = 1;
+	f->ev |= CTR_EV_RESET;
+	ctr_wait_start(p, wait_clock());	/* none across the switch */
+	log_info("counters: %s port %u: error counters and PortXmitWait "
+	    "from %s from now on", store_node_ident_idx(p->node), p->port,
+	    ext ? "PortCountersExtended (64 bits)" : "PortCounters");
+}
+
+/* The attribute's own counters; PortCounters' error counters and
+ * PortXmitWait not where their 64-bit copies are to feed them (ext). */
+static void
+feed_attr(struct feed *f, uint16_t attr, const uint64_t *vals, int ext)
+{
+	int first, n;
+
+	perf_attr_ctrs(attr, &first, &n);
+	for (int i = first; i < first + n; i++) {
+		if (attr == PERF_ATTR_PORT_COUNTERS && ext && perf_ctr_addl(i))
+			continue;
+		feed_one(f, i, vals[i], perf_ctrs[i].width, i == first);
+	}
+}
+
+/* PortCountersExtended's 64-bit copies, where the port takes them. */
+static void
+feed_addl(struct feed *f, const uint64_t *vals)
+{
+	for (int i = 0; i <= CTR_XMIT_WAIT; i++)
+		if (perf_ctr_addl(i))
+			feed_one(f, i, vals[i], 64, i == CTR_SYMBOL_ERRORS);
+}
+
+/* After an answer: one log line per kind of event (a reset takes all
+ * of a port's counters), the discontinuity. */
+static void
+feed_done(struct feed *f, uint16_t attr)
+{
+	struct ctr_port *p = f->p;
+
+	if (f->down.n)
+		log_info("counters: %s port %u: %s went down (reset or "
+		    "reboot)", store_node_ident_idx(p->node), p->port,
+		    f->down.buf);
+	if (f->sat.n)
+		log_info("counters: %s port %u: %s saturated",
+		    store_node_ident_idx(p->node), p->port, f->sat.buf);
+	if (f->seen & CTR_EV_FIRST)
+		first_soon();
+	/* Real counts replace the zeros served so far. */
+	if (p->placeholder && attr == PERF_ATTR_PORT_COUNTERS) {
+		p->placeholder = 0;
+		f->ev |= CTR_EV_RESET;
+	}
+	if (f->ev & (CTR_EV_SATURATED | CTR_EV_RESET)) {
+		ctr_urgent = 1;	/* disc_ms is not saved; the pairs are */
+		p->disc_ms = (int64_t)ev_now();
+	}
+}
+
 void
 counters_feed(uint32_t node, uint8_t port, uint16_t attr, const uint8_t *data,
     size_t len)
 {
 	struct ctr_port *p = port_get(node, port, 1);
 	uint64_t vals[CTR_MAX];
-	unsigned ev = 0, seen = 0;
-	struct ev_names down, sat;	/* buf written before it is read */
-	int first, n;
+	struct feed f;
+	int ext, wait = 0;
 
 	if (p == NULL || perf_decode(attr, data, len, vals) == -1)
 		return;
-	down.len = sat.len = 0;
-	down.n = sat.n = 0;
-	perf_attr_ctrs(attr, &first, &n);
-	for (int i = first; i < first + n; i++) {
-		struct ctr_acc *a = acc_mut(p, i);
-		uint64_t last;
-		unsigned e;
-
-		if (a == NULL)
-			break;
-		last = a->last;
-		e = ctr_update(a, vals[i], perf_ctrs[i].width);
-		/* Only a change needs saving: an idle port costs no write
-		 * (every change moves the reading or is an event). */
-		if (e || a->last != last) {
-			/* Except a first reading of 0 (total = last = 0):
-			 * a restart without its row reads the counter
-			 * afresh and counts the same from there, since 0
-			 * cannot go down. Most of a fabric's error
-			 * counters read 0: the first poll's save shrinks
-			 * to the counters that count. An attribute's
-			 * first counter is saved all the same: its
-			 * validity says the attribute was read
-			 * (counters_port_read, the HA snapshot, IF-MIB's
-			 * stale answers). */
-			if (e != CTR_EV_FIRST || vals[i] != 0 ||
-			    i == first || p->orphaned)
-				mark_dirty(p, dirty_bit(i));
-			tap_changed(p, i, a);
+	memset(&f, 0, sizeof(f));
+	f.p = p;
+	ext = want_ext(p);
+	if (attr == PERF_ATTR_PORT_COUNTERS) {
+		if (!ext && p->ext_src)
+			switch_src(&f, 0, vals);
+		else
+			wait = !ext;
+	}
+	feed_attr(&f, attr, vals, ext);
+	if (attr == PERF_ATTR_PORT_COUNTERS_EXT && ext &&
+	    perf_decode_ext_addl(data, len, vals) == 0) {
+		if (!p->ext_src)
+			switch_src(&f, 1, vals);
+		else {
+			feed_addl(&f, vals);
+			wait = 1;
 		}
-		/* Steady counting keeps total - last: a restart recomputes
-		 * the same total from a saved pair. Events change it. A
-		 * first reading leaves total = last, which a restart reading
-		 * the counter afresh finds too, unless the counter went down
-		 * meanwhile: saved within a second, not in this iteration
-		 * (the first poll of a large fabric committed once per loop
-		 * iteration, 458 times at 8,000 ports). */
-		if (e & ~CTR_EV_FIRST)
-			ctr_urgent = 1;
-		seen |= e;
-		if (e & (CTR_EV_SATURATED | CTR_EV_RESET))
-			ev_name(e & CTR_EV_RESET ? &down : &sat, i, vals[i]);
-		/* A counter seen for the first time on a port that has
-		 * others is no discontinuity of the interface. */
-		if (!(e & CTR_EV_FIRST))
-			ev |= e;
 	}
-	/* One line per reading: a reset takes all of a port's counters. */
-	if (down.n)
-		log_info("counters: %s port %u: %s went down (reset or "
-		    "reboot)", store_node_ident_idx(node), port, down.buf);
-	if (sat.n)
-		log_info("counters: %s port %u: %s saturated",
-		    store_node_ident_idx(node), port, sat.buf);
-	if (seen & CTR_EV_FIRST)
-		first_soon();
-	/* Real counts replace the zeros served so far. */
-	if (p->placeholder && attr == PERF_ATTR_PORT_COUNTERS) {
-		p->placeholder = 0;
-		ev |= CTR_EV_RESET;
-	}
-	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
-		ctr_urgent = 1;	/* disc_ms is not saved; the pairs are */
-	if (ev & (CTR_EV_SATURATED | CTR_EV_RESET))
-		p->disc_ms = (int64_t)ev_now();
+	feed_done(&f, attr);
+	if (wait)
+		ctr_wait_update(p, wait_clock());
 }
 
 void
@@ -413,7 +579,9 @@ counters_reset_mask(uint32_t node, uint8_t port, uint16_t attr)
 		int i = select_ctr(attr, b);
 		uint64_t max;
 
-		if (i < 0)
+		/* A 64-bit copy needs no reset, and clearing PortCounters
+		 * may not clear it. */
+		if (i < 0 || counters_width(p, i) == 64)
 			continue;
 		const struct ctr_acc *a = counters_acc(p, i);
 
@@ -440,7 +608,8 @@ counters_was_reset(uint32_t node, uint8_t port, uint16_t attr, uint16_t mask)
 		int i = select_ctr(attr, b);
 		struct ctr_acc *a;
 
-		if (i >= 0 && (mask & (1u << b)) && (a = acc_mut(p, i))) {
+		if (i >= 0 && (mask & (1u << b)) && counters_width(p, i) < 64 &&
+		    (a = acc_mut(p, i))) {
 			ctr_was_reset(a);
 			mark_dirty(p, dirty_bit(i));
 			tap_changed(p, i, a);
@@ -477,7 +646,7 @@ load(void)
 		const char *name = (const char *)sqlite3_column_text(st, 2);
 		struct ctr_port *p;
 		struct ctr_acc *a;
-		int i;
+		int i, ext = 0;
 
 		if (sn == NULL || port < 0 || port > sn->num_ports || !name) {
 			uint64_t g = (uint64_t)sqlite3_column_int64(st, 0);
@@ -490,9 +659,16 @@ load(void)
 		for (i = 0; i < CTR_MAX; i++)
 			if (strcmp(perf_ctrs[i].name, name) == 0)
 				break;
+		/* A 64-bit copy's row says where the port's come from. */
+		for (int j = 0; i == CTR_MAX && j <= CTR_XMIT_WAIT; j++)
+			if (perf_ctr_addl(j) &&
+			    strcmp(perf_addl_name(j), name) == 0)
+				i = j, ext = 1;
 		if (i == CTR_MAX || (p = port_get(sn->idx, port, 1)) == NULL ||
 		    (a = acc_mut(p, i)) == NULL)
 			continue;
+		if (ext)
+			p->ext_src = 1;
 		/* saturated (column 5) is last == all ones: derived. */
 		ctr_repl_merge(a, (uint64_t)sqlite3_column_int64(st, 3),
 		    (uint64_t)sqlite3_column_int64(st, 4));
@@ -551,10 +727,10 @@ flush_port(sqlite3_stmt *st, const struct ctr_port *p)
 		r = &ctr_rowbuf[ctr_nrows++];
 		r->guid = (int64_t)sn->guid;
 		r->port = p->port;
-		r->name = perf_ctrs[i].name;
+		r->name = p->ext_src ? perf_addl_name(i) : perf_ctrs[i].name;
 		r->total = (int64_t)a->total;
 		r->last = (int64_t)a->last;
-		r->sat = ctr_saturated(a, perf_ctrs[i].width);
+		r->sat = ctr_saturated(a, counters_width(p, i));
 		if (ctr_nrows == CTR_BATCH && rows_step(st) == -1)
 			return -1;
 		ctr_rows++;

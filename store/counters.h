@@ -62,6 +62,18 @@ struct ctr_port {
 	uint8_t		state;		/* last PortState seen, 0: none */
 	uint8_t		placeholder;	/* zeros served, never read */
 	uint8_t		orphaned;	/* rows of its GUID were not loaded */
+	/* The error counters and PortXmitWait are fed from their 64-bit
+	 * copies in PortCountersExtended (perf_ctr_addl), saved under
+	 * perf_addl_name(): the node's ClassPortInfo says it has them. */
+	uint8_t		ext_src;
+	/* The congestion ratio of the last interval between two readings
+	 * of PortXmitWait (counters_xmit_wait): its ppm and length; the
+	 * interval under way started at wait_at (ms since start + 1, mod
+	 * 2^32; 0: none yet) with PortXmitWait's total at wait_total. */
+	uint32_t	wait_ppm;
+	uint32_t	wait_dt_ms;
+	uint32_t	wait_at;
+	uint64_t	wait_total;
 	uint64_t	dirty;		/* changed since saved: bit i for
 					   counter i < CTR_BASE, bit 63 for
 					   the per-VL ones */
@@ -99,6 +111,25 @@ int	 counters_port_read(const struct ctr_port *p);
  * refuses the PortSelect): its counters are zero from now on, with a
  * discontinuity now, and another when a first reading replaces them. */
 const struct ctr_port *counters_placeholder(uint32_t node, uint8_t port);
+/* The node's PerfMgt ClassPortInfo masks (proxy/fetch.c, on every
+ * answer): whether its PortCountersExtended carries the 64-bit error
+ * counters and PortXmitWait (PERF_CAP2_ADDL_EXT), which are then
+ * preferred over PortCounters'. Until the first, a port keeps the
+ * source it was last fed from. */
+void	 counters_pma_caps(uint32_t node, uint32_t cap, uint32_t cap2);
+/* Counter i's width as the port is fed: 64 for a 64-bit copy. */
+unsigned counters_width(const struct ctr_port *p, int i);
+/* PortXmitWait's share of the port's last interval between readings,
+ * in ppm (perf_xmit_wait_ppm), and that interval in ms (0: no interval
+ * yet, or a source switch ended it). An interval shorter than
+ * CTR_WAIT_MIN_MS is merged into the next. */
+#define CTR_WAIT_MIN_MS	1000
+uint32_t counters_xmit_wait(const struct ctr_port *p, uint32_t *dt_ms);
+/* store/counters_wait.c: the interval's clock is now (ms since start
+ * + 1, mod 2^32, never 0). A new interval begins (a switch of source:
+ * none across it); PortXmitWait was read. */
+void	 ctr_wait_start(struct ctr_port *p, uint32_t now);
+void	 ctr_wait_update(struct ctr_port *p, uint32_t now);
 /* TimeTicks since the gateway started for an ev_now() time. */
 uint32_t counters_ticks(int64_t ms);
 /* Counters of attr (PortCounters, PortVLOpPackets, PortVLOpData) of a

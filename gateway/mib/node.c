@@ -133,8 +133,13 @@ gw_port_ctrs(struct gw_eval *e, uint32_t port, int ext,
 {
 	const struct store_node *n = gw_node(e);
 	uint8_t rp = gw_route_port(n, port);
+	const struct ctr_port *cp = counters_port(n->idx, (uint8_t)port);
 	int err;
 
+	/* Error counters and PortXmitWait fed from PortCountersExtended's
+	 * 64-bit copies: that one is read too. */
+	if (cp != NULL && cp->ext_src)
+		ext = 1;
 	*pp = NULL;
 	if (gw_attr_try(e, ATTR_PORT_COUNTERS, port, rp, &err) == NULL &&
 	    !err)

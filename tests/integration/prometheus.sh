@@ -81,6 +81,11 @@ out=$(scrape node03)
 [ "$(printf '%s\n' "$out" | grep -c '^ibSmaPortLinkState{')" = 2 ] &&
     printf '%s\n' "$out" | grep -q '^ibIfPortSymbolErrs{ibIfPortStatIfIndex="2"} 12$'
 check $? "scraping module node03 (a CA, 2 ports) sees the counter ibsim set" "$out"
+# docs/health.md: the congestion table, a series per port.
+[ "$(printf '%s\n' "$out" | grep -c '^ibsnmpgwPortXmitWait{ibsnmpgwPortCongestionIfIndex="[12]"} [0-9]*$')" = 2 ] &&
+    [ "$(printf '%s\n' "$out" | grep -c '^ibsnmpgwPortXmitWaitRatio{ibsnmpgwPortCongestionIfIndex="[12]"} [0-9]*$')" = 2 ] &&
+    printf '%s\n' "$out" | grep -q '^ibsnmpgwPortXmitWaitSource_info{.*ibsnmpgwPortXmitWaitSource="portCounters"} 1$'
+check $? "and its ports' PortXmitWait, ratio and source" "$(printf '%s\n' "$out" | grep '^ibsnmpgwPort')"
 out=$(scrape fabric)
 [ "$(printf '%s\n' "$out" | grep '^ibsnmpgwNodeState{' | grep -c 'ibsnmpgwNodeState="ok"} 1$')" = 14 ] &&
     printf '%s\n' "$out" | grep '^ibsnmpgwNodeState{' | grep 'ibsnmpgwNodeContext="leaf01"' |

@@ -820,6 +820,47 @@ test_polling(void **state)
 	assert_non_null(strstr(err, ":9: unknown counter 'Nonsense'"));
 }
 
+/* docs/health.md: a threshold on PortXmitWait's share of the
+ * interval, and what the parser refuses of it. */
+static void
+test_xmit_wait_threshold(void **state)
+{
+	char err[4096] = "";
+	struct gw_conf *c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "polling:\n"
+	    "  - thresholds:\n"
+	    "      - {counter: SymbolErrorCounter, per-minute: 1}\n"
+	    "      - xmit-wait-ppm: 50000\n", err, sizeof(err));
+
+	assert_non_null(c);
+	assert_string_equal(err, "");
+	assert_int_equal(c->policies[0].nthresholds, 2);
+	assert_int_equal(c->policies[0].thresholds[0].ratio_ppm, 0);
+	assert_int_equal(c->policies[0].thresholds[1].ctr, CTR_XMIT_WAIT);
+	assert_int_equal(c->policies[0].thresholds[1].ratio_ppm, 50000);
+	gw_conf_free(c);
+
+	err[0] = '\0';
+	c = load(
+	    "snmp:\n"
+	    "  listen: [\"udp:127.0.0.1:161\"]\n"
+	    "  communities: [{name: a}]\n"
+	    "polling:\n"
+	    "  - thresholds:\n"
+	    "      - xmit-wait-ppm: 1000001\n"
+	    "      - {xmit-wait-ppm: 10, counter: PortXmitWait}\n"
+	    "      - {xmit-wait-ppm: lots}\n", err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, ":6: 'xmit-wait-ppm' is 1000001, out of "
+	    "range"));
+	assert_non_null(strstr(err, ":7: 'xmit-wait-ppm' is a threshold of "
+	    "its own"));
+	assert_non_null(strstr(err, ":8: "));
+}
+
 static void
 test_mkey_file(void **state)
 {
@@ -945,6 +986,7 @@ main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_polling),
 		cmocka_unit_test(test_health_expect),
+		cmocka_unit_test(test_xmit_wait_threshold),
 		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),
 		cmocka_unit_test(test_notify),

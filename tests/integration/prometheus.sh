@@ -35,7 +35,9 @@ cp "$top_srcdir/packaging/prometheus/generator.yml" "$dir/"
 grep -q "^ibsnmpgw:" "$dir/snmp.yml" 2>/dev/null
 check $? "the generator turns generator.yml into an ibsnmpgw module" "$(cat "$dir/gen.log")"
 
-"$top_srcdir/tests/sim/ibsnmpgw-sim" start "$top_srcdir/tests/sim/topologies/fabric.topo" "$dir/fab" > "$dir/info" || exit 1
+# The spines' links expected at 8x: their 16 links are degraded links.
+printf 'health:\n  expect:\n    - nodes: {name: "spine*"}\n      width: 8x\n' > "$dir/health.yaml"
+"$top_srcdir/tests/sim/ibsnmpgw-sim" start "$top_srcdir/tests/sim/topologies/fabric.topo" "$dir/fab" --extra-yaml "$dir/health.yaml" > "$dir/info" || exit 1
 ep=$(sed -n 's/^endpoint: udp://p' "$dir/info")
 grep -q "^ibsnmpgw_fabric:" "$dir/snmp.yml"
 check $? "and the node table into an ibsnmpgw_fabric module" "$(cat "$dir/gen.log")"
@@ -93,6 +95,11 @@ out=$(scrape fabric)
     printf '%s\n' "$out" | grep -q '^ibsnmpgwNodeType_info{.*ibsnmpgwNodeContext="spine01".*ibsnmpgwNodeType="switch"} 1$' &&
     printf '%s\n' "$out" | grep '^ibsnmpgwNodeMadSent{' | grep -q 'ibsnmpgwNodeContext="node03"'
 check $? "scraping module fabric gives every node's state, type and MAD counts" "$(printf '%s\n' "$out" | grep -E '^ibsnmpgwNode(State|Type)')"
+links=$(printf '%s\n' "$out" | grep '^ibsnmpgwDegradedLinkActiveWidth{')
+[ "$(printf '%s\n' "$links" | grep -c 'ibsnmpgwDegradedLinkPeerContext="[a-z]*0[1-4]".* 4$')" = 16 ] &&
+    printf '%s\n' "$out" | grep -q '^ibsnmpgwDegradedLinkExpectedWidth{.* 8$' &&
+    printf '%s\n' "$out" | grep -q '^ibsnmpgwDegradedLinkRule_info{.*ibsnmpgwDegradedLinkRule="expected".*} 1$'
+check $? "and the spines' 16 links at 4x, expected at 8x, as degraded links with both ends" "$(printf '%s\n' "$out" | grep -E '^ibsnmpgwDegradedLink(ActiveWidth|Rule)' | head -4)"
 
 # snmp_exporter 0.26+ (generator-0.26.yml): not installable here, so its
 # modules are checked against generator.yml's, and its v3 auth is run

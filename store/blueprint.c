@@ -28,7 +28,7 @@ static struct store_bp_diff	*rows;
 static size_t			 nrows;
 static uint32_t			 next_index = 1;
 static int			 compared;	/* the inventory is current */
-static uint64_t			 ncompares;
+static uint64_t			 ncompares, last_us;	/* and its cost */
 
 static const char *kind_names[STORE_BP_KIND_MAX] = {
 	[STORE_BP_NODE_MISSING] = "node-missing",
@@ -274,8 +274,10 @@ void
 store_blueprint_compare(void)
 {
 	struct store_bp_diff *nw = NULL;
+	struct timespec t0, t1;
 	long n = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	compared = 1;
 	ncompares++;
 	if (bp != NULL && (n = store_bp_compare(bp, &nw)) < 0) {
@@ -284,6 +286,9 @@ store_blueprint_compare(void)
 		return;
 	}
 	merge(nw, (size_t)n);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	last_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000);
 }
 
 /* ---- The blueprint */
@@ -467,9 +472,10 @@ store_blueprint_describe(char *buf, size_t len)
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(buf, len, "blueprint %s %s nodes %zu cables %zu differences "
-	    "%zu comparisons %llu", bp_file[0] ? "file" : "pinned",
-	    bp_file[0] ? bp_file : ts, bp->nnodes, bp->nlinks, nrows,
-	    (unsigned long long)ncompares);
+	    "%zu comparisons %llu last-us %llu", bp_file[0] ? "file" :
+	    "pinned", bp_file[0] ? bp_file : ts, bp->nnodes, bp->nlinks,
+	    nrows, (unsigned long long)ncompares,
+	    (unsigned long long)last_us);
 }
 
 void
@@ -498,7 +504,7 @@ store_blueprint_finalise(void)
 	nrows = 0;
 	next_index = 1;
 	compared = 0;
-	ncompares = 0;
+	ncompares = last_us = 0;
 	bp_file[0] = '\0';
 	bp_pinned_at = 0;
 }

@@ -246,6 +246,11 @@ merge(struct store_bp_diff *nw, size_t nn)
 		if ((o = htab_get(&old, key, strlen(key))) != NULL) {
 			nw[i].index = o->index;
 			nw[i].since = o->since;
+			/* The same difference, told anew (a link slower
+			 * still): kept as it reads now, not news. */
+			if (strcmp(o->found, nw[i].found) != 0 ||
+			    strcmp(o->expected, nw[i].expected) != 0)
+				changed = 1;
 			if (kept != NULL)
 				kept[o - rows] = 1;
 			continue;
@@ -310,6 +315,21 @@ store_blueprint_use_file(const char *path, const struct store_topo *t)
 	return 0;
 }
 
+/* Whether the cable n[p] - r[rp] is taken from r's end: the lower
+ * (GUID, port) end, if it records the cable too (a CA's port that a
+ * sweep did not reach it by may know nothing of its cable). */
+static int
+from_other_end(const struct store_node *n, uint8_t p,
+    const struct store_node *r, uint8_t rp)
+{
+	const struct store_port *back = rp <= r->num_ports ? &r->ports[rp] :
+	    NULL;
+
+	return back != NULL && back->remote_guid == n->guid &&
+	    back->remote_port == p && (r->guid < n->guid || (r->guid ==
+	    n->guid && rp < p));
+}
+
 /* The reachable inventory as a topology. */
 static struct store_topo *
 from_inventory(void)
@@ -345,8 +365,7 @@ from_inventory(void)
 
 			if (pt->remote_guid == 0 || (r = store_node_by_guid(
 			    pt->remote_guid)) == NULL || !at[r->idx] ||
-			    r->guid < n->guid || (r->guid == n->guid &&
-			    pt->remote_port <= p))
+			    from_other_end(n, (uint8_t)p, r, pt->remote_port))
 				continue;
 			if (t->nlinks == lcap) {
 				size_t nc = lcap ? 2 * lcap : 256;
@@ -361,7 +380,9 @@ from_inventory(void)
 			memset(l, 0, sizeof(*l));
 			l->a = at[i] - 1, l->pa = (uint8_t)p;
 			l->b = at[r->idx] - 1, l->pb = pt->remote_port;
-			store_topo_port_rate(pt, &l->lanes, &l->speed);
+			store_topo_port_rate(pt->valid ? pt :
+			    &r->ports[pt->remote_port <= r->num_ports ?
+			    pt->remote_port : 0], &l->lanes, &l->speed);
 		}
 	}
 	free(at);

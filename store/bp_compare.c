@@ -39,7 +39,10 @@ struct cmp {
 	const struct store_topo	*t;
 	const struct store_node	**map;		/* per blueprint node */
 	uint8_t			*claimed;	/* per inventory index */
-	struct htab		 planned;	/* ends of planned cables */
+	/* Ports that are ends of planned cables found: planned[off[idx]
+	 * + port] (a flat array: no allocation per port). */
+	size_t			*off;
+	uint8_t			*planned;
 	struct store_bp_diff	*d;
 	size_t			 n, cap;
 	struct cable		*miss, *extra;
@@ -245,10 +248,21 @@ check_rate(struct cmp *c, const struct store_topo_link *l,
 }
 
 static void
+set_planned(struct cmp *c, const struct store_node *n, uint8_t p)
+{
+	if (p <= n->num_ports)
+		c->planned[c->off[n->idx] + p] = 1;
+}
+
+static int
+is_planned(const struct cmp *c, const struct store_node *n, uint8_t p)
+{
+	return p <= n->num_ports && c->planned[c->off[n->idx] + p];
+}
+
+static void
 planned_cables(struct cmp *c)
 {
-	uint8_t key[9];
-
 	for (size_t i = 0; i < c->t->nlinks; i++) {
 		const struct store_topo_link *l = &c->t->links[i];
 		struct cable k = { c->map[l->a], c->map[l->b], l->pa, l->pb,
@@ -262,10 +276,8 @@ planned_cables(struct cmp *c)
 				c->miss[c->nmiss++] = k;
 			continue;
 		}
-		end_key(key, k.a->guid, k.pa);
-		(void)htab_put(&c->planned, key, sizeof(key), &c->planned);
-		end_key(key, k.b->guid, k.pb);
-		(void)htab_put(&c->planned, key, sizeof(key), &c->planned);
+		set_planned(c, k.a, k.pa);
+		set_planned(c, k.b, k.pb);
 		check_rate(c, l, &k);
 	}
 }
@@ -275,8 +287,6 @@ planned_cables(struct cmp *c)
 static void
 extra_cables(struct cmp *c)
 {
-	uint8_t key[9];
-
 	for (size_t i = 0; i < store_node_count(); i++) {
 		const struct store_node *n = store_node_at((uint32_t)i), *r;
 
@@ -296,8 +306,7 @@ extra_cables(struct cmp *c)
 			    back->remote_port == p && (r->guid < n->guid ||
 			    (r->guid == n->guid && pt->remote_port < p)))
 				continue;
-			end_key(key, n->guid, (uint8_t)p);
-			if (htab_get(&c->planned, key, sizeof(key)))
+			if (is_planned(c, n, (uint8_t)p))
 				continue;
 			k = (struct cable){ n, r, (uint8_t)p, pt->remote_port,
 			    -1, 0 };
@@ -408,13 +417,21 @@ store_bp_compare(const struct store_topo *t, struct store_bp_diff **out)
 {
 	struct cmp c;
 	size_t nn = store_node_count();
+	int ok;
 
 	memset(&c, 0, sizeof(c));
 	c.t = t;
-	htab_init(&c.planned);
 	c.map = calloc(t->nnodes + 1, sizeof(*c.map));
 	c.claimed = calloc(nn + 1, 1);
-	if (c.map != NULL && c.claimed != NULL) {
+	if ((c.off = calloc(nn + 1, sizeof(*c.off))) != NULL) {
+		for (size_t i = 0; i < nn; i++) {
+			const struct store_node *n = store_node_at((uint32_t)i);
+
+			c.off[i + 1] = c.off[i] + (n ? n->num_ports : 0) + 1;
+		}
+		c.planned = calloc(c.off[nn] + 1, 1);
+	}
+	if (c.map != NULL && c.claimed != NULL && c.planned != NULL) {
 		map_nodes(&c);
 		planned_cables(&c);
 		extra_cables(&c);
@@ -429,17 +446,17 @@ store_bp_compare(const struct store_topo *t, struct store_bp_diff **out)
 				    0);
 		}
 	}
-	htab_free(&c.planned);
+	ok = c.map != NULL && c.claimed != NULL && c.planned != NULL;
 	free(c.miss);
 	free(c.extra);
-	if (c.map == NULL || c.claimed == NULL) {
-		free(c.map);
-		free(c.claimed);
+	free(c.off);
+	free(c.map);
+	free(c.claimed);
+	free(c.planned);
+	if (!ok) {
 		free(c.d);
 		return -1;
 	}
-	free(c.map);
-	free(c.claimed);
 	*out = c.d;
 	return (long)c.n;
 }

@@ -391,6 +391,37 @@ test_pin(void **state)
 	assert_non_null(strstr(why, "topology.expected"));
 }
 
+/* A cable only one end records (the sweep reads a CA's PortInfo at
+ * the port it reaches the CA by) is pinned all the same, whichever end
+ * has the lower GUID. */
+static void
+test_pin_one_end(void **state)
+{
+	static const struct cab sw_only[] = {
+		{ SW, 1, HA, 1, 0 }, { SW, 2, HB, 1, 0 }, { SW, 3, 0x50, 2, 0 },
+	};
+	char why[256], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	unsigned nodes, lost;
+
+	store_sweep_begin();
+	node(SW, STORE_NODE_SWITCH, 8, "leaf01", sw_only, 3);
+	node(HA, STORE_NODE_CA, 2, "cn0001 mlx5_0", sw_only, 3);
+	node(HB, STORE_NODE_CA, 2, "cn0002 mlx5_0", sw_only, 3);
+	node(0x50, STORE_NODE_CA, 2, "cn0050 mlx5_0", NULL, 0);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+	store_blueprint_use_file(NULL, NULL);
+	assert_int_equal(store_blueprint_pin(why, sizeof(why)), 0);
+	f = open_memstream(&text, &len);
+	store_blueprint_write(f);
+	fclose(f);
+	assert_non_null(strstr(text, "\"H-0000000000000050\"[2]"));
+	free(text);
+	store_blueprint_compare();
+	assert_int_equal(store_blueprint_count(), 0);
+}
+
 int
 main(void)
 {
@@ -408,6 +439,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pin_one_end, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

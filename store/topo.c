@@ -288,12 +288,15 @@ header_line(struct parse *ps, const char *p, int type, size_t kw)
 		return;
 	}
 	p = skip_ws(p);
-	if (*p == '#' && quoted(skip_ws(p + 1), n.desc, sizeof(n.desc)) ==
-	    NULL && strchr(p, '"') != NULL) {
-		perr(ps, ps->line, "description longer than %d characters",
-		    STORE_DESC_LEN);
-		return;
-	} else if (*p != '#' && *p != '\0' && *p != '\r' && *p != '\n') {
+	if (*p == '#') {
+		/* A node-name-map name may be longer than a NodeDescription
+		 * (IBA 14.2.5.2: 64 octets): its start is kept. */
+		const char *d = skip_ws(p + 1), *e;
+
+		if (*d == '"' && (e = strchr(d + 1, '"')) != NULL)
+			snprintf(n.desc, sizeof(n.desc), "%.*s",
+			    (int)(e - d - 1), d + 1);
+	} else if (*p != '\0' && *p != '\r' && *p != '\n') {
 		perr(ps, ps->line, "unexpected text after the node's id");
 		return;
 	}

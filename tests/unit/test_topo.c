@@ -139,6 +139,13 @@ test_description_only(void **state)
 	assert_int_equal(t->links[0].lanes, 4);
 	assert_int_equal(t->links[0].speed, SMP_SPEED_HDR);
 	store_topo_free(t);
+	/* A node-name-map name longer than a NodeDescription: its start. */
+	t = store_topo_parse("long", "Ca 1 \"x\" # \"" "0123456789"
+	    "0123456789012345678901234567890123456789012345678901234567890"
+	    "123456789\"\n", 94, stderr);
+	assert_non_null(t);
+	assert_int_equal(strlen(t->nodes[0].desc), STORE_DESC_LEN);
+	store_topo_free(t);
 }
 
 static void

@@ -467,6 +467,27 @@ tunnel_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		yaml_unknown(x, k, key, "tunnel");
 }
 
+/* topology: the blueprint is read and checked with the rest, so a
+ * reload with a bad one keeps the running configuration. */
+static void
+topology_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
+    yaml_node_t *v, void *arg)
+{
+	struct gw_conf *c = arg;
+
+	if (strcmp(key, "expected") == 0) {
+		if (yaml_path(x, v, key, &c->topo_expected, PATH_MAX) == -1)
+			return;
+		store_topo_free(c->topo_blueprint);
+		if ((c->topo_blueprint = store_topo_load(c->topo_expected,
+		    x->err)) == NULL)
+			yaml_err(x, v, "topology.expected: %s is no usable "
+			    "blueprint (ibnetdiscover's output)",
+			    c->topo_expected);
+	} else
+		yaml_unknown(x, k, key, "topology");
+}
+
 static void
 top_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
     yaml_node_t *v, void *arg)
@@ -481,6 +502,7 @@ top_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		{ "ipoib", ipoib_key }, { "events", conf_events_key },
 		{ "notify", conf_notify_key }, { "tunnel", tunnel_key },
 		{ "ha", conf_ha_key }, { "health", conf_health_key },
+		{ "topology", topology_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -662,6 +684,8 @@ gw_conf_free(struct gw_conf *c)
 	conf_health_free(c);
 	conf_targets_free(c);
 	conf_ha_free(c);
+	free(c->topo_expected);
+	store_topo_free(c->topo_blueprint);
 	free(c->path);
 	free(c);
 }

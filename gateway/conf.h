@@ -11,6 +11,7 @@
 #include "proxy/tunnel.h"
 #include "store/events.h"
 #include "store/select.h"
+#include "store/topo.h"
 
 enum gw_auth_proto {
 	GW_AUTH_NONE, GW_AUTH_MD5, GW_AUTH_SHA, GW_AUTH_SHA224,
@@ -191,6 +192,10 @@ struct gw_conf {
 	struct gw_updown_off	*updown_off;
 	int			 nupdown_off;
 	struct gw_ha_conf	 ha;
+
+	/* topology: the fabric against a blueprint (docs/health.md). */
+	char			*topo_expected;	/* NULL: none (or pinned) */
+	struct store_topo	*topo_blueprint;	/* the file, parsed */
 };
 
 /* Load and validate path. Every error is printed to err as

@@ -8,9 +8,10 @@
  *   flush [NAME]     drop cached attributes and what the node lacks
  *   stats            MAD engine, cache, SNMP and sweep statistics
  *   links --degraded the links below what they should run at
- *   topology slurm   Slurm's topology.conf from the inventory
  *   congestion [NAME] PortXmitWait and its ratio per port of a node, or
  *                    the fabric's ports with a ratio above 0
+ *   topology SUB     the fabric's topology: pin, diff, show (the
+ *                    blueprint), slurm (topology.conf; docs/health.md)
  *
  * The socket is created mode 0660 so only the service user, its group
  * and root can use it. */
@@ -18,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,7 @@
 #include "proxy/sa.h"
 #include "proxy/watch.h"
 #include "proxy/tunnel.h"
+#include "store/blueprint.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -435,7 +438,7 @@ topo_node(size_t i, void *arg)
 
 /* Slurm's topology.conf (gateway/topo_slurm.c). */
 static void
-cmd_topology_slurm(FILE *f)
+cmd_topology_slurm(FILE *f, char *args)
 {
 	if (!proxy_mad_port_up())
 		fprintf(f, "# the gateway's port is down: the fabric as last "
@@ -496,6 +499,97 @@ cmd_congestion(FILE *f, const char *name)
 	}
 }
 
+/* ---- ctl topology (docs/health.md) */
+
+/* The fabric as it is now becomes the blueprint. */
+static void
+topo_pin(FILE *f, char *args)
+{
+	char why[PATH_MAX + 128], desc[PATH_MAX + 128];
+
+	if (store_blueprint_pin(why, sizeof(why)) == -1) {
+		fprintf(f, "error: %s\n", why);
+		return;
+	}
+	store_blueprint_describe(desc, sizeof(desc));
+	fprintf(f, "pinned: %s\n", desc);
+}
+
+static char
+diff_mark(int kind)
+{
+	switch (kind) {
+	case STORE_BP_NODE_MISSING:
+	case STORE_BP_CABLE_MISSING:
+		return '<';		/* the blueprint's, not the fabric's */
+	case STORE_BP_NODE_UNEXPECTED:
+	case STORE_BP_CABLE_UNEXPECTED:
+		return '>';		/* the fabric's, not the blueprint's */
+	}
+	return '!';			/* both, differently */
+}
+
+/* One line per difference, as ibnetdiscover --diff marks them. */
+static void
+topo_diff(FILE *f, char *args)
+{
+	char desc[PATH_MAX + 128], ts[32];
+
+	store_blueprint_describe(desc, sizeof(desc));
+	fprintf(f, "%s\n", desc);
+	for (size_t i = 0; i < store_blueprint_count(); i++) {
+		const struct store_bp_diff *d = store_blueprint_at(i);
+		time_t t = (time_t)d->since;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(f, "%c %u %s: ", diff_mark(d->kind), d->index,
+		    store_blueprint_kind_name(d->kind));
+		if (d->expected[0] && d->found[0])
+			fprintf(f, "%s planned, %s found", d->expected,
+			    d->found);
+		else
+			fprintf(f, "%s", d->expected[0] ? d->expected :
+			    d->found);
+		fprintf(f, " (since %s)\n", ts);
+	}
+}
+
+/* The blueprint in ibnetdiscover's format. */
+static void
+topo_show(FILE *f, char *args)
+{
+	store_blueprint_write(f);
+}
+
+/* One line per subcommand. */
+static const struct {
+	const char	*name;
+	void		(*fn)(FILE *f, char *args);
+} topo_cmds[] = {
+	{ "pin", topo_pin },
+	{ "diff", topo_diff },
+	{ "show", topo_show },
+	{ "slurm", cmd_topology_slurm },
+};
+
+static void
+cmd_topology(FILE *f, char *sub, char *args)
+{
+	size_t i, n = sizeof(topo_cmds) / sizeof(topo_cmds[0]);
+
+	for (i = 0; sub != NULL && i < n; i++)
+		if (strcmp(sub, topo_cmds[i].name) == 0) {
+			topo_cmds[i].fn(f, args);
+			return;
+		}
+	fprintf(f, "error: topology");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%c%s", i ? '|' : ' ', topo_cmds[i].name);
+	fputc('\n', f);
+}
+
 static void
 handle(FILE *f, char *line)
 {
@@ -545,16 +639,15 @@ handle(FILE *f, char *line)
 		cmd_links(f, arg);
 	else if (strcmp(cmd, "ha") == 0)
 		gw_ha_ctl(f, arg);
-	else if (strcmp(cmd, "topology") == 0 && arg &&
-	    strcmp(arg, "slurm") == 0)
-		cmd_topology_slurm(f);
+	else if (strcmp(cmd, "topology") == 0)
+		cmd_topology(f, arg, strtok(NULL, "\r\n"));
 	else if (strcmp(cmd, "congestion") == 0)
 		cmd_congestion(f, arg);
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
 		    "links --degraded, ha master|backup|yield|fault|status, "
-		    "topology slurm, congestion [NAME])\n", cmd);
+		    "topology pin|diff|show|slurm, congestion [NAME])\n", cmd);
 }
 
 static void

@@ -106,6 +106,26 @@ static const char *migrations[STORE_SCHEMA_VERSION] = {
 	"  target TEXT NOT NULL,"
 	"  seq INTEGER NOT NULL,"
 	"  PRIMARY KEY (target, seq));",
+	/* 7 -> 8 (0.2.0): the fabric against a blueprint (store/blueprint.c):
+	 * the blueprint `ctl topology pin` took, in ibnetdiscover's format,
+	 * and the differences found, with their numbers and since when
+	 * (ibsnmpgwTopologyDiffTable), so a restart notifies none again. */
+	"CREATE TABLE blueprint ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  pinned INTEGER NOT NULL,"
+	"  text TEXT NOT NULL);"
+	"CREATE TABLE topology_diffs ("
+	"  idx INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  since INTEGER NOT NULL,"
+	"  kind INTEGER NOT NULL,"
+	"  guid INTEGER NOT NULL,"
+	"  port INTEGER NOT NULL,"
+	"  rguid INTEGER NOT NULL,"
+	"  rport INTEGER NOT NULL,"
+	"  description TEXT NOT NULL,"
+	"  expected TEXT NOT NULL,"
+	"  found TEXT NOT NULL);",
 };
 
 /* Every release and the schema it reads and writes, oldest first. No
@@ -117,7 +137,7 @@ static const struct {
 	int		 schema;
 } releases[] = {
 	{ "0.1.0", 6 },
-	{ "0.2.0", 7 },
+	{ "0.2.0", 8 },
 };
 #define NRELEASES	(sizeof(releases) / sizeof(releases[0]))
 

@@ -14,7 +14,7 @@ struct sqlite3_stmt;
 
 /* The schema this release writes (store/schema.c: its migrations and
  * the table of releases, to be extended together). */
-#define STORE_SCHEMA_VERSION	7
+#define STORE_SCHEMA_VERSION	8
 #define STORE_RELEASE_LEN	32
 
 /* What a database says about itself. Empty strings and zeros: not

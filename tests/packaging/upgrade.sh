@@ -38,6 +38,9 @@ FAKE=$top_srcdir/tests/packaging/fake-systemd
 DB=$STATE/inventory.db
 CL=$top_srcdir/packaging/debian/changelog
 T0=$(date +%s)
+# The schema this tree writes, and one above it (a later release's).
+SV=$(sed -n 's/^#define STORE_SCHEMA_VERSION[[:space:]]*//p' "$top_srcdir/store/schema.h")
+SV_NEXT=$((SV + 1))
 
 # The previous release comes from git history: not from a release
 # tarball (make distcheck), which may sit inside some other work tree.
@@ -354,12 +357,12 @@ ok $? "one new gateway process ($pid_before -> $pid), one 'ibsnmpgw $new_version
 wait_log "sweep 1 done" 2 60
 out=$("$GW" -c "$run/gw.yaml" schema 2>&1)
 bak=$DB.schema6.bak
-printf '%s\n' "$out" | grep -qx "schema 7" &&
+printf '%s\n' "$out" | grep -qx "schema $SV" &&
 	printf '%s\n' "$out" | grep -qx "previous-release $prev_version" &&
 	printf '%s\n' "$out" | grep -qx "migrated-from 6" &&
 	printf '%s\n' "$out" | grep -qx "backup $bak" &&
-	grep -q "written by ibsnmpgw $prev_version (schema 6), migrated to schema 7; the schema-6 copy is $bak" "$unit/log"
-ok $? "the database is at schema 7, migrated from 6 after $prev_version, and says so in the log" "$out"
+	grep -q "written by ibsnmpgw $prev_version (schema 6), migrated to schema $SV; the schema-6 copy is $bak" "$unit/log"
+ok $? "the database is at schema $SV, migrated from 6 after $prev_version, and says so in the log" "$out"
 v=$(sql "$bak" "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM nodes), (SELECT count(*) FROM counters)" immutable 2>&1)
 [ "$(stat -c %U "$bak")" = ibsnmpgw ] && [ "${v%% *}" = 6 ] && [ "$(echo "$v" | cut -d' ' -f2)" = 14 ]
 ok $? "the copy taken before the migration is the schema-6 database ($bak: schema, nodes, accumulators: $v)"
@@ -424,15 +427,15 @@ ok $? "the same nodes at the same indexes (ibsnmpgwNodeIndex)" \
 
 # 5. a database newer than the package --------------------------------------
 "$FAKE" "$unit" stop
-sql "$DB" "PRAGMA user_version = 8" rw
+sql "$DB" "PRAGMA user_version = $SV_NEXT" rw
 sum=$(sha256sum < "$DB")
 out=$(DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" < /dev/null 2>&1)
 rc=$?
 [ $rc != 0 ] && [ "$(status)" = "install ok installed $new_version" ] &&
-	printf '%s\n' "$out" | grep -q "has schema 8; ibsnmpgw $new_version reads schema 7 at most" &&
+	printf '%s\n' "$out" | grep -q "has schema $SV_NEXT; ibsnmpgw $new_version reads schema $SV at most" &&
 	[ "$(sha256sum < "$DB")" = "$sum" ]
-ok $? "a database of schema 8: dpkg refuses $new_version (preinst), the database byte-identical" "$out"
-sql "$DB" "PRAGMA user_version = 7" rw
+ok $? "a database of schema $SV_NEXT: dpkg refuses $new_version (preinst), the database byte-identical" "$out"
+sql "$DB" "PRAGMA user_version = $SV" rw
 
 # 6. the downgrade -----------------------------------------------------------
 # With the daemon stopped, so that nothing else writes the database.
@@ -450,7 +453,7 @@ case $st in
 "install ok installed $prev_version")
 	# dpkg went on: 0.1.0's prerm lets failed-upgrade pass. Its daemon
 	# (the postinst's restart) must refuse the database.
-	grep -q "schema version 7 is newer than this release supports (6)" "$unit/log" &&
+	grep -q "schema version $SV is newer than this release supports (6)" "$unit/log" &&
 		[ "$(starts)" = $((starts_before + 1)) ] && ! "$FAKE" "$unit" is-active
 	ok $? "dpkg went on to $prev_version (its prerm lets a failed-upgrade pass); its daemon refused the database and exited" \
 		"$(tail -n 5 "$unit/log")" ;;

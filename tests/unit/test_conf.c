@@ -899,6 +899,50 @@ test_mkey_file(void **state)
 	unlink(kpath);
 }
 
+/* topology.expected is read with the configuration: its parse kept,
+ * its faults as file:line, and the key's own line after them. */
+static void
+test_topology(void **state)
+{
+	char tpath[64], text[2048], err[2048] = "";
+	struct gw_conf *c;
+	FILE *f;
+
+	snprintf(tpath, sizeof(tpath), "/tmp/ibsnmpgw-topo-%d", getpid());
+	f = fopen(tpath, "w");
+	assert_non_null(f);
+	fputs("caguid=0x200\nCa 1 \"H-0000000000000200\"\n"
+	    "[1] \"S-0000000000000100\"[3]\n"
+	    "switchguid=0x100\nSwitch 8 \"S-0000000000000100\"\n", f);
+	fclose(f);
+	snprintf(text, sizeof(text), "%stopology:\n  expected: %s\n", good,
+	    tpath);
+	c = load(text, err, sizeof(err));
+	assert_non_null(c);
+	assert_string_equal(c->topo_expected, tpath);
+	assert_non_null(c->topo_blueprint);
+	assert_int_equal(c->topo_blueprint->nnodes, 2);
+	assert_int_equal(c->topo_blueprint->nlinks, 1);
+	gw_conf_free(c);
+	f = fopen(tpath, "a");
+	fputs("[9] \"H-0000000000000200\"[1]\n", f);
+	fclose(f);
+	c = load(text, err, sizeof(err));
+	assert_null(c);
+	snprintf(text, sizeof(text), "%s:6: expected [PORT] with PORT 1 to 8",
+	    tpath);
+	assert_non_null(strstr(err, text));
+	snprintf(text, sizeof(text), "%s:%d: topology.expected: ", path,
+	    count_lines(good) + 2);
+	assert_non_null(strstr(err, text));
+	unlink(tpath);
+	c = load("topology:\n  expected: /nonexistent/x.topo\n  other: 1\n",
+	    err, sizeof(err));
+	assert_null(c);
+	assert_non_null(strstr(err, "/nonexistent/x.topo: No such file"));
+	assert_non_null(strstr(err, "unknown key 'other'"));
+}
+
 static void
 test_duplicate_keys(void **state)
 {
@@ -989,6 +1033,7 @@ main(void)
 		cmocka_unit_test(test_xmit_wait_threshold),
 		cmocka_unit_test(test_mkey_file),
 		cmocka_unit_test(test_duplicate_keys),
+		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test_setup_teardown(test_tunnel, setup, teardown),
 	};

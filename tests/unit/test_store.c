@@ -275,7 +275,7 @@ test_newer_schema_refused(void **state)
 	static const char *const make[] = {
 		"CREATE TABLE x (a); PRAGMA user_version = 99;",
 		"PRAGMA journal_mode = WAL; CREATE TABLE x (a); "
-		"PRAGMA user_version = 8;",
+		"PRAGMA user_version = 9;",
 	};
 
 	for (size_t i = 0; i < 2; i++) {
@@ -291,20 +291,21 @@ test_newer_schema_refused(void **state)
 		assert_false(exists(dbpath, "-wal"));
 		assert_false(exists(dbpath, "-shm"));
 		assert_false(exists(dbpath, "-journal"));
-		assert_false(exists(dbpath, i ? ".schema8.bak" :
+		assert_false(exists(dbpath, i ? ".schema9.bak" :
 		    ".schema99.bak"));
 		free(before);
 	}
 }
 
-/* A schema-6 database as 0.1.0 left it: the schema-7 tables of a new
- * one dropped again, a node and an accumulator in it. */
+/* A schema-6 database as 0.1.0 left it: the schema-7 and -8 tables of
+ * a new one dropped again, a node and an accumulator in it. */
 static void
 make_schema6(void)
 {
 	assert_int_equal(store_init(dbpath), 0);
 	store_finalise();
-	sql(dbpath, "DROP TABLE meta; DROP TABLE events; "
+	sql(dbpath, "DROP TABLE blueprint; DROP TABLE topology_diffs; "
+	    "DROP TABLE meta; DROP TABLE events; "
 	    "DROP TABLE notify_queue; ALTER TABLE nodes DROP COLUMN idx;"
 	    "INSERT INTO nodes (guid, type, description, num_ports, "
 	    "vendor_id, device_id, revision, system_guid, lid, route, "
@@ -316,10 +317,11 @@ make_schema6(void)
 	    "PRAGMA user_version = 6;");
 }
 
-/* 6 -> 7: a copy of the schema-6 database first, then the migration;
- * the data stay, and meta says who migrated what from where. */
+/* 6 -> 7 -> 8: a copy of the schema-6 database first, then the
+ * migrations; the data stay, and meta says who migrated what from
+ * where. */
 static void
-test_migration_6_to_7(void **state)
+test_migration_6_to_8(void **state)
 {
 	struct store_info si;
 	char bak[96];
@@ -328,7 +330,7 @@ test_migration_6_to_7(void **state)
 	make_schema6();
 	snprintf(bak, sizeof(bak), "%s.schema6.bak", dbpath);
 	assert_int_equal(store_init(dbpath), 0);
-	assert_int_equal(store_schema_version(), 7);
+	assert_int_equal(store_schema_version(), STORE_SCHEMA_VERSION);
 	assert_non_null(store_node_by_guid(4660));
 	/* Indexes in the order a restart of 0.1.0 gave them: first_seen,
 	 * then GUID. */
@@ -336,7 +338,7 @@ test_migration_6_to_7(void **state)
 	assert_int_equal(store_node_by_guid(4096)->idx, 1);
 	assert_int_equal(store_node_by_guid(4660)->idx, 2);
 	store_info(&si);
-	assert_int_equal(si.schema, 7);
+	assert_int_equal(si.schema, STORE_SCHEMA_VERSION);
 	assert_string_equal(si.release, PACKAGE_VERSION);
 	assert_true(si.opened > 0);
 	assert_string_equal(si.previous, "0.1.0");
@@ -351,10 +353,14 @@ test_migration_6_to_7(void **state)
 
 		assert_true(len > 64);
 		assert_int_equal(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63],
-		    7);
+		    STORE_SCHEMA_VERSION);
 		free(b);
 	}
 	assert_int_equal(sql_int(dbpath, "SELECT total FROM counters"), 77);
+	/* Schema 8: the blueprint's tables, empty. */
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM blueprint"), 0);
+	assert_int_equal(sql_int(dbpath, "SELECT count(*) FROM "
+	    "topology_diffs"), 0);
 	assert_int_equal(sql_int(bak, "PRAGMA user_version"), 6);
 	assert_int_equal(sql_int(bak, "SELECT total FROM counters"), 77);
 	assert_int_equal(sql_int(bak, "SELECT count(*) FROM sqlite_master "
@@ -432,7 +438,7 @@ test_releases(void **state)
 	assert_int_equal(store_schema_of_release(PACKAGE_VERSION),
 	    STORE_SCHEMA_VERSION);
 	assert_int_equal(store_schema_of_release("0.1.0"), 6);
-	assert_int_equal(store_schema_of_release("0.2.0"), 7);
+	assert_int_equal(store_schema_of_release("0.2.0"), 8);
 	/* An epoch, a Debian revision; a release between two rows. */
 	assert_int_equal(store_schema_of_release("1:0.1.0-3"), 6);
 	assert_int_equal(store_schema_of_release("0.1.9"), 6);
@@ -823,7 +829,7 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused,
 		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migration_6_to_7,
+		cmocka_unit_test_setup_teardown(test_migration_6_to_8,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_needs_copy,
 		    setup, teardown),

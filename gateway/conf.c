@@ -467,7 +467,7 @@ top_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		{ "cache", cache_key_fn }, { "log", log_key },
 		{ "ipoib", ipoib_key }, { "events", conf_events_key },
 		{ "notify", conf_notify_key }, { "tunnel", tunnel_key },
-		{ "ha", conf_ha_key },
+		{ "ha", conf_ha_key }, { "health", conf_health_key },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -524,6 +524,7 @@ set_defaults(struct gw_conf *c)
 	c->events.flap_window_ms = 60000;
 	c->events.hold_down_ms = 30000;
 	c->ha.takeover_timeout = 3;
+	proxy_verdict_defaults(&c->health_ports);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		c->ttl[i] = cache_get_ttl(i);
 }

@@ -8,6 +8,7 @@
 #include "codec/attr.h"
 #include "proxy/poller.h"
 #include "proxy/tunnel.h"
+#include "proxy/verdict.h"
 #include "store/events.h"
 #include "store/select.h"
 
@@ -186,6 +187,7 @@ struct gw_conf {
 	struct gw_updown_off	*updown_off;
 	int			 nupdown_off;
 	struct gw_ha_conf	 ha;
+	struct proxy_verdict_conf health_ports;	/* health.ports */
 };
 
 /* Load and validate path. Every error is printed to err as

@@ -61,4 +61,11 @@ void	conf_check_ha(struct yaml_ctx *x, const yaml_node_t *root,
 	    struct gw_conf *c);
 void	conf_ha_free(struct gw_conf *c);
 
+/* conf_verdict.c: the health: section (arg: the gw_conf) and its
+ * ports: mapping, the port verdicts' rules. */
+void	conf_health_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
+	    yaml_node_t *v, void *arg);
+void	conf_health_ports(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+
 #endif

@@ -38,6 +38,7 @@
 #include "proxy/sa.h"
 #include "proxy/watch.h"
 #include "proxy/tunnel.h"
+#include "proxy/verdict.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -418,10 +419,14 @@ handle(FILE *f, char *line)
 		cmd_targets(f);
 	else if (strcmp(cmd, "ha") == 0)
 		gw_ha_ctl(f, arg);
+	else if (strcmp(cmd, "ports") == 0 && arg != NULL &&
+	    strcmp(arg, "--unhealthy") == 0)
+		proxy_verdict_print(f);		/* docs/health.md */
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
-		    "ha master|backup|yield|fault|status)\n", cmd);
+		    "ha master|backup|yield|fault|status, ports --unhealthy)\n",
+		    cmd);
 }
 
 static void

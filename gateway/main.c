@@ -29,6 +29,7 @@
 #include "proxy/watch.h"
 #include "proxy/sa.h"
 #include "proxy/tunnel.h"
+#include "proxy/verdict.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -220,6 +221,7 @@ reload(void)
 	gw_snmp_reload_users(gw_running, c);
 	proxy_mad_set_rate(c->mad_rate);
 	proxy_health_set_hold(c->mad_hold_down);
+	proxy_verdict_config(&c->health_ports);
 	gw_mib_configure(c);
 	proxy_discover_configure(sweep_conf(c));
 	gw_notify_config(c);
@@ -310,6 +312,7 @@ usage(void)
 	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
 	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
 	    "[NAME]|stats|events [COUNT]|ha master|backup|yield|fault|status\n"
+	    "       ibsnmpgw [-c file] ctl ports --unhealthy\n"
 	    "       ibsnmpgw [-c file] schema [RELEASE]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
@@ -554,7 +557,8 @@ main(int argc, char **argv)
 		;
 	if (devnull > 2)
 		close(devnull);
-	while ((ch = getopt(argc, argv, "c:fndD:V")) != -1) {
+	/* '+': options end at the command (ctl ports --unhealthy). */
+	while ((ch = getopt(argc, argv, "+c:fndD:V")) != -1) {
 		switch (ch) {
 		case 'c': path = optarg; break;
 		case 'f': foreground = 1; break;
@@ -615,6 +619,7 @@ run(struct gw_conf *c)
 	    c->ipoib_arp_file, c->ipoib_refresh) == -1)
 		goto out_cache;
 	proxy_health_init(c->mad_hold_down);
+	proxy_verdict_init(&c->health_ports);	/* the history read back */
 	proxy_mad_set_issm(c->sim_issm);
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
@@ -676,6 +681,7 @@ out_snmp:
 	gw_ha_finalise();
 out_cache:
 	proxy_mad_finalise();
+	proxy_verdict_finalise();
 	proxy_health_finalise();
 	ipoib_finalise();
 	counters_finalise();

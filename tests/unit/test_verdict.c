@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <malloc.h>
 #include <infiniband/mad.h>
 
 #include "codec/perf.h"
@@ -60,23 +61,24 @@ advance(uint64_t ms)
 	ev_run_once(0);
 }
 
+/* n CAs of nports ports, GUIDs from G0, LIDs 1, 2, ... */
 static void
-sweep_two(void)
+sweep(int n, int nports)
 {
 	struct store_node sn;
-	struct store_port p[3];
+	struct store_port p[8];
 	unsigned nodes, lost;
 
 	store_sweep_begin();
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < n; i++) {
 		memset(&sn, 0, sizeof(sn));
 		memset(p, 0, sizeof(p));
 		sn.guid = G0 + (uint64_t)i;
 		sn.type = STORE_NODE_CA;
-		sn.num_ports = 2;
-		sn.lid = (uint16_t)(2 * i + 1);
-		p[1].lid = sn.lid;
-		p[2].lid = (uint16_t)(sn.lid + 1);
+		sn.num_ports = (uint8_t)nports;
+		sn.lid = (uint16_t)(nports * i + 1);
+		for (int k = 1; k <= nports; k++)
+			p[k].lid = (uint16_t)(sn.lid + k - 1);
 		snprintf(sn.desc, sizeof(sn.desc), "node%d HCA-1", i);
 		store_sweep_node(&sn, p);
 	}
@@ -115,7 +117,7 @@ setup(void **state)
 	nheard = 0;
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(counters_init(), 0);
-	sweep_two();
+	sweep(2, 2);
 	proxy_verdict_defaults(&conf);
 	start();
 	return 0;
@@ -433,6 +435,44 @@ test_history(void **state)
 	assert_string_equal(heard[0].text, "healthy");
 }
 
+static size_t
+heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* The cost at bench (e)'s size: 10,016 nodes, ~50,000 ports, every
+ * node polled (rates kept) and all healthy: no state, under 24 bytes a
+ * port; a port that is not healthy costs one state. (Built with ASan,
+ * malloc is ASan's: only the counts are checked.) */
+static void
+test_cost(void **state)
+{
+	size_t before, rates, states;
+
+	(void)state;
+	sweep(10016, 5);
+	before = heap_used();
+	for (uint32_t i = 0; i < 10016; i++)
+		proxy_verdict_polled(i);
+	rates = heap_used() - before;
+	assert_int_equal(proxy_verdict_states(), 0);
+	before = heap_used();
+	for (uint64_t i = 0; i < 1000; i++)
+		proxy_verdict_link_degraded(G0 + i, 1, 1);
+	states = heap_used() - before;
+	assert_int_equal(proxy_verdict_count(), 1000);
+	print_message("rates of 50,080 ports: %zu bytes (%.1f a port); "
+	    "a port not healthy: %zu bytes\n", rates, rates / 50080.0,
+	    states / 1000);
+#ifndef __SANITIZE_ADDRESS__
+	assert_true(rates < 50080 * 24);
+	assert_true(states < 1000 * 512);
+#endif
+}
+
 static const char *yaml_head =
     "snmp:\n  listen: [\"udp:127.0.0.1:1161\"]\n"
     "  communities: [{name: public}]\n";
@@ -526,6 +566,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost, setup, teardown),
 		cmocka_unit_test(test_conf),
 	};
 

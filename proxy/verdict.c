@@ -83,8 +83,9 @@ proxy_verdict_rule_name(int rule)
 }
 
 /* The anchors (docs/health.md): two link-downs of one port in 24 h
- * mean replace something (NVIDIA's cluster bring-up guide); the
- * rates as UFM's default error thresholds are set, per minute. */
+ * mean replace something (NVIDIA's cluster bring-up guide); symbol
+ * errors as the sample policy's threshold (etc/ibsnmpgw.yaml); each
+ * link error recovery is a retraining (IBA 16.1.3.5 Table 227). */
 void
 proxy_verdict_defaults(struct proxy_verdict_conf *c)
 {

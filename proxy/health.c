@@ -6,6 +6,7 @@
 
 #include "proxy/health.h"
 #include "proxy/mad.h"
+#include "proxy/verdict.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -92,6 +93,8 @@ proxy_health_answer(uint32_t node)
 		    store_node_ident_idx(node),
 		    h->state == HEALTH_BAD_MKEY ? "refusing our M_Key" :
 		    "being silent");
+	if (h->state != HEALTH_OK)
+		proxy_verdict_silent(node, 0);	/* the port verdicts */
 	h->state = HEALTH_OK;
 	h->fails = 0;
 	h->probing = 0;
@@ -123,6 +126,7 @@ proxy_health_silent(uint32_t node, int probe)
 		    bad_mkey ? ": it protects its M_Key and ours is not its "
 		    "key (fix ib.mkey-file and reload)" : "",
 		    (unsigned long long)(h->hold_ms / 1000));
+		proxy_verdict_silent(node, 1);	/* the port verdicts */
 	} else {
 		max = health_hold_ms > HEALTH_MAX_HOLD_MS ? health_hold_ms :
 		    HEALTH_MAX_HOLD_MS;
@@ -181,8 +185,11 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 void
 proxy_health_reset(void)
 {
-	for (size_t i = 0; i < health_n; i++)
+	for (size_t i = 0; i < health_n; i++) {
+		if (health[i].state != HEALTH_OK)
+			proxy_verdict_silent((uint32_t)i, 0);
 		memset(&health[i], 0, sizeof(health[i]));
+	}
 }
 
 void
@@ -208,6 +215,8 @@ proxy_health_set_hold(int hold_s)
 	health_hold_ms = (uint64_t)(hold_s > 0 ? hold_s : 0) * 1000;
 	if (health_hold_ms == 0)
 		for (size_t i = 0; i < health_n; i++) {
+			if (health[i].state != HEALTH_OK)
+				proxy_verdict_silent((uint32_t)i, 0);
 			health[i].state = HEALTH_OK;
 			health[i].fails = 0;
 			health[i].probing = 0;

@@ -25,7 +25,8 @@ struct vd_state {
 	struct vd_key	 key;
 	uint8_t		 verdict;	/* as last posted */
 	int8_t		 rule;		/* its reason's, -1: none */
-	uint8_t		 holding;	/* bit per rule: condition holds */
+	uint8_t		 holding;	/* bit per rule: condition holds;
+					 * VD_SILENT: held (proxy/health.c) */
 	uint8_t		 ndowns;	/* link-downs in downs[] */
 	uint8_t		 fired_downs;	/* link-downs counted when it fired */
 	uint8_t		 listed;	/* in vd_list */
@@ -45,6 +46,9 @@ struct vd_rates {
 	unsigned	 nports;
 	uint32_t	 last[][2];
 };
+
+/* The second condition of VR_UNRESPONSIVE: the node is on hold. */
+#define VD_SILENT	(1u << VR_MAX)
 
 static struct proxy_verdict_conf vd_conf;
 static struct htab		 vd_states;
@@ -248,12 +252,20 @@ state_free(struct vd_state *s)
 	free(s);
 }
 
+/* Whether a condition of rule r holds now. */
+static int
+holds(const struct vd_state *s, int r)
+{
+	return (s->holding & (1u << r)) || (r == VR_UNRESPONSIVE &&
+	    (s->holding & VD_SILENT));
+}
+
 static int
 rule_active(const struct vd_state *s, int r, int64_t now)
 {
 	if (vd_conf.r[r].verdict == 0)
 		return 0;
-	return (s->holding & (1u << r)) || s->until[r] > now;
+	return holds(s, r) || s->until[r] > now;
 }
 
 /* The worst rule in force, -1 if none (ties: the lower rule). */
@@ -349,7 +361,7 @@ next_change(const struct vd_state *s, int64_t now)
 	int64_t next = 0;
 
 	for (int r = 0; r < VR_MAX; r++)
-		if (!(s->holding & (1u << r)) && s->until[r] > now &&
+		if (!holds(s, r) && s->until[r] > now &&
 		    (next == 0 || s->until[r] < next))
 			next = s->until[r];
 	for (unsigned i = 0; i < s->ndowns; i++) {
@@ -436,16 +448,17 @@ link_down(struct vd_state *s, int64_t t)
 	}
 }
 
-/* A condition that holds (on) or ended (off) at t: it stands for its
- * window after it ended. */
+/* A condition (bit) of rule that holds (on) or ended (off) at t: the
+ * rule stands for its window after it ended. */
 static void
-hold(struct vd_state *s, int rule, int on, int64_t t)
+hold(struct vd_state *s, int rule, unsigned bit, int on, int64_t t)
 {
 	if (on)
-		s->holding |= (uint8_t)(1u << rule);
-	else if (s->holding & (1u << rule)) {
-		s->holding &= (uint8_t)~(1u << rule);
-		s->until[rule] = t + window_ms(rule);
+		s->holding |= (uint8_t)bit;
+	else if (s->holding & bit) {
+		s->holding &= (uint8_t)~bit;
+		if (t + window_ms(rule) > s->until[rule])
+			s->until[rule] = t + window_ms(rule);
 	}
 }
 
@@ -504,7 +517,8 @@ proxy_verdict_event(const struct store_event *ev, int damped, void *arg)
 	    t + window_ms(VR_FLAPPING) > s->until[VR_FLAPPING])
 		s->until[VR_FLAPPING] = t + window_ms(VR_FLAPPING);
 	if (ev->type == STORE_EV_NODE_GONE || ev->type == STORE_EV_NODE_BACK)
-		hold(s, VR_UNRESPONSIVE, ev->type == STORE_EV_NODE_GONE, t);
+		hold(s, VR_UNRESPONSIVE, 1u << VR_UNRESPONSIVE,
+		    ev->type == STORE_EV_NODE_GONE, t);
 	if (!vd_replaying)
 		evaluate(s);
 }
@@ -517,7 +531,20 @@ proxy_verdict_link_degraded(uint64_t guid, uint8_t port, int degraded)
 
 	if (s == NULL)
 		return;
-	hold(s, VR_LINK_DEGRADED, degraded, now_ms());
+	hold(s, VR_LINK_DEGRADED, 1u << VR_LINK_DEGRADED, degraded, now_ms());
+	evaluate(s);
+}
+
+void
+proxy_verdict_silent(uint32_t node, int silent)
+{
+	const struct store_node *n = store_node_at(node);
+	struct vd_state *s;
+
+	if (n == NULL || (s = silent ? state_of(n->guid, 0) :
+	    state_get(n->guid, 0)) == NULL)
+		return;
+	hold(s, VR_UNRESPONSIVE, VD_SILENT, silent, now_ms());
 	evaluate(s);
 }
 
@@ -615,12 +642,12 @@ info(const struct vd_state *s, struct proxy_verdict_info *vi)
 	vi->rule = s->rule;
 	vi->since = s->since != 0 ? wall_of(s->since) : 0;
 	if (s->verdict != VERDICT_HEALTHY && s->rule >= 0 &&
-	    !(s->holding & (1u << s->rule))) {
+	    !holds(s, s->rule)) {
 		next = 0;
 		for (int r = 0; r < VR_MAX; r++) {
 			if (!rule_active(s, r, now))
 				continue;
-			if (s->holding & (1u << r)) {
+			if (holds(s, r)) {
 				next = 0;
 				break;
 			}

@@ -6,7 +6,8 @@
  * event stream (store_event_observe), counter rates from the poller's
  * rounds (no MAD of its own), a degraded link from the module that
  * compares links with what they should run at, a node that no longer
- * answers from the stream's node-unreachable. A rule that fired stands
+ * answers from the stream's node-unreachable and the health module's
+ * hold-downs. A rule that fired stands
  * until its window has passed quietly after the last time it fired (or
  * after its condition ended): one timer per port that is not healthy.
  * Only ports with something to remember have a state; a polled port
@@ -84,6 +85,11 @@ void	proxy_verdict_polled(uint32_t node);
  * longer (0): the degraded-link check's entry point. */
 void	proxy_verdict_link_degraded(uint64_t guid, uint8_t port,
 	    int degraded);
+
+/* proxy/health.c put node (an inventory index) on hold, as silent or
+ * refusing our M_Key (1), or it answers again (0): a node that does
+ * not answer, as a sweep's node-unreachable. */
+void	proxy_verdict_silent(uint32_t node, int silent);
 
 /* The verdict of a port (1..254; the node's own rules included) or of
  * the node (port 0): 0, or -1 and healthy in vi when there is nothing

@@ -311,6 +311,19 @@ test_unresponsive(void **state)
 	assert_int_equal(verdict(G1, 1, NULL), VERDICT_HEALTHY);
 	assert_int_equal(nheard, 2);
 	assert_int_equal(proxy_verdict_states(), 0);
+	/* On hold (proxy/health.c): the same rule, its own condition. */
+	proxy_verdict_silent(1, 1);
+	assert_int_equal(verdict(G1, 2, why), VERDICT_UNHEALTHY);
+	assert_string_equal(why, "node not answering");
+	post(STORE_EV_NODE_GONE, G1, 0);
+	proxy_verdict_silent(1, 0);		/* answers, still unreachable */
+	advance(HOUR);
+	assert_int_equal(verdict(G1, 0, NULL), VERDICT_UNHEALTHY);
+	post(STORE_EV_NODE_BACK, G1, 0);
+	advance(10 * MIN);
+	assert_int_equal(verdict(G1, 0, NULL), VERDICT_HEALTHY);
+	proxy_verdict_silent(0, 0);		/* never held: nothing kept */
+	assert_int_equal(proxy_verdict_states(), 0);
 }
 
 static void

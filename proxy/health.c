@@ -126,12 +126,15 @@ proxy_health_silent(uint32_t node, int probe)
 		    bad_mkey ? ": it protects its M_Key and ours is not its "
 		    "key (fix ib.mkey-file and reload)" : "",
 		    (unsigned long long)(h->hold_ms / 1000));
-		proxy_verdict_silent(node, 1);	/* the port verdicts */
 	} else {
 		max = health_hold_ms > HEALTH_MAX_HOLD_MS ? health_hold_ms :
 		    HEALTH_MAX_HOLD_MS;
 		if ((h->hold_ms *= 2) > max)
 			h->hold_ms = max;
+		/* Silent through a hold-down and its probe: not a route
+		 * that moved under a request, a node that does not answer
+		 * (the port verdicts). */
+		proxy_verdict_silent(node, 1);
 	}
 	h->state = bad_mkey ? HEALTH_BAD_MKEY : HEALTH_SILENT;
 	h->until = now + h->hold_ms;

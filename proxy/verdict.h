@@ -86,9 +86,10 @@ void	proxy_verdict_polled(uint32_t node);
 void	proxy_verdict_link_degraded(uint64_t guid, uint8_t port,
 	    int degraded);
 
-/* proxy/health.c put node (an inventory index) on hold, as silent or
- * refusing our M_Key (1), or it answers again (0): a node that does
- * not answer, as a sweep's node-unreachable. */
+/* proxy/health.c's node (an inventory index) stayed silent (or
+ * refusing our M_Key) through a hold-down and its probe (1), or it
+ * answers again (0): a node that does not answer, as a sweep's
+ * node-unreachable. */
 void	proxy_verdict_silent(uint32_t node, int silent);
 
 /* The verdict of a port (1..254; the node's own rules included) or of

@@ -20,6 +20,7 @@ import simlib  # noqa: E402
 
 LD_WINDOW = 25
 SE_WINDOW = 8
+UR_WINDOW = 6
 
 simlib.skip_if_missing()
 R = simlib.Report()
@@ -40,7 +41,8 @@ fab = simlib.Fabric(
     "  ports:\n"
     "    link-downs: {count: 2, window: %ds}\n"
     "    symbol-errors: {per-minute: 10, window: %ds}\n"
-    % (LD_WINDOW, SE_WINDOW))
+    "    unresponsive: {window: %ds}\n"
+    % (LD_WINDOW, SE_WINDOW, UR_WINDOW))
 NAMES = simlib.read_name_map()
 BASE = simlib.GW_BASE
 HEALTH = BASE + ".4.1.1.6"          # ibsnmpgwPortHealth
@@ -162,6 +164,30 @@ def symbol_errors():
     return t_bad
 
 
+def unresponsive():
+    """Every port of node08 unplugged: the node itself (port 0) is
+    unhealthy while a sweep cannot reach it (ibnetdiscover, the oracle,
+    does not find it either), and healthy again once it is back and the
+    window passed."""
+    node08 = NAMES["node08"]
+    fab.cmd('Unlink "node08"')
+    fab.sweep()
+    disc = fab.diag(["ibnetdiscover"]).stdout
+    R.check("leaf01" in disc and "node08" not in disc,
+            "ibnetdiscover (the oracle): node08 is gone", disc[-300:])
+    R.check(simlib.wait(lambda: fabric_rows().get((node08, 0)) ==
+                        (3, "node not answering"), 10, 0.2),
+            "ibsnmpgwUnhealthyPortTable: node08 (port 0) unhealthy(3), "
+            "'node not answering'", str(fabric_rows()))
+    fab.cmd('ReLink "node08"')
+    fab.sweep()
+    R.check(simlib.wait(lambda: (node08, 0) not in fabric_rows(),
+                        UR_WINDOW + 20, 0.5), "node08 back: the row goes "
+            "after the window", str(fabric_rows()))
+    R.check(simlib.wait(lambda: (node08, 0, "healthy") in changes(), 10,
+                        0.2), "... notified 'healthy'", str(changes()))
+
+
 def cleared(node, port, t_bad, window, name):
     ok = simlib.wait(lambda: port_health(node, port) == (1, ""),
                      window + 20, 0.5)
@@ -178,6 +204,7 @@ def main():
     t_ld = link_downs()
     t_se = symbol_errors()
     cleared("node03", 1, t_se, SE_WINDOW, "symbol errors")
+    unresponsive()
     cleared("leaf01", 5, t_ld, LD_WINDOW, "link-downs")
     R.check(simlib.wait(lambda: fabric_rows() == {}, 10, 0.2),
             "ibsnmpgwUnhealthyPortTable empty again", str(fabric_rows()))

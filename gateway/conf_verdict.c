@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,8 @@ rule_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 
 		errno = 0;
 		d = s != NULL ? strtod(s, &end) : -1;
-		if (s == NULL || *s == '\0' || *end || errno || d < 0)
+		if (s == NULL || *s == '\0' || *end || errno || !isfinite(d) ||
+		    d < 0)
 			yaml_err(x, v, "'per-minute' must be a number >= 0");
 		else
 			r->per_minute = d;

@@ -549,8 +549,10 @@ test_conf(void **state)
 	    "    flapping: healthy\n"
 	    "    unresponsive: {window: 31d}\n"
 	    "    link-degraded: {window: 5x}\n"
+	    "    link-recovers: {per-minute: nan}\n"
 	    "    bogus: {}\n"
 	    "  expected: 1\n", err, sizeof(err)));
+	assert_non_null(strstr(err, ":11: 'per-minute' must be a number"));
 	assert_non_null(strstr(err, ":6: 'count' is 9, out of range"));
 	assert_non_null(strstr(err, ":6: 'window' must be a duration"));
 	assert_non_null(strstr(err, ":7: 'per-minute' must be a number"));
@@ -559,8 +561,8 @@ test_conf(void **state)
 	    "degraded or off"));
 	assert_non_null(strstr(err, ":9: 'window' must be a duration"));
 	assert_non_null(strstr(err, ":10: 'window' must be a duration"));
-	assert_non_null(strstr(err, ":11: unknown key 'bogus'"));
-	assert_non_null(strstr(err, ":12: unknown key 'expected'"));
+	assert_non_null(strstr(err, ":12: unknown key 'bogus'"));
+	assert_non_null(strstr(err, ":13: unknown key 'expected'"));
 }
 
 int

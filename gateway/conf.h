@@ -9,6 +9,7 @@
 #include "proxy/linkcheck.h"
 #include "proxy/poller.h"
 #include "proxy/tunnel.h"
+#include "proxy/verdict.h"
 #include "store/events.h"
 #include "store/select.h"
 #include "store/topo.h"
@@ -196,6 +197,8 @@ struct gw_conf {
 	/* topology: the fabric against a blueprint (docs/health.md). */
 	char			*topo_expected;	/* NULL: none (or pinned) */
 	struct store_topo	*topo_blueprint;	/* the file, parsed */
+
+	struct proxy_verdict_conf health_ports;	/* health.ports */
 };
 
 /* Load and validate path. Every error is printed to err as

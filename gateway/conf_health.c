@@ -94,6 +94,8 @@ conf_health_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 
 	if (strcmp(key, "expect") == 0)
 		parse_expect(x, v, c);
+	else if (strcmp(key, "ports") == 0)
+		conf_health_ports(x, v, c);
 	else
 		yaml_unknown(x, k, key, "health");
 }

@@ -67,4 +67,8 @@ void	conf_check_ha(struct yaml_ctx *x, const yaml_node_t *root,
 	    struct gw_conf *c);
 void	conf_ha_free(struct gw_conf *c);
 
+/* conf_verdict.c: health.ports, the port verdicts' rules. */
+void	conf_health_ports(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+
 #endif

@@ -47,6 +47,7 @@
 #include "proxy/watch.h"
 #include "proxy/tunnel.h"
 #include "store/blueprint.h"
+#include "proxy/verdict.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -643,11 +644,15 @@ handle(FILE *f, char *line)
 		cmd_topology(f, arg, strtok(NULL, "\r\n"));
 	else if (strcmp(cmd, "congestion") == 0)
 		cmd_congestion(f, arg);
+	else if (strcmp(cmd, "ports") == 0 && arg != NULL &&
+	    strcmp(arg, "--unhealthy") == 0)
+		proxy_verdict_print(f);		/* docs/health.md */
 	else
 		fprintf(f, "error: unknown command '%s' (nodes, node NAME, "
 		    "sweep, flush [NAME], stats, events [COUNT], targets, "
 		    "links --degraded, ha master|backup|yield|fault|status, "
-		    "topology pin|diff|show|slurm, congestion [NAME])\n", cmd);
+		    "topology pin|diff|show|slurm, congestion [NAME], "
+		    "ports --unhealthy)\n", cmd);
 }
 
 static void

@@ -30,6 +30,7 @@
 #include "proxy/watch.h"
 #include "proxy/sa.h"
 #include "proxy/tunnel.h"
+#include "proxy/verdict.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -222,6 +223,7 @@ reload(void)
 	proxy_mad_set_rate(c->mad_rate);
 	proxy_health_set_hold(c->mad_hold_down);
 	proxy_linkcheck_configure(c->expect, c->nexpect);
+	proxy_verdict_config(&c->health_ports);
 	gw_mib_configure(c);
 	proxy_discover_configure(sweep_conf(c));
 	gw_notify_config(c);
@@ -314,7 +316,8 @@ usage(void)
 	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
 	    "[NAME]|stats|events [COUNT]|targets|links --degraded|\n"
 	    "           ha master|backup|yield|fault|status|\n"
-	    "           topology pin|diff|show|slurm|congestion [NAME]\n"
+	    "           topology pin|diff|show|slurm|congestion [NAME]|\n"
+	    "           ports --unhealthy\n"
 	    "       ibsnmpgw [-c file] schema [RELEASE]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
@@ -559,6 +562,7 @@ main(int argc, char **argv)
 		;
 	if (devnull > 2)
 		close(devnull);
+	/* '+': options end at the command (ctl links --degraded). */
 	while ((ch = getopt(argc, argv, "+c:fndD:V")) != -1) {
 		switch (ch) {
 		case 'c': path = optarg; break;
@@ -621,6 +625,7 @@ run(struct gw_conf *c)
 		goto out_cache;
 	proxy_health_init(c->mad_hold_down);
 	proxy_linkcheck_init(c->expect, c->nexpect);
+	proxy_verdict_init(&c->health_ports);	/* the history read back */
 	proxy_mad_set_issm(c->sim_issm);
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
@@ -683,6 +688,7 @@ out_snmp:
 out_cache:
 	proxy_mad_finalise();
 	proxy_linkcheck_finalise();
+	proxy_verdict_finalise();
 	proxy_health_finalise();
 	ipoib_finalise();
 	counters_finalise();

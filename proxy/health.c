@@ -6,6 +6,7 @@
 
 #include "proxy/health.h"
 #include "proxy/mad.h"
+#include "proxy/verdict.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -92,6 +93,8 @@ proxy_health_answer(uint32_t node)
 		    store_node_ident_idx(node),
 		    h->state == HEALTH_BAD_MKEY ? "refusing our M_Key" :
 		    "being silent");
+	if (h->state != HEALTH_OK)
+		proxy_verdict_silent(node, 0);	/* the port verdicts */
 	h->state = HEALTH_OK;
 	h->fails = 0;
 	h->probing = 0;
@@ -128,6 +131,10 @@ proxy_health_silent(uint32_t node, int probe)
 		    HEALTH_MAX_HOLD_MS;
 		if ((h->hold_ms *= 2) > max)
 			h->hold_ms = max;
+		/* Silent through a hold-down and its probe: not a route
+		 * that moved under a request, a node that does not answer
+		 * (the port verdicts). */
+		proxy_verdict_silent(node, 1);
 	}
 	h->state = bad_mkey ? HEALTH_BAD_MKEY : HEALTH_SILENT;
 	h->until = now + h->hold_ms;
@@ -181,8 +188,11 @@ proxy_health_portinfo(uint32_t node, uint8_t port,
 void
 proxy_health_reset(void)
 {
-	for (size_t i = 0; i < health_n; i++)
+	for (size_t i = 0; i < health_n; i++) {
+		if (health[i].state != HEALTH_OK)
+			proxy_verdict_silent((uint32_t)i, 0);
 		memset(&health[i], 0, sizeof(health[i]));
+	}
 }
 
 void
@@ -208,6 +218,8 @@ proxy_health_set_hold(int hold_s)
 	health_hold_ms = (uint64_t)(hold_s > 0 ? hold_s : 0) * 1000;
 	if (health_hold_ms == 0)
 		for (size_t i = 0; i < health_n; i++) {
+			if (health[i].state != HEALTH_OK)
+				proxy_verdict_silent((uint32_t)i, 0);
 			health[i].state = HEALTH_OK;
 			health[i].fails = 0;
 			health[i].probing = 0;

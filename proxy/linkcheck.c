@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "proxy/linkcheck.h"
+#include "proxy/verdict.h"
 #include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
@@ -259,6 +260,17 @@ ws(char *buf, size_t len, uint8_t lanes, uint8_t speed)
 	return buf;
 }
 
+/* Both ends' ports get the degraded-link rule of their verdicts
+ * (proxy/verdict.h). */
+static void
+tell_verdict(const struct proxy_link_row *r, int degraded)
+{
+	proxy_verdict_link_degraded(r->guid, r->port, degraded);
+	if (r->peer_guid != 0)
+		proxy_verdict_link_degraded(r->peer_guid, r->peer_port,
+		    degraded);
+}
+
 /* Returns when the event was posted (the row's time). */
 static int64_t
 post(int type, const struct proxy_link_row *r, const char *why)
@@ -298,6 +310,7 @@ post(int type, const struct proxy_link_row *r, const char *why)
 		log_info("link restored: %s port %u: %s", n ?
 		    store_node_ident(n) : "?", r->port, ev.text);
 	store_event_post(&ev);
+	tell_verdict(r, type == STORE_EV_LINK_DEGRADED);
 	return ev.when ? ev.when : ev_wall_ms();	/* a standby drops it */
 }
 
@@ -387,6 +400,7 @@ first_run(struct proxy_link_row *rows, size_t n)
 		if (k < nopen) {	/* still degraded: as it was */
 			rows[i].since = open[k].when;
 			open[k] = open[--nopen];
+			tell_verdict(&rows[i], 1);
 		} else
 			rows[i].since = post(STORE_EV_LINK_DEGRADED, &rows[i],
 			    NULL);

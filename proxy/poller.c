@@ -19,6 +19,7 @@
 #include "proxy/fetch.h"
 #include "proxy/mad.h"
 #include "proxy/poller.h"
+#include "proxy/verdict.h"
 #include "store/cache.h"
 #include "store/counters.h"
 #include "store/events.h"
@@ -396,6 +397,7 @@ read_done(struct poll_node *pn, int full)
 	if (pn->outstanding > 0 && --pn->outstanding == 0) {
 		round_done(pn);
 		check_thresholds(pn);
+		proxy_verdict_polled(pn->node);	/* the port verdicts' rates */
 		maybe_reset(pn);
 	}
 	if (pn->policy + 1 < poll_ninflight && poll_inflight[pn->policy + 1] > 0)
@@ -502,6 +504,7 @@ poll_node_now(struct poll_node *pn)
 	if (pn->outstanding == 0) {
 		round_done(pn);		/* all of it was cached */
 		check_thresholds(pn);
+		proxy_verdict_polled(pn->node);
 	}
 }
 

@@ -49,6 +49,8 @@ static struct store_event_stats	 ev_st;
 static struct store_event_tap	 ev_tap;
 static int			 ev_replica;
 static uint64_t			 ev_replica_dropped;
+static store_event_observe_fn	 ev_obs_fn;
+static void			*ev_obs_arg;
 
 static const char *type_names[STORE_EV_MAX] = {
 	[STORE_EV_LINK_DOWN] = "link-down",
@@ -452,6 +454,20 @@ keep(struct store_event *ev)
 		ev_fn(ev, ev_arg);
 }
 
+static void
+observed(const struct store_event *ev, int damped)
+{
+	if (ev_obs_fn)
+		ev_obs_fn(ev, damped, ev_obs_arg);
+}
+
+void
+store_event_observe(store_event_observe_fn fn, void *arg)
+{
+	ev_obs_fn = fn;
+	ev_obs_arg = arg;
+}
+
 void
 store_event_adopt(struct store_event *ev)
 {
@@ -526,6 +542,7 @@ store_event_repl_apply(const struct store_event *ev)
 		*(struct store_event *)old = *ev;
 	if (ev->seq > ev_seq)
 		ev_seq = ev->seq;
+	observed(ev, 0);
 }
 
 size_t
@@ -689,10 +706,12 @@ store_event_post(struct store_event *ev)
 	ev->suppressed = 0;
 	if (cls == CLS_EDGE) {
 		keep(ev);
+		observed(ev, 0);
 		return 1;
 	}
 	if ((s = state_of(ev, cls)) == NULL) {
 		keep(ev);		/* no memory: better twice than never */
+		observed(ev, 0);
 		return 1;
 	}
 	h = event_hash(ev);
@@ -709,9 +728,13 @@ store_event_post(struct store_event *ev)
 	s->last = ev->type;
 	s->last_hash = h;
 	s->last_ms = now;
-	if (cls == CLS_LINK && !damp(s, ev, now))
+	if (cls == CLS_LINK && !damp(s, ev, now)) {
+		ev->seq = 0;		/* not numbered: not kept */
+		observed(ev, 1);
 		return 0;
+	}
 	keep(ev);
+	observed(ev, 0);
 	return 1;
 }
 
@@ -807,6 +830,7 @@ store_event_finalise(void)
 	ev_ring = NULL;
 	ev_cap = ev_n = ev_first = 0;
 	ev_fn = NULL;
+	ev_obs_fn = NULL;
 }
 
 void

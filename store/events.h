@@ -84,6 +84,14 @@ int	store_event_init(const struct store_event_conf *c);
 int	store_event_config(const struct store_event_conf *c);
 void	store_event_finalise(void);
 void	store_event_listen(store_event_fn fn, void *arg);
+/* A second reader of the stream, for the port verdicts
+ * (proxy/verdict.c): every event posted that is not a duplicate, kept
+ * or damped (damped 1, seq 0), and every replicated one (a standby's
+ * stream is its active's). Adopted events and the settled state after
+ * damping are not shown again. NULL: none. */
+typedef void (*store_event_observe_fn)(const struct store_event *ev,
+    int damped, void *arg);
+void	store_event_observe(store_event_observe_fn fn, void *arg);
 /* Called when a damped (flapping) port is quiet again: the last word
  * the stream had of it may be a reading from the middle of the flaps,
  * and the SM does not report every flap, so proxy/watch.c reads the

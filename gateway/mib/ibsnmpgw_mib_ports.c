@@ -1,7 +1,8 @@
 /* IBSNMPGW-MIB ibsnmpgwPortTable (mibs/IBSNMPGW-MIB) in every node
  * context: the active speed (SDR..XDR), width (1x..12x), data rate and
  * FEC mode of each data port, which IB-SMA-MIB's enumerations cannot
- * say. Rows are the ibSmaPortInfoTable's (AUGMENTS). */
+ * say, and the port's standing verdict (proxy/verdict.h). Rows are the
+ * ibSmaPortInfoTable's (AUGMENTS). */
 #include "config.h"
 
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "gateway/mib.h"
 #include "gateway/oids.h"
 #include "gateway/mib/node.h"
+#include "proxy/verdict.h"
 
 static int
 port_pi(struct gw_eval *e, const struct gw_row *row, struct smp_portinfo *pi)
@@ -79,6 +81,19 @@ gp_fec(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return gw_val_int(v, fec_mode(fec));
 }
 
+/* From memory: no MAD (docs/health.md). */
+static int
+gp_health(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	struct proxy_verdict_info vi;
+
+	(void)proxy_verdict_get(gw_node(e)->guid, (uint8_t)row->i[0], &vi);
+	if (gw_column(e)->arg == 0)
+		return gw_val_int_in(v, vi.verdict, VERDICT_HEALTHY,
+		    VERDICT_UNHEALTHY);
+	return gw_val_octets(v, vi.reason, strlen(vi.reason));
+}
+
 static const struct gw_col gp_cols[] = {
 	GW_GET(ibsnmpgwPortSpeed, gp_speed),
 	GW_GET(ibsnmpgwPortWidth, gp_width),
@@ -86,6 +101,8 @@ static const struct gw_col gp_cols[] = {
 	GW_GET(ibsnmpgwPortFecMode, gp_fec),
 	GW_FIELD(ibsnmpgwPortCapabilityMask2, ATTR_PORT_INFO,
 	    IB_PORT_CAPMASK2_F, GW_K_UINT, GW_RANGE(0, 65535)),
+	GW_GETA(ibsnmpgwPortHealth, gp_health, 0),
+	GW_GETA(ibsnmpgwPortHealthReason, gp_health, 1),
 };
 
 /* Under the configured base, as the statistics: ibsnmpgwPorts(4).

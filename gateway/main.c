@@ -246,6 +246,24 @@ fail:
 	gw_conf_free(c);
 }
 
+/* The nodes' hold-downs and the fabric health checks (docs/health.md),
+ * which read the event history back at start. */
+static void
+health_init(const struct gw_conf *c)
+{
+	proxy_health_init(c->mad_hold_down);
+	proxy_linkcheck_init(c->expect, c->nexpect);
+	proxy_verdict_init(&c->health_ports);
+}
+
+static void
+health_finalise(void)
+{
+	proxy_linkcheck_finalise();
+	proxy_verdict_finalise();
+	proxy_health_finalise();
+}
+
 static int	 cap_fd = -1;	/* captured stderr (log_capture_stderr) */
 
 static void
@@ -623,9 +641,7 @@ run(struct gw_conf *c)
 	if (counters_init() == -1 || ipoib_init(c->ipoib_net_dir,
 	    c->ipoib_arp_file, c->ipoib_refresh) == -1)
 		goto out_cache;
-	proxy_health_init(c->mad_hold_down);
-	proxy_linkcheck_init(c->expect, c->nexpect);
-	proxy_verdict_init(&c->health_ports);	/* the history read back */
+	health_init(c);
 	proxy_mad_set_issm(c->sim_issm);
 	if (proxy_mad_init(c->ib_ca, c->ib_port, c->mad_timeout_ms,
 	    c->mad_retries, c->mad_max_inflight,
@@ -687,9 +703,7 @@ out_snmp:
 	gw_ha_finalise();
 out_cache:
 	proxy_mad_finalise();
-	proxy_linkcheck_finalise();
-	proxy_verdict_finalise();
-	proxy_health_finalise();
+	health_finalise();
 	ipoib_finalise();
 	counters_finalise();
 	cache_finalise();

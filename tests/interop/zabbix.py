@@ -854,6 +854,10 @@ def run():
             print("# zabbix_server.log, last lines:")
             for ln in log[-30:]:
                 print("#   " + ln)
+            # The whole log next to the test's (the directory goes).
+            with open("interop-zabbix-server.log", "w") as f:
+                f.write(D.zbx.log())
+            print("# the whole of it: interop-zabbix-server.log")
         if fab:
             fab.stop()
         D.stop()

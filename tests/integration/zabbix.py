@@ -6,10 +6,21 @@ inventory's nodes; every discovered node's host, which inherits the
 gateway host's interface (community {$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT})
 with its host prototype's macros, reaches that node; every item and
 item prototype OID of both templates answers a value.
+
+The fabric template's fabric health rules (ibsnmpgwHealth tables, one
+discovery rule each, docs/health.md) are checked the same way, with a
+health.expect that makes rows: switches expected at 8x, so every link of
+the 4x default fabric is a degraded link. Each rule's discovery finds
+exactly its table's rows (and, for degraded links, the links `ctl links
+--degraded` lists, as its JavaScript step, run by node.js when there is
+one, names them), and every item prototype OID answers for every row.
 tests/interop/zabbix.py does the same in a real Zabbix server."""
 
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -22,7 +33,12 @@ R = simlib.Report()
 TOP = os.environ.get("top_srcdir", os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 XML = os.path.join(TOP, "packaging", "zabbix", "ibsnmpgw_templates.xml")
-fab = simlib.Fabric()
+# Every link of the default fabric runs at 4x and has a switch end: all
+# of them are degraded links (ibsnmpgwDegradedLinkTable has a row each).
+EXPECT = ("health:\n  expect:\n    - nodes: {type: switch}\n"
+          "      width: 8x\n")
+fab = simlib.Fabric(extra_yaml=EXPECT)
+NODEJS = shutil.which("node") or shutil.which("nodejs")
 
 
 def lld(sec, snmp_oid):
@@ -34,7 +50,8 @@ def lld(sec, snmp_oid):
         for k, (typ, val) in parse_vars(out.stdout).items():
             if k.startswith("." + oid + "."):
                 idx = k[len(oid) + 2:]
-                rows.setdefault(idx, {"{#SNMPINDEX}": idx})[macro] = val
+                # Zabbix's macros are strings, whatever the syntax.
+                rows.setdefault(idx, {"{#SNMPINDEX}": idx})[macro] = str(val)
     return rows
 
 
@@ -51,6 +68,123 @@ def answers(sec, oids):
             "No Such" in str(got["." + o][1])], out
 
 
+def javascript(rule, rows):
+    """The rule's JavaScript preprocessing steps run on its discovery's
+    rows as Zabbix would (its JavaScript is ES5, which node.js runs):
+    {index: macros}, or None without node.js."""
+    if not NODEJS:
+        return None
+    value = json.dumps(list(rows.values()))
+    for step in rule.findall("preprocessing/step"):
+        if step.findtext("type") != "JAVASCRIPT":
+            continue
+        code = ("process.stdout.write(String((function (value) {\n%s\n})"
+                "(require('fs').readFileSync(0, 'utf8'))));" %
+                step.findtext("parameters/parameter"))
+        out = subprocess.run([NODEJS, "-e", code], input=value,
+                             capture_output=True, text=True, timeout=30)
+        if out.returncode:
+            raise RuntimeError("%s's JavaScript: %s" % (
+                rule.findtext("key"), out.stderr[-1000:]))
+        value = out.stdout
+    d = json.loads(value)
+    return {r["{#SNMPINDEX}"]: r for r in (
+        d if isinstance(d, list) else d["data"])}
+
+
+def table_rows(snmp_oid):
+    """The indexes of the table a discovery[] rule walks (the entry its
+    first column is in), walked whole."""
+    entry = snmp_oid[len("discovery["):-1].split(",")[1].rsplit(".", 1)[0]
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), ["." + entry])
+    return {k[len(entry) + 2:].split(".", 1)[1]
+            for k in parse_vars(out.stdout) if k.startswith(
+                "." + entry + ".")}
+
+
+def health_rule(rule, oracle, what):
+    """A fabric health rule (one table of ibsnmpgwHealth): once the
+    table holds what oracle() says it should (a number of rows, bounded
+    wait), the rule's discovery finds exactly the table's rows, and every
+    item prototype's OID answers for every row. The rows (after the
+    JavaScript steps when node.js runs them)."""
+    want = oracle()
+    have = simlib.wait(lambda: len(table_rows(rule.findtext(
+        "snmp_oid"))) == want, 20)
+    rows = lld(fab.v2("fabric"), rule.findtext("snmp_oid"))
+    R.check(want and have, "%s: the table has its %d rows" % (what, want),
+            len(rows))
+    R.equal(sorted(rows), sorted(table_rows(rule.findtext("snmp_oid"))),
+            "%s: discovery finds exactly the table's rows (%d)" %
+            (what, len(rows)))
+    macros = set(re.findall(r"\{#[A-Z.]+\}", rule.findtext("snmp_oid")))
+    R.check(rows and all(set(r) >= macros for r in rows.values()),
+            "%s: each row has every macro of the rule" % what,
+            [r for r in rows.values() if not set(r) >= macros][:3])
+    protos = [p.findtext("snmp_oid") for p in rule.iter("item_prototype")]
+    bad = []
+    for r in rows.values():
+        miss, _ = answers(fab.v2("fabric"), [expand(o, r) for o in protos])
+        bad += miss
+    R.check(protos and rows and not bad, "%s: the %d item prototypes "
+            "answer for every row" % (what, len(protos)), bad[:10])
+    return javascript(rule, rows) or rows
+
+
+def links_oracle():
+    """The number of links ibnetdiscover finds: all of them run at 4x
+    with a switch end, below the 8x expected."""
+    out = fab.diag(["ibnetdiscover"]).stdout
+    links, cur = set(), None
+    for line in out.splitlines():
+        m = re.match(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"', line)
+        if m:
+            cur = m.group(1)
+            continue
+        m = re.match(r'^\[(\d+)\].*?"[SH]-([0-9a-f]+)"\[(\d+)\]', line)
+        if m and cur:
+            links.add(frozenset({(cur, m.group(1)),
+                                 (m.group(2), m.group(3))}))
+    return len(links)
+
+
+def degraded_links(rule):
+    rows = health_rule(rule, links_oracle, "degraded links")
+    # What the gateway's own command line lists, each end as context[port].
+    ctl = fab.ctl("links", "--degraded").stdout
+    want = set()
+    for line in ctl.splitlines()[1:]:
+        m = re.match(r"^(.+)\[(\d+)\] <-> (.+)\[(\d+)\] (\S+ \S+) "
+                     r"expected (\S+ \S+) ", line)
+        if m:
+            want.add((frozenset({m.group(1, 2), m.group(3, 4)}),
+                      m.group(5), m.group(6)))
+    got = set()
+    for idx, r in rows.items():
+        port = r.get("{#PORT}", idx.split(".")[-1])
+        got.add((frozenset({(r["{#NODECTX}"], port),
+                            (r["{#PEERCTX}"], r["{#PEERPORT}"])}),
+                 r.get("{#ACTIVE}"), r.get("{#EXPECTED}")))
+    if NODEJS:
+        R.equal(got, want, "degraded links: the discovered links, "
+                "their ends (context[port]) and widths and speeds, are "
+                "those ctl links --degraded lists")
+        R.check(all(r["{#LINK}"] == "%s[%s] <-> %s[%s]" % (
+            r["{#NODECTX}"], r["{#PORT}"], r["{#PEER}"], r["{#PEERPORT}"])
+            for r in rows.values()), "degraded links: {#LINK} names both "
+            "ends", [r.get("{#LINK}") for r in rows.values()][:3])
+    else:
+        print("# no node.js: the rule's JavaScript step not run")
+        R.equal({g[0] for g in got}, {w[0] for w in want},
+                "degraded links: the discovered links' ends "
+                "(context[port]) are those ctl links --degraded lists")
+
+
+# Each table of ibsnmpgwHealth the fabric template discovers: its rule's
+# key, and what checks it beyond health_rule().
+HEALTH_RULES = {"ibsnmpgw.link.degraded.discovery": degraded_links}
+
+
 def main():
     root = ET.parse(XML).getroot()
     tmpl = {t.findtext("template"): t for t in root.iter("template")
@@ -61,7 +195,11 @@ def main():
         "ibsnmpgw node by SNMP"]
     # The gateway host's interface, as packaging/zabbix/README.md says.
     comm_t = "{$IBSNMPGW.COMMUNITY}@{$IBSNMPGW.CONTEXT}"
-    rule = fabt.find("discovery_rules/discovery_rule")
+    rules = {r.findtext("key"): r for r in fabt.iter("discovery_rule")}
+    R.equal(sorted(rules), sorted(["ibsnmpgw.node.discovery"] +
+                                  list(HEALTH_RULES)),
+            "the fabric template's discovery rules")
+    rule = rules["ibsnmpgw.node.discovery"]
     rows = lld(fab.v2("fabric"), rule.findtext("snmp_oid"))
     inv = fab.sql("SELECT count(*) FROM nodes")
     R.equal(len(rows), int(inv), "discovery finds every inventory node")
@@ -111,6 +249,10 @@ def main():
     want = {r["{#CONTEXT}"]: r["{#DESC}"] for r in rows.values()}
     R.equal(names, want, "each discovered host reads its own node "
             "(ibSmaNodeString is the discovered description)")
+
+    for key, check in HEALTH_RULES.items():
+        if key in rules:
+            check(rules[key])
 
 
 simlib.run(main, fab, R)

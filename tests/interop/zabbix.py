@@ -14,11 +14,18 @@ creates one host for the gateway (SNMPv2, community
 host macros, then waits (bounded) for low-level discovery to create a
 host per inventory node, for a switch's and an HCA's port items to have
 values that match what the gateway answers, for an Unlink to show as a
-problem on the switch port and for the ReLink to resolve it. Then it
-deletes that host and does the same discovery on cluster.topo, whose
-contexts and descriptions are those of a fabric without a node-name-map
+problem on the switch port and for the ReLink to resolve it; that
+fabric's ibsnmpgwDegradedLinkTable is empty, and the degraded-link
+discovery rule is supported with nothing to discover. Then it deletes
+that host and does the same discovery on cluster.topo, whose contexts
+and descriptions are those of a fabric without a node-name-map
 (MF0;leaf01:MSB7800/U1, "localhost mlx5_0" twice): a host per node
-still, each polled through its context.
+still, each polled through its context. There, with switches expected
+at 4x (health.expect, as tests/integration/links.py), the narrower
+links are degraded: the gateway's host gets items for exactly the
+table's rows and a problem for each; an admin narrowing leaf01 port 1
+(ibportstate) adds a link and a problem, widening it again resolves
+that problem and no other.
 
 It stops what it started, by PID. Figures (time to the first discovered
 host, to the first port value, from Unlink to problem) are printed as
@@ -50,7 +57,8 @@ FRONTEND = "/usr/share/zabbix"
 NEEDED = [PGBIN + "/initdb", PGBIN + "/postgres", "/usr/sbin/zabbix_server",
           FRONTEND + "/api_jsonrpc.php", SCHEMA + "/schema.sql.gz"]
 # Zabbix item intervals and discovery periods the test sets as host
-# macros on the gateway's host (the shipped defaults are 1m and 1h).
+# macros on the gateway's host (the shipped defaults are 1m, 1h, 5m).
+# {$IBSNMPGW.HEALTH.RECOVERY} keeps its default, #3: three polls.
 INTERVAL = "5s"
 # The gateway host's interface community, as packaging/zabbix/README.md
 # says: the node hosts inherit the interface, with their own context.
@@ -59,6 +67,12 @@ FIGURES = []
 NODE_CONTEXT = ".1.3.6.1.4.1.8072.9999.9999.117.5.1.1.2"
 NODE_DESCR = ".1.3.6.1.4.1.8072.9999.9999.117.5.1.1.5"
 CLUSTER = os.path.join(TOP, "tests", "sim", "topologies", "cluster.topo")
+# ibsnmpgwDegradedLinkEntry; its rule in the fabric template; switches
+# expected at 4x: cluster.topo's narrower host links are degraded.
+DEGRADED = simlib.GW_BASE + ".9.2.1"
+DEGRADED_RULE = "ibsnmpgw.link.degraded.discovery"
+EXPECT = ("health:\n  expect:\n    - nodes: {type: switch}\n"
+          "      width: 4x\n")
 
 
 def figure(name, seconds):
@@ -380,6 +394,7 @@ def gateway_host(fab, name):
     addr, port = fab.endpoint.split(":")[-2:]
     macros = {"{$IBSNMPGW.COMMUNITY}": fab.community,
               "{$IBSNMPGW.DISCOVERY.INTERVAL}": INTERVAL,
+              "{$IBSNMPGW.HEALTH.DISCOVERY.INTERVAL}": INTERVAL,
               "{$IBSNMPGW.INTERVAL}": INTERVAL}
     gw = D.zbx.call("host.create", {
         "host": name, "groups": [{"groupid": STATE["gid"]}],
@@ -403,6 +418,34 @@ def node_table(fab):
         cols.append([got[k][1] for k in sorted(got, key=lambda o: [
             int(x) for x in o.split(".")[1:]])])
     return cols
+
+
+def degraded_rows(fab):
+    """The indexes of the fabric context's ibsnmpgwDegradedLinkTable."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [DEGRADED])
+    return sorted({k[len(DEGRADED) + 1:].split(".", 1)[1]
+                   for k in parse_vars(out.stdout)
+                   if k.startswith(DEGRADED + ".")})
+
+
+def link_items(gw):
+    """The gateway host's degraded-link items: {row index: item}."""
+    return {i["key_"][len("ibsnmpgw.link.degraded["):-1]: i
+            for i in D.zbx.call("item.get", {
+                "hostids": gw, "search": {"key_": "ibsnmpgw.link.degraded["},
+                "output": ["itemid", "key_", "name", "lastvalue",
+                           "lastclock", "state", "error"]})}
+
+
+def link_problems(gw):
+    """The open problems of the gateway host's degraded-link triggers:
+    {triggerid: problem}."""
+    tids = [t["triggerid"] for t in D.zbx.call("trigger.get", {
+        "hostids": gw, "search": {"description": "Link degraded:"},
+        "output": ["triggerid"]})]
+    return tids and {p["objectid"]: p for p in D.zbx.call("problem.get", {
+        "objectids": tids, "output": ["eventid", "objectid", "name",
+                                      "r_eventid"]})}
 
 
 def discovered():
@@ -464,6 +507,20 @@ def main():
             and tps[0]["recovery_mode"] == "1", "the node template has a "
             "link-down trigger prototype with a recovery expression", tps)
 
+    ip = z.call("itemprototype.get", {
+        "templateids": tmpls["ibsnmpgw fabric by SNMP"],
+        "filter": {"key_": "ibsnmpgw.link.degraded[{#SNMPINDEX}]"},
+        "output": ["key_"], "selectPreprocessing": "extend",
+        "selectTriggers": ["description", "recovery_mode"]})
+    R.check(len(ip) == 1 and [(t["description"][:15], t["recovery_mode"])
+                              for t in ip[0]["triggers"]] ==
+            [("Link degraded: ", "1")] and
+            [(s["type"], s["error_handler"], s["error_handler_params"])
+             for s in ip[0]["preprocessing"]] == [("26", "2", "0")],
+            "the fabric template has the degraded-link trigger prototype, "
+            "with a recovery expression, on an item whose not-supported "
+            "values become 0", ip)
+
     STATE["tmpl"] = tmpls["ibsnmpgw fabric by SNMP"]
     STATE["gid"] = z.call("hostgroup.create", {
         "name": "InfiniBand gateways"})["groupids"][0]
@@ -486,7 +543,12 @@ def main():
     rules = z.call("discoveryrule.get", {"hostids": gw, "output": [
         "key_", "state", "error"]})
     R.check(rules and all(r["state"] == "0" for r in rules),
-            "the node discovery rule is supported", rules)
+            "the node and degraded-link discovery rules are supported",
+            rules)
+    R.check(not degraded_rows(fab) and not link_items(gw),
+            "no degraded link on this fabric, and no link item: an "
+            "empty ibsnmpgwDegradedLinkTable discovers nothing", (
+                degraded_rows(fab), link_items(gw)))
 
     def untemplated():
         """The discovered hosts, and those without the node template yet
@@ -611,13 +673,15 @@ def cluster(gw1):
     R.check(gone, "deleting the gateway's host deletes its node hosts",
             discovered())
     fab.stop()
-    fab = simlib.Fabric(topo=CLUSTER, extra=["--sm-events"])
+    fab = simlib.Fabric(topo=CLUSTER, extra=["--sm-events"],
+                        extra_yaml=EXPECT)
     contexts, descs = node_table(fab)
     R.check(len(set(descs)) < len(descs) and any(
         not re.match(r"^[0-9A-Za-z_. -]+$", c) for c in contexts),
         "cluster.topo: duplicate descriptions, contexts that are not "
         "Zabbix host names", list(zip(contexts, descs)))
     gw, macros, addr, port = gateway_host(fab, "ibsnmpgw-cluster")
+    t_host = time.time()
     hosts, took = wait(lambda: len(discovered()) == len(contexts) and
                        discovered(), 120, 1)
     rules = z.call("discoveryrule.get", {"hostids": gw, "output": [
@@ -650,6 +714,119 @@ def cluster(gw1):
                                 "filter": {"key_": "ib.port.oper[1]"},
                                 "output": ["hostid", "lastclock", "state",
                                            "error"]}))
+    degraded(gw, t_host)
+
+
+def degraded(gw, t0):
+    """cluster.topo with switches expected at 4x: a problem per degraded
+    link, which a gateway restart leaves open; ibportstate narrows one
+    more link, then restores it."""
+    z = D.zbx
+    rows = degraded_rows(fab)
+    R.check(len(rows) >= 2, "cluster.topo, switches expected at 4x: "
+            "%d degraded links" % len(rows), fab.ctl("links", "--degraded")
+            .stdout)
+    items, took = wait(lambda: sorted(link_items(gw)) == rows and
+                       link_items(gw), 120, 1)
+    R.equal(sorted(items or link_items(gw)), rows, "the gateway's host "
+            "has a degraded-link item for each row of the table")
+    probs, took = wait(lambda: len(link_problems(gw) or ()) == len(rows) and
+                       link_problems(gw), 120, 1)
+    figure("gateway host created to the degraded links' problems",
+           time.time() - t0)
+    R.check(probs, "a problem for each degraded link within %.0f s" %
+            (time.time() - t0), (link_problems(gw), link_items(gw)))
+    if not probs:
+        return
+    ctl = fab.ctl("links", "--degraded").stdout
+    names = sorted(p["name"] for p in probs.values())
+    # "Link degraded: A[p] <-> B[q] runs at 1x SDR, expected 4x SDR";
+    # ctl: "A[p] <-> B[q] 1x SDR expected 4x SDR (...) since ...".
+    short = [re.sub(r"^Link degraded: (.*) runs at (.*), expected (.*)$",
+                    r"\1 \2 expected \3 ", n) for n in names]
+    R.check(all(n.startswith("Link degraded: ") and s in ctl
+                for n, s in zip(names, short)), "each problem names the "
+                "link's ends, its width and speed and the expected ones, as "
+                "ctl links --degraded: %s" % names[0], "%s\n%s" % (
+                    names, ctl))
+
+    # A gateway restart: no answer for a while, then an empty table
+    # until its first sweep. Three polls of every link after the rows
+    # are back, and no problem has been resolved.
+    t_restart = time.time()
+    fab.restart_gateway()
+    back, _ = wait(lambda: degraded_rows(fab) == rows, 60, 0.5)
+    t_back = time.time()
+    polled, _ = wait(lambda: all(int(i["lastclock"]) > t_back + 15 for i in
+                                 link_items(gw).values()), 120, 1)
+    R.check(back and polled, "gateway restarted: its rows are back, and "
+            "every link item polled three times since", link_items(gw))
+    recovered = z.call("event.get", {"objectids": list(probs),
+                                     "value": 0, "time_from":
+                                     int(t_restart) - 1, "output": [
+                                         "name", "clock"]})
+    zeros = z.call("history.get", {
+        "itemids": [i["itemid"] for i in link_items(gw).values()],
+        "history": 3, "time_from": int(t_restart) - 1,
+        "output": "extend"})
+    print("# gateway restart: %d link item values of 0 while its table "
+          "was empty" % sum(1 for h in zeros if h["value"] == "0"))
+    R.check(not recovered and set(link_problems(gw)) == set(probs),
+            "... every degraded link's problem is still open, none "
+            "resolved", recovered)
+
+    # An admin narrows leaf01 port 1 (to node01, 4xEDR) to 1x.
+    out = fab.diag(["ibportstate", "3", "1", "width", "1"])
+    R.check(out.returncode == 0, "ibportstate 3 1 width 1", out.stderr)
+    t0 = time.time()
+    new, _ = wait(lambda: [r for r in degraded_rows(fab) if r not in rows],
+                  30, 0.5)
+    R.check(len(new) == 1, "leaf01[1] <-> node01[1] at 1x has a row",
+            degraded_rows(fab))
+    if len(new) != 1:
+        return
+
+    def new_problem():
+        it = link_items(gw).get(new[0])
+        ps = it and [p for p in (link_problems(gw) or {}).values()
+                     if p["objectid"] in [t["triggerid"] for t in z.call(
+                         "trigger.get", {"itemids": it["itemid"],
+                                         "output": ["triggerid"]})]]
+        return ps and ps[0]
+    prob, _ = wait(new_problem, 120, 0.5)
+    figure("ibportstate width 1 to problem", time.time() - t0)
+    R.check(prob and "[1] <-> " in prob["name"] and "runs at 1x" in
+            prob["name"], "... discovered, and a problem: %s" % (
+                prob and prob["name"]), link_items(gw).get(new[0]))
+    if not prob:
+        return
+    before = set(link_problems(gw)) - {prob["objectid"]}
+
+    # Width back: the row goes; the item reads 0 instead of going
+    # unsupported, and the problem resolves once it has for RECOVERY.
+    out = fab.diag(["ibportstate", "3", "1", "width", "3"])
+    t0 = time.time()
+    gone, _ = wait(lambda: degraded_rows(fab) == rows, 30, 0.5)
+    R.check(gone, "ibportstate 3 1 width 3: the row goes",
+            degraded_rows(fab))
+    solved, _ = wait(lambda: z.call("problem.get", {
+        "eventids": prob["eventid"], "output": ["r_eventid"],
+        "recent": True})[0]["r_eventid"] != "0", 120, 0.5)
+    figure("ibportstate width 3 to resolved", time.time() - t0)
+    R.check(solved, "... and the problem is resolved within %.0f s" %
+            (time.time() - t0))
+    it = link_items(gw).get(new[0], {})
+    R.check(it.get("state") == "0" and it.get("lastvalue") == "0",
+            "... its item is still supported and reads 0", it)
+    # The other items of the row: not-supported values discarded.
+    others, _ = wait(lambda: [i for i in z.call("item.get", {
+        "hostids": gw, "search": {"key_": "[%s]" % new[0]},
+        "output": ["key_", "state", "error", "lastclock"]})
+        if i["key_"].startswith("ibsnmpgw.link.")], 10, 1)
+    R.check(len(others) == 5 and all(i["state"] == "0" for i in others),
+            "... and the row's other items stay supported too", others)
+    R.equal(set(link_problems(gw)), before, "the other degraded links' "
+            "problems stay open")
 
 
 def run():
@@ -677,6 +854,10 @@ def run():
             print("# zabbix_server.log, last lines:")
             for ln in log[-30:]:
                 print("#   " + ln)
+            # The whole log next to the test's (the directory goes).
+            with open("interop-zabbix-server.log", "w") as f:
+                f.write(D.zbx.log())
+            print("# the whole of it: interop-zabbix-server.log")
         if fab:
             fab.stop()
         D.stop()

@@ -9,12 +9,17 @@ item prototype OID of both templates answers a value.
 
 The fabric template's fabric health rules (ibsnmpgwHealth tables, one
 discovery rule each, docs/health.md) are checked the same way, with a
-health.expect that makes rows: switches expected at 8x, so every link of
-the 4x default fabric is a degraded link. Each rule's discovery finds
-exactly its table's rows (and, for degraded links, the links `ctl links
---degraded` lists, as its JavaScript step, run by node.js when there is
-one, names them), and every item prototype OID answers for every row.
-tests/interop/zabbix.py does the same in a real Zabbix server."""
+configuration that makes rows: switches expected at 8x, so every link of
+the 4x default fabric is a degraded link and both its ends are degraded
+ports; the fabric pinned as its blueprint (ctl topology pin) and
+node05's port-1 cable pulled (Unlink, seen through the SM's Report) for
+a cableMissing difference; one link-down enough for an unhealthy port,
+so that leaf03 port 1 is one. Each rule's discovery finds exactly its
+table's rows (and what `ctl links --degraded`, `ctl topology diff` and
+`ctl ports --unhealthy` list, as its JavaScript step, run by node.js when
+there is one, names them), and every item prototype OID answers for
+every row. tests/interop/zabbix.py does the same in a real Zabbix
+server."""
 
 import json
 import os
@@ -34,10 +39,17 @@ TOP = os.environ.get("top_srcdir", os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 XML = os.path.join(TOP, "packaging", "zabbix", "ibsnmpgw_templates.xml")
 # Every link of the default fabric runs at 4x and has a switch end: all
-# of them are degraded links (ibsnmpgwDegradedLinkTable has a row each).
+# of them are degraded links (ibsnmpgwDegradedLinkTable has a row each),
+# and their ends degraded ports (ibsnmpgwUnhealthyPortTable). One
+# link-down makes a port unhealthy. The SM's Reports (--sm-events) bring
+# an Unlink into the inventory, and so into the blueprint comparison,
+# without a sweep.
 EXPECT = ("health:\n  expect:\n    - nodes: {type: switch}\n"
-          "      width: 8x\n")
-fab = simlib.Fabric(extra_yaml=EXPECT)
+          "      width: 8x\n"
+          "  ports:\n    link-downs: {count: 1, window: 1h}\n")
+fab = simlib.Fabric(extra=["--sm-events"], extra_yaml=EXPECT)
+NAMES = simlib.read_name_map()
+DIFF = "1.3.6.1.4.1.8072.9999.9999.117.9.3.1"    # ibsnmpgwTopologyDiffEntry
 NODEJS = shutil.which("node") or shutil.which("nodejs")
 
 
@@ -50,7 +62,10 @@ def lld(sec, snmp_oid):
         for k, (typ, val) in parse_vars(out.stdout).items():
             if k.startswith("." + oid + "."):
                 idx = k[len(oid) + 2:]
-                # Zabbix's macros are strings, whatever the syntax.
+                # Zabbix's macros are strings, whatever the syntax;
+                # net-snmp prints an empty string as "" with no type.
+                if not typ and val == '""':
+                    val = ""
                 rows.setdefault(idx, {"{#SNMPINDEX}": idx})[macro] = str(val)
     return rows
 
@@ -180,9 +195,102 @@ def degraded_links(rule):
                 "(context[port]) are those ctl links --degraded lists")
 
 
+def diff_lines():
+    """ctl topology diff's rows: {number: (kind, text)}, the text as
+    the rule's {#DIFF} has it (without the time)."""
+    return {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(
+        r"^[<>!] (\d+) (\S+): (.*) \(since \S+\)$",
+        fab.ctl("topology", "diff").stdout, re.M)}
+
+
+def topology_diff(rule):
+    """The fabric pinned as its blueprint, then node05's port-1 cable
+    pulled: one difference, cableMissing leaf03[1] - node05[1], whose
+    trigger is named as ctl topology diff names the row. ReLink: the row
+    goes and its item's OID answers noSuchInstance, which the item turns
+    into 0."""
+    out = fab.ctl("topology", "pin")
+    R.check(out.returncode == 0 and " differences 0 " in out.stdout,
+            "ctl topology pin: no difference", out.stdout + out.stderr)
+    fab.cmd('Unlink "node05"[1]')
+    simlib.wait(diff_lines, 20, 0.1)
+    rows = health_rule(rule, lambda: len(diff_lines()),
+                       "blueprint differences")
+    R.equal([(r["{#KIND}"], r["{#NODEGUID}"], r["{#NODEPORT}"],
+              r["{#REMOTEGUID}"], r["{#REMOTEPORT}"]) for r in
+             rows.values()], [("3", "%016x" % NAMES["leaf03"], "1",
+                               "%016x" % NAMES["node05"], "1")],
+            "blueprint differences: Unlink \"node05\"[1] is one row, "
+            "cableMissing(3), leaf03 port 1 to node05 port 1")
+    if NODEJS:
+        R.equal({i: (r["{#KINDNAME}"], r["{#DIFF}"]) for i, r in
+                 rows.items()}, diff_lines(), "blueprint differences: "
+                "the rows' kinds and texts are those ctl topology diff "
+                "lists")
+        names = [expand(t.findtext("name"), r) for r in rows.values()
+                 for t in rule.iter("trigger_prototype")]
+        R.equal(names, ["Topology differs from the blueprint: "
+                        "cable-missing leaf03[1] - node05[1]"],
+                "blueprint differences: the trigger's name")
+    fab.cmd('ReLink "node05"[1]')
+    R.check(simlib.wait(lambda: not diff_lines() and not table_rows(
+        rule.findtext("snmp_oid")), 20, 0.1), "ReLink: the row goes")
+    since = [expand(p.findtext("snmp_oid"), r) for r in rows.values()
+             for p in rule.iter("item_prototype") if p.find(
+                 "trigger_prototypes") is not None]
+    miss, out = answers(fab.v2("fabric"), since)
+    R.check(since and miss == since, "... and its trigger's item OID "
+            "answers noSuchInstance (the item reads 0)", out.stdout)
+
+
+def unhealthy_ports(rule):
+    """After topology_diff's Unlink and ReLink: leaf03 port 1 unhealthy
+    (one link-down), the ends of every degraded link degraded. The
+    discovered rows are what ctl ports --unhealthy lists, and each
+    verdict has the trigger of its severity."""
+    leaf03 = NAMES["leaf03"]
+
+    def ctl():
+        """ctl ports --unhealthy: {(GUID, port): (verdict, reason)}."""
+        return {(int(m.group(1), 16), m.group(2)): (m.group(3), m.group(4))
+                for m in re.finditer(
+                    r"^0x([0-9a-f]{16}) port (\d+) \S+ (\w+): (.*?)"
+                    r"(?: \((?:clears|since)[^)]*\))?$",
+                    fab.ctl("ports", "--unhealthy").stdout, re.M)}
+    simlib.wait(lambda: ctl().get((leaf03, "1"), ("",))[0] == "unhealthy",
+                20, 0.1)
+    rows = health_rule(rule, lambda: len(ctl()), "ports not healthy")
+    verdict = {"2": "degraded", "3": "unhealthy"}
+    got = {(int(r["{#NODEGUID}"], 16), r.get("{#PORT}", i.split(".")[-1])):
+           (verdict.get(r["{#HEALTH}"], r["{#HEALTH}"]), r["{#REASON}"])
+           for i, r in rows.items()}
+    R.equal(got, ctl(), "ports not healthy: the discovered ports, their "
+            "verdicts and reasons, are those ctl ports --unhealthy lists")
+    R.equal(got.get((leaf03, "1")),
+            ("unhealthy", "1 link-downs in 1h"), "ports not healthy: "
+            "leaf03 port 1 is unhealthy after the Unlink")
+    R.check(sum(1 for v in got.values() if v[0] == "degraded") >= 2,
+            "ports not healthy: the ends of the degraded links are "
+            "degraded", got)
+    # One trigger per verdict: its expression's value, its severity.
+    trig = {re.search(r"\)=(\d)$", t.findtext("expression")).group(1):
+            t.findtext("priority") for t in rule.iter("trigger_prototype")}
+    R.equal(trig, {"2": "WARNING", "3": "AVERAGE"}, "ports not healthy: "
+            "degraded(2) raises a warning, unhealthy(3) an average problem")
+    if NODEJS:
+        R.check(all(r["{#PORTNAME}"] == "%s[%s]" % (r["{#NODECTX}"],
+                                                   r["{#PORT}"])
+                    for r in rows.values() if r["{#PORT}"] != "0"),
+                "ports not healthy: {#PORTNAME} is context[port]",
+                [r.get("{#PORTNAME}") for r in rows.values()][:3])
+
+
 # Each table of ibsnmpgwHealth the fabric template discovers: its rule's
-# key, and what checks it beyond health_rule().
-HEALTH_RULES = {"ibsnmpgw.link.degraded.discovery": degraded_links}
+# key, and what checks it beyond health_rule(). In this order: the
+# unhealthy ports are checked after the Unlink of topology_diff.
+HEALTH_RULES = {"ibsnmpgw.link.degraded.discovery": degraded_links,
+                "ibsnmpgw.topology.diff.discovery": topology_diff,
+                "ibsnmpgw.port.health.discovery": unhealthy_ports}
 
 
 def main():

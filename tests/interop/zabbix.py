@@ -16,14 +16,22 @@ host per inventory node, for a switch's and an HCA's port items to have
 values that match what the gateway answers, for an Unlink to show as a
 problem on the switch port and for the ReLink to resolve it; that
 fabric's ibsnmpgwDegradedLinkTable is empty, and the degraded-link
-discovery rule is supported with nothing to discover. Then it deletes
+discovery rule is supported with nothing to discover. With the fabric
+pinned as its blueprint (ctl topology pin), an Unlink of node05's port-1
+cable (a cableMissing row of ibsnmpgwTopologyDiffTable) becomes the
+problem "Topology differs from the blueprint: cable-missing leaf03[1] -
+node05[1]" on the gateway's host, and the ReLink its recovery (the item
+reading 0); a second Unlink of that cable makes leaf03 port 1 unhealthy
+(2 link-downs in 24h): an average problem from the ports-not-healthy
+rule. Then it deletes
 that host and does the same discovery on cluster.topo, whose contexts
 and descriptions are those of a fabric without a node-name-map
 (MF0;leaf01:MSB7800/U1, "localhost mlx5_0" twice): a host per node
 still, each polled through its context. There, with switches expected
 at 4x (health.expect, as tests/integration/links.py), the narrower
 links are degraded: the gateway's host gets items for exactly the
-table's rows and a problem for each; an admin narrowing leaf01 port 1
+table's rows and a problem for each, and each link's ends, degraded
+ports, a warning each; an admin narrowing leaf01 port 1
 (ibportstate) adds a link and a problem, widening it again resolves
 that problem and no other.
 
@@ -71,6 +79,10 @@ CLUSTER = os.path.join(TOP, "tests", "sim", "topologies", "cluster.topo")
 # expected at 4x: cluster.topo's narrower host links are degraded.
 DEGRADED = simlib.GW_BASE + ".9.2.1"
 DEGRADED_RULE = "ibsnmpgw.link.degraded.discovery"
+# ibsnmpgwTopologyDiffEntry: the blueprint's differences;
+# ibsnmpgwUnhealthyPortEntry: the ports not healthy.
+DIFF = simlib.GW_BASE + ".9.3.1"
+UNHEALTHY = simlib.GW_BASE + ".9.4.1"
 EXPECT = ("health:\n  expect:\n    - nodes: {type: switch}\n"
           "      width: 4x\n")
 
@@ -520,6 +532,29 @@ def main():
             "the fabric template has the degraded-link trigger prototype, "
             "with a recovery expression, on an item whose not-supported "
             "values become 0", ip)
+    # The other health tables' trigger items, likewise: the blueprint's
+    # differences (one trigger), the ports not healthy (one per verdict:
+    # degraded a warning (2), unhealthy average (3)).
+    for key, want in (("ibsnmpgw.topology.diff[{#SNMPINDEX}]",
+                       [("Topology differs from the blueprint: ", "2")]),
+                      ("ibsnmpgw.port.health[{#SNMPINDEX}]",
+                       [("Port {#PORTNAME} degraded: ", "2"),
+                        ("Port {#PORTNAME} unhealthy: ", "3")])):
+        ip = z.call("itemprototype.get", {
+            "templateids": tmpls["ibsnmpgw fabric by SNMP"],
+            "filter": {"key_": key}, "output": ["key_"],
+            "selectPreprocessing": "extend", "selectTriggers": [
+                "description", "recovery_mode", "priority"]})
+        R.check(len(ip) == 1 and sorted(
+            (t["description"][:len(w[0])], t["priority"], t["recovery_mode"])
+            for t, w in zip(sorted(ip[0]["triggers"], key=lambda t: t[
+                "priority"]), want)) == [w + ("1",) for w in want] and
+            len(ip[0]["triggers"]) == len(want) and
+            [(st["type"], st["error_handler"], st["error_handler_params"])
+             for st in ip[0]["preprocessing"]] == [("26", "2", "0")],
+            "%s: trigger prototypes %s with a recovery expression, on an "
+            "item whose not-supported values become 0" % (
+                key, [w[0] + "..." for w in want]), ip)
 
     STATE["tmpl"] = tmpls["ibsnmpgw fabric by SNMP"]
     STATE["gid"] = z.call("hostgroup.create", {
@@ -542,9 +577,10 @@ def main():
             "every inventory node (%d)" % len(want))
     rules = z.call("discoveryrule.get", {"hostids": gw, "output": [
         "key_", "state", "error"]})
-    R.check(rules and all(r["state"] == "0" for r in rules),
-            "the node and degraded-link discovery rules are supported",
-            rules)
+    R.check(len(rules) == 4 and all(r["state"] == "0" for r in rules),
+            "the node discovery and the three health discovery rules "
+            "(degraded links, blueprint differences, ports not healthy) "
+            "are supported", rules)
     R.check(not degraded_rows(fab) and not link_items(gw),
             "no degraded link on this fabric, and no link item: an "
             "empty ibsnmpgwDegradedLinkTable discovers nothing", (
@@ -660,6 +696,160 @@ def main():
                                  if "query failed" in ln][:5])
 
 
+def diff_rows(fab):
+    """The indexes of the fabric context's ibsnmpgwTopologyDiffTable."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [DIFF])
+    return sorted({k[len(DIFF) + 1:].split(".", 1)[1]
+                   for k in parse_vars(out.stdout)
+                   if k.startswith(DIFF + ".")})
+
+
+def diff_items(gw):
+    """The gateway host's blueprint-difference items: {row: item}."""
+    return {i["key_"][len("ibsnmpgw.topology.diff["):-1]: i
+            for i in D.zbx.call("item.get", {
+                "hostids": gw, "search": {"key_": "ibsnmpgw.topology.diff["},
+                "output": ["itemid", "key_", "name", "lastvalue",
+                           "lastclock", "state", "error"]})}
+
+
+def diff_problems(gw):
+    """The open problems of the gateway host's blueprint-difference
+    triggers: {triggerid: problem}."""
+    tids = [t["triggerid"] for t in D.zbx.call("trigger.get", {
+        "hostids": gw, "search": {"description": "Topology differs from "},
+        "output": ["triggerid"]})]
+    return tids and {p["objectid"]: p for p in D.zbx.call("problem.get", {
+        "objectids": tids, "output": ["eventid", "objectid", "name",
+                                      "r_eventid", "severity"]})}
+
+
+def blueprint(gw):
+    """The fabric pinned as its blueprint (no difference, no item), then
+    node05's port-1 cable pulled: a cableMissing row through the SM's
+    Report, discovered on the gateway's host with a problem 'Topology
+    differs from the blueprint: cable-missing leaf03[1] - node05[1]'.
+    ReLink: the row goes, the item reads 0 and the problem resolves
+    after {$IBSNMPGW.HEALTH.RECOVERY} polls of 0."""
+    z = D.zbx
+    out = fab.ctl("topology", "pin")
+    R.check(out.returncode == 0 and " differences 0 " in out.stdout,
+            "ctl topology pin: the fabric is its blueprint", out.stdout +
+            out.stderr)
+    R.check(not diff_rows(fab) and not diff_items(gw), "no difference, "
+            "and no blueprint-difference item", diff_items(gw))
+    t0 = time.time()
+    fab.cmd('Unlink "node05"[1]')
+    rows, _ = wait(lambda: diff_rows(fab), 30, 0.2)
+    R.check(len(rows) == 1, "Unlink \"node05\"[1]: one row in "
+            "ibsnmpgwTopologyDiffTable", fab.ctl("topology", "diff").stdout)
+    if len(rows) != 1:
+        return
+    probs, _ = wait(lambda: diff_problems(gw), 120, 0.5)
+    figure("Unlink under a pinned blueprint to problem", time.time() - t0)
+    want = "Topology differs from the blueprint: cable-missing leaf03[1] " \
+        "- node05[1]"
+    R.check(probs and [p["name"] for p in probs.values()] == [want] and
+            [p["severity"] for p in probs.values()] == ["2"],
+            "... a problem on the gateway's host within %.0f s: %s "
+            "(warning)" % (time.time() - t0, want), (
+                probs, diff_items(gw), z.call("discoveryrule.get", {
+                    "hostids": gw, "output": ["key_", "state", "error"]})))
+    if not probs:
+        return
+    prob = list(probs.values())[0]
+    fab.cmd('ReLink "node05"[1]')
+    t0 = time.time()
+    gone, _ = wait(lambda: not diff_rows(fab), 30, 0.2)
+    R.check(gone, "ReLink: the row goes", fab.ctl("topology", "diff")
+            .stdout)
+    solved, _ = wait(lambda: z.call("problem.get", {
+        "eventids": prob["eventid"], "output": ["r_eventid"],
+        "recent": True})[0]["r_eventid"] != "0", 120, 0.5)
+    figure("ReLink under a pinned blueprint to resolved", time.time() - t0)
+    R.check(solved, "... and the problem is resolved within %.0f s" %
+            (time.time() - t0))
+    it = diff_items(gw).get(rows[0], {})
+    R.check(it.get("state") == "0" and it.get("lastvalue") == "0",
+            "... its item is still supported and reads 0", it)
+    events = z.call("event.get", {"objectids": prob["objectid"],
+                                  "output": ["value"], "sortfield": [
+                                      "clock", "eventid"]})
+    R.equal([e["value"] for e in events], ["1", "0"], "the trigger's "
+            "events: one problem, one recovery")
+
+
+def verdict_rows(fab):
+    """The fabric context's ibsnmpgwUnhealthyPortTable: {index:
+    (context, verdict, reason)}."""
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [UNHEALTHY])
+    cols = {}
+    for k, (_t, v) in parse_vars(out.stdout).items():
+        if k.startswith(UNHEALTHY + "."):
+            col, idx = k[len(UNHEALTHY) + 1:].split(".", 1)
+            cols.setdefault(idx, {})[col] = v
+    return {i: (c.get("3"), c.get("4"), c.get("5")) for i, c in
+            cols.items()}
+
+
+def port_problems(gw):
+    """The open problems of the gateway host's port verdict triggers:
+    {row index: [(name, severity)]}."""
+    ts = D.zbx.call("trigger.get", {
+        "hostids": gw, "search": {"description": "Port "},
+        "selectItems": ["key_"], "output": ["triggerid"]})
+    row = {t["triggerid"]: i["key_"][len("ibsnmpgw.port.health["):-1]
+           for t in ts for i in t["items"]
+           if i["key_"].startswith("ibsnmpgw.port.health[")}
+    res = {}
+    for p in row and D.zbx.call("problem.get", {
+            "objectids": list(row), "output": ["objectid", "name",
+                                               "severity"]}) or ():
+        res.setdefault(row[p["objectid"]], []).append((p["name"],
+                                                       p["severity"]))
+    return res
+
+
+def unhealthy_port(gw):
+    """node05's cable pulled a second time: leaf03 port 1 (and node05
+    port 1, when the gateway sees the host's end go down too) has 2
+    link-downs within 24 h, an unhealthy(3) row of
+    ibsnmpgwUnhealthyPortTable, and the gateway's host an average
+    problem 'Port leaf03[1] unhealthy: REASON' per such row (and no
+    warning for it)."""
+    R.equal(verdict_rows(fab), {}, "one link-down per port so far: no "
+            "port is not healthy")
+    t0 = time.time()
+    fab.cmd('Unlink "node05"[1]')
+
+    def leaf03():
+        return [i for i, (c, h, _r) in verdict_rows(fab).items()
+                if c == "leaf03" and i.endswith(".1") and h == 3]
+    got, _ = wait(leaf03, 30, 0.2)
+    fab.cmd('ReLink "node05"[1]')
+    R.check(got, "Unlink \"node05\"[1] again: leaf03 port 1 is "
+            "unhealthy(3)", fab.ctl("ports", "--unhealthy").stdout)
+    if not got:
+        return
+
+    def want():
+        """A problem per row of the table, named by its context, port
+        and reason; average (3) for unhealthy."""
+        return {i: [("Port %s[%s] %s: %s" % (c, i.split(".")[-1], {
+            2: "degraded", 3: "unhealthy"}.get(h, h), r), str(h))]
+            for i, (c, h, r) in verdict_rows(fab).items()}
+    probs, _ = wait(lambda: port_problems(gw) == want() and
+                    port_problems(gw), 120, 0.5)
+    figure("second Unlink to unhealthy port problem", time.time() - t0)
+    R.check(probs and probs.get(got[0], [("", "")])[0][1] == "3" and
+            all(v[0][1] == "3" for v in probs.values()),
+            "... a problem on the gateway's host per unhealthy port "
+            "within %.0f s (average): %s" % (
+                time.time() - t0, probs and sorted(
+                    v[0][0] for v in probs.values())),
+            (port_problems(gw), want()))
+
+
 def cluster(gw1):
     """tests/sim's cluster.topo, a fabric without a node-name-map whose
     NodeDescriptions are what real ones are: contexts such as
@@ -738,6 +928,19 @@ def degraded(gw, t0):
             (time.time() - t0), (link_problems(gw), link_items(gw)))
     if not probs:
         return
+    # Both ends of each degraded link have the verdict degraded(2): a
+    # warning on the gateway's host per row, no average problem.
+    ports = {i: v[1] for i, v in verdict_rows(fab).items()}
+    want = {i: [("degraded", "2")] for i in ports}
+    got, _ = wait(lambda: {i: [("degraded" if ": link degraded" in n and
+                                " degraded: " in n else n, sev)
+                               for n, sev in ps] for i, ps in
+                           port_problems(gw).items()} == want and want,
+                  120, 1)
+    R.check(ports and set(ports.values()) == {2} and got, "the %d ends "
+            "of the degraded links are degraded(2) ports, each a warning "
+            "'Port P degraded: link degraded'" % len(ports), (
+                ports, port_problems(gw)))
     ctl = fab.ctl("links", "--degraded").stdout
     names = sorted(p["name"] for p in probs.values())
     # "Link degraded: A[p] <-> B[q] runs at 1x SDR, expected 4x SDR";
@@ -843,6 +1046,8 @@ def run():
     try:
         fab = simlib.Fabric(extra=["--sm-events"])
         main()
+        blueprint(STATE["gw"])
+        unhealthy_port(STATE["gw"])
         cluster(STATE["gw"])
     except Exception as e:  # noqa: BLE001 - reported, then exit 1
         import traceback

@@ -284,7 +284,8 @@ worst_rule(const struct vd_state *s, int64_t now)
 static void
 fmt_window(unsigned s, char *buf, size_t len)
 {
-	if (s % 86400 == 0)
+	/* Days from two on: "2 link-downs in 24h", as the anchor says. */
+	if (s % 86400 == 0 && s >= 2 * 86400)
 		snprintf(buf, len, "%ud", s / 86400);
 	else if (s % 3600 == 0)
 		snprintf(buf, len, "%uh", s / 3600);

@@ -184,9 +184,9 @@ test_link_downs(void **state)
 	bounce(G0, 1);
 	/* The anchor: two in 24 h. */
 	assert_int_equal(verdict(G0, 1, why), VERDICT_UNHEALTHY);
-	assert_string_equal(why, "2 link-downs in 1d");
+	assert_string_equal(why, "2 link-downs in 24h");
 	assert_int_equal(nheard, 1);
-	assert_string_equal(heard[0].text, "unhealthy: 2 link-downs in 1d");
+	assert_string_equal(heard[0].text, "unhealthy: 2 link-downs in 24h");
 	assert_int_equal(heard[0].node_guid, G0);
 	assert_int_equal(heard[0].port, 1);
 	assert_int_equal(heard[0].lid, 1);
@@ -233,7 +233,7 @@ test_precedence(void **state)
 	bounce(G1, 2);
 	bounce(G1, 2);
 	assert_int_equal(verdict(G1, 2, why), VERDICT_UNHEALTHY);
-	assert_string_equal(why, "2 link-downs in 1d");
+	assert_string_equal(why, "2 link-downs in 24h");
 	assert_int_equal(nheard, 2);
 	advance(25 * HOUR);
 	/* Only the degraded link holds. */
@@ -430,7 +430,7 @@ test_history(void **state)
 	assert_int_equal(verdict(G0, 1, NULL), VERDICT_HEALTHY);
 	bounce(G0, 1);
 	assert_int_equal(verdict(G0, 1, why), VERDICT_UNHEALTHY);
-	assert_string_equal(why, "2 link-downs in 1d");
+	assert_string_equal(why, "2 link-downs in 24h");
 	assert_int_equal(nheard, 1);
 	/* The same history recomputed after a restart, without an event
 	 * (the stream has the verdict); with the rule off meanwhile, the

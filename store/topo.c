@@ -303,8 +303,8 @@ header_line(struct parse *ps, const char *p, int type, size_t kw)
 	n.guid = ps->next_guid_line ? ps->next_guid : id_guid(n.id);
 	ps->next_guid = 0;
 	ps->next_guid_line = 0;
-	if (n.desc[0] == '\0' && n.guid == 0)
-		snprintf(n.desc, sizeof(n.desc), "%s", n.id);
+	if (n.desc[0] == '\0' && n.guid == 0)	/* an id as long as 80: cut */
+		snprintf(n.desc, sizeof(n.desc), "%.*s", STORE_DESC_LEN, n.id);
 	(void)add_node(ps, &n);
 }
 

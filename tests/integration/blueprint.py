@@ -35,14 +35,8 @@ KIND = {3: "cableMissing", 5: "cableMoved"}
 def rows():
     """ibsnmpgwTopologyDiffTable in the fabric context: {index: {column:
     value}}."""
-    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [DIFF]).stdout
-    res = {}
-    for oid, (_t, v) in simlib.parse_vars(out).items():
-        if not oid.startswith(DIFF + "."):
-            continue            # the walk went past the table
-        col, idx = oid[len(DIFF) + 1:].split(".")
-        res.setdefault(int(idx), {})[int(col)] = v
-    return res
+    return {int(i): r for i, r in simlib.walk_rows(
+        fab, "fabric", DIFF, range(2, 11)).items()}
 
 
 def diff_lines():

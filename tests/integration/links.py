@@ -57,15 +57,9 @@ def oracle_links():
 
 def table():
     """{frozenset(ends): {column: value}} of ibsnmpgwDegradedLinkTable."""
-    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [TABLE]).stdout
-    rows = {}
-    for oid, (_t, v) in simlib.parse_vars(out).items():
-        if not oid.startswith(TABLE + "."):
-            continue        # an empty table: the walk's noSuchObject
-        col, idx = oid[len(TABLE) + 1:].split(".", 1)
-        rows.setdefault(idx, {})[int(col)] = v
     res = {}
-    for idx, r in rows.items():
+    for idx, r in simlib.walk_rows(fab, "fabric", TABLE,
+                                   range(2, 13)).items():
         port = int(idx.split(".")[1])
         ends = frozenset({(int(r[2], 16), port), (int(r[4], 16), r[5])})
         res[ends] = r

@@ -471,6 +471,24 @@ def parse_vars(text):
     return res
 
 
+def walk_rows(fab, context, entry, columns, tries=5):
+    """A table walked in context as {index: {column: value}}, where
+    every row has all of columns.  A walk is GetNext after GetNext, and
+    no agent holds a table still between them (RFC 3416 4.2.2): a row
+    added or removed during the walk comes back with some columns only.
+    Such a walk raced a change and is taken again."""
+    for _ in range(tries):
+        out = fab.snmp("snmpbulkwalk", fab.v2(context), [entry]).stdout
+        rows = {}
+        for oid, (_t, v) in parse_vars(out).items():
+            if oid.startswith(entry + "."):     # not the walk's end
+                col, idx = oid[len(entry) + 1:].split(".", 1)
+                rows.setdefault(idx, {})[int(col)] = v
+        if all(set(columns) <= set(r) for r in rows.values()):
+            return rows
+    return {i: r for i, r in rows.items() if set(columns) <= set(r)}
+
+
 def parse_diag(text):
     """smpquery output -> {field: value}."""
     res = {}

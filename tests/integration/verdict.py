@@ -63,14 +63,9 @@ def port_health(node, port):
 
 def fabric_rows():
     """ibsnmpgwUnhealthyPortTable as {(guid, port): (health, reason)}."""
-    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [UNHEALTHY]).stdout
-    cols = {}
-    for oid, (_t, v) in simlib.parse_vars(out).items():
-        if not oid.startswith(UNHEALTHY + "."):
-            continue
-        col, idx, port = oid[len(UNHEALTHY) + 1:].split(".")
-        cols.setdefault((int(idx), int(port)), {})[int(col)] = v
-    return {(int(c[2], 16), p): (c[4], c[5]) for (_i, p), c in cols.items()}
+    rows = simlib.walk_rows(fab, "fabric", UNHEALTHY, range(2, 8))
+    return {(int(c[2], 16), int(i.split(".")[1])): (c[4], c[5])
+            for i, c in rows.items()}
 
 
 def changes():

@@ -139,7 +139,6 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 		else if (f->key.mclass == ATTR_CLASS_PERF)
 			/* Which counters PortCountersExtended carries. */
 			counters_pma_caps(f->key.node,
-			    perf_cpi_capmask(d, f->len),
 			    perf_cpi_capmask2(d, f->len));
 		else if (f->key.attr == SMP_ATTR_PORT_INFO &&
 		    f->key.mod <= 254) {

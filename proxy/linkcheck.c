@@ -10,6 +10,7 @@
 #include "proxy/verdict.h"
 #include "store/events.h"
 #include "store/store.h"
+#include "util/htab.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -338,91 +339,107 @@ gone_why(const struct proxy_link_row *r)
 
 /* ---- The first run: the rows the event history left open */
 
-struct open_row {
+struct open_key {
 	uint64_t	guid;
-	uint8_t		port;
-	int64_t		when;
+	uint64_t	port;		/* wide: no padding in the key */
 };
 
-/* The links whose newest health event in the history is "degraded". */
-static size_t
-history_open(struct open_row **out)
+struct open_row {
+	struct open_key	k;
+	int64_t		when;
+	int		seen;		/* still degraded now */
+};
+
+static struct open_key
+open_key(uint64_t guid, uint8_t port)
 {
-	struct open_row *v = NULL;
-	size_t n = 0, cap = 0, count = store_event_count();
+	struct open_key k = { guid, port };
 
-	for (size_t i = 0; i < count; i++) {
-		const struct store_event *ev = store_event_at(i);
-		size_t k;
+	return k;
+}
 
-		if (ev->type != STORE_EV_LINK_DEGRADED &&
-		    ev->type != STORE_EV_LINK_RESTORED)
-			continue;
-		for (k = 0; k < n; k++)
-			if (v[k].guid == ev->node_guid && v[k].port == ev->port)
-				break;
-		if (ev->type == STORE_EV_LINK_RESTORED) {
-			if (k < n)
-				v[k] = v[--n];
-			continue;
+/* The history, oldest first (the database, as the verdicts read it):
+ * a link is open from its newest "degraded" until a "restored". A
+ * hash, not a scan: a wrong expectation can open thousands. */
+static void
+history_event(const struct store_event *ev, void *arg)
+{
+	struct htab *open = arg;
+	struct open_key k = open_key(ev->node_guid, ev->port);
+	struct open_row *o;
+
+	if (ev->type == STORE_EV_LINK_RESTORED)
+		free(htab_del(open, &k, sizeof(k)));
+	else if (ev->type == STORE_EV_LINK_DEGRADED) {
+		if ((o = htab_get(open, &k, sizeof(k))) == NULL &&
+		    (o = calloc(1, sizeof(*o))) != NULL &&
+		    htab_put(open, &k, sizeof(k), o) == -1) {
+			free(o);
+			o = NULL;
 		}
-		if (k == n) {
-			if (n == cap) {
-				struct open_row *p;
-				cap = cap ? cap * 2 : 16;
-				if ((p = realloc(v, cap * sizeof(*p))) == NULL)
-					break;
-				v = p;
-			}
-			n++;
+		if (o != NULL) {
+			o->k = k;
+			o->when = ev->when;
 		}
-		v[k].guid = ev->node_guid;
-		v[k].port = ev->port;
-		v[k].when = ev->when;
 	}
-	*out = v;
-	return v == NULL ? 0 : n;
+}
+
+/* Recovered while the gateway was away. */
+static void
+history_restored(const void *key, size_t len, void *val, void *arg)
+{
+	struct open_row *o = val;
+	const struct store_node *nd;
+	struct proxy_link_row r;
+
+	(void)key;
+	(void)len;
+	(void)arg;
+	if (o->seen)
+		return;
+	nd = store_node_by_guid(o->k.guid);
+	memset(&r, 0, sizeof(r));
+	r.node = nd ? nd->idx : 0;
+	r.guid = o->k.guid;
+	r.port = (uint8_t)o->k.port;
+	if (nd != NULL && nd->ports != NULL && r.port <= nd->num_ports) {
+		r.peer_guid = nd->ports[r.port].remote_guid;
+		r.peer_port = nd->ports[r.port].remote_port;
+	}
+	post(STORE_EV_LINK_RESTORED, &r, nd ? gone_why(&r) : "node gone");
+}
+
+static void
+free_open(const void *key, size_t len, void *val, void *arg)
+{
+	(void)key;
+	(void)len;
+	(void)arg;
+	free(val);
 }
 
 static void
 first_run(struct proxy_link_row *rows, size_t n)
 {
-	struct open_row *open;
-	size_t nopen = history_open(&open);
+	struct htab open;
 
+	htab_init(&open);
+	store_event_db_each(history_event, &open);
 	for (size_t i = 0; i < n; i++) {
-		size_t k;
+		struct open_key k = open_key(rows[i].guid, rows[i].port);
+		struct open_row *o = htab_get(&open, &k, sizeof(k));
 
-		for (k = 0; k < nopen; k++)
-			if (open[k].guid == rows[i].guid &&
-			    open[k].port == rows[i].port)
-				break;
-		if (k < nopen) {	/* still degraded: as it was */
-			rows[i].since = open[k].when;
-			open[k] = open[--nopen];
+		if (o != NULL && !o->seen) {	/* still degraded: as it was */
+			o->seen = 1;
+			rows[i].since = o->when;
 			tell_verdict(&rows[i], 1);
 		} else
 			rows[i].since = post(STORE_EV_LINK_DEGRADED, &rows[i],
 			    NULL);
 	}
-	/* Recovered while the gateway was away. */
-	for (size_t k = 0; k < nopen; k++) {
-		const struct store_node *nd = store_node_by_guid(open[k].guid);
-		struct proxy_link_row r;
-
-		memset(&r, 0, sizeof(r));
-		r.node = nd ? nd->idx : 0;
-		r.guid = open[k].guid;
-		r.port = open[k].port;
-		if (nd != NULL && nd->ports != NULL &&
-		    r.port <= nd->num_ports) {
-			r.peer_guid = nd->ports[r.port].remote_guid;
-			r.peer_port = nd->ports[r.port].remote_port;
-		}
-		post(STORE_EV_LINK_RESTORED, &r, nd ? gone_why(&r) :
-		    "node gone");
-	}
-	free(open);
+	htab_foreach(&open, history_restored, NULL);
+	htab_foreach(&open, free_open, NULL);
+	htab_free(&open);
 }
 
 /* Posts what appeared and what went; rows keep their first time. */
@@ -506,18 +523,3 @@ proxy_linkcheck_from(uint32_t node, uint8_t port)
 	return lo < lc_n ? &lc_rows[lo] : NULL;
 }
 
-const struct proxy_link_row *
-proxy_linkcheck_port(uint32_t node, uint8_t port)
-{
-	const struct store_node *n = store_node_at(node);
-
-	for (size_t i = 0; i < lc_n; i++) {
-		const struct proxy_link_row *r = &lc_rows[i];
-
-		if ((r->node == node && r->port == port) ||
-		    (n != NULL && r->peer_guid == n->guid &&
-		    r->peer_port == port))
-			return r;
-	}
-	return NULL;
-}

@@ -75,9 +75,6 @@ const struct proxy_link_row *proxy_linkcheck_at(size_t i);
 /* The first row at or after (node, port); NULL if none. */
 const struct proxy_link_row *proxy_linkcheck_from(uint32_t node,
 	    uint8_t port);
-/* The row of a link one of whose ends is (node, port), or NULL. */
-const struct proxy_link_row *proxy_linkcheck_port(uint32_t node,
-	    uint8_t port);
 const char *proxy_linkcheck_rule_name(int rule);
 
 /* Pure, for tests. The default rule: the best lanes and speed both

@@ -64,6 +64,7 @@ static struct proxy_reread_stats rr_st;
 static void			(*rr_changed_fn)(void *);
 static void			*rr_changed_arg;
 static struct ev_timer		 rr_changed_timer;
+static uint64_t			 rr_changed_next;	/* ev_now() ms */
 
 static void	rr_send(struct rr_req *r);
 static void	rr_free(struct rr_req *r);
@@ -97,16 +98,27 @@ changed(void)
 	/* The hook walks every node (the poller's lists, LLDP-MIB, the
 	 * IPoIB map): once for all the readings of a loop iteration, not
 	 * once per reading (a trap 128 reads every port of a switch). */
+	uint64_t now = ev_now();
+
 	if (!ev_timer_pending(&rr_changed_timer))
-		ev_timer_add(&rr_changed_timer, 0);
+		ev_timer_add(&rr_changed_timer, rr_changed_next > now ?
+		    rr_changed_next - now : 0);
 }
 
+/* The hook costs ~35 ms at 10k nodes (every link judged, the blueprint
+ * compared): a Report storm (a spine rebooting) must not run it back to
+ * back. The next run waits four times this one's cost, so the checks
+ * take at most a fifth of the loop; on a small fabric that is nothing. */
 static void
 changed_cb(void *arg)
 {
+	uint64_t t0 = ev_now(), t1;
+
 	(void)arg;
 	if (rr_changed_fn)
 		rr_changed_fn(rr_changed_arg);
+	t1 = ev_now();
+	rr_changed_next = t1 + 4 * (t1 - t0);
 }
 
 /* An event of ours, from the SM's Report (state: a link event's
@@ -822,6 +834,7 @@ void
 proxy_reread_init(void)
 {
 	rr_on = 1;
+	rr_changed_next = 0;
 	ev_timer_init(&rr_changed_timer, changed_cb, NULL);
 }
 

@@ -370,11 +370,10 @@ want_ext(const struct ctr_port *p)
 }
 
 void
-counters_pma_caps(uint32_t node, uint32_t cap, uint32_t cap2)
+counters_pma_caps(uint32_t node, uint32_t cap2)
 {
 	struct ctr_port **slot = slot_grow(node, 0);
 
-	(void)cap;
 	if (slot != NULL)
 		ctr_nodes[node]->caps = (cap2 & PERF_CAP2_ADDL_EXT) ?
 		    CAPS_ADDL : CAPS_BASE;

@@ -111,12 +111,12 @@ int	 counters_port_read(const struct ctr_port *p);
  * refuses the PortSelect): its counters are zero from now on, with a
  * discontinuity now, and another when a first reading replaces them. */
 const struct ctr_port *counters_placeholder(uint32_t node, uint8_t port);
-/* The node's PerfMgt ClassPortInfo masks (proxy/fetch.c, on every
+/* The node's PerfMgt ClassPortInfo CapabilityMask2 (proxy/fetch.c, on every
  * answer): whether its PortCountersExtended carries the 64-bit error
  * counters and PortXmitWait (PERF_CAP2_ADDL_EXT), which are then
  * preferred over PortCounters'. Until the first, a port keeps the
  * source it was last fed from. */
-void	 counters_pma_caps(uint32_t node, uint32_t cap, uint32_t cap2);
+void	 counters_pma_caps(uint32_t node, uint32_t cap2);
 /* Counter i's width as the port is fed: 64 for a 64-bit copy. */
 unsigned counters_width(const struct ctr_port *p, int i);
 /* PortXmitWait's share of the port's last interval between readings,

@@ -113,8 +113,11 @@ block_new(size_t len)
 #ifdef POOL_MALLOC
 	return calloc(1, len);
 #else
+	/* Populated: a region is filled from its start right away (a
+	 * sweep's nodes), and 64 page faults a block were 4% of a sweep's
+	 * loop thread. */
 	void *b = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return b == MAP_FAILED ? NULL : b;
 #endif

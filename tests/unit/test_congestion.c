@@ -121,8 +121,7 @@ static uint8_t cpi_addl[192], cpi_base[192];
 static void
 caps(uint32_t node, const uint8_t *cpi)
 {
-	counters_pma_caps(node, perf_cpi_capmask(cpi, 192),
-	    perf_cpi_capmask2(cpi, 192));
+	counters_pma_caps(node, perf_cpi_capmask2(cpi, 192));
 }
 
 /* One CA, its port 1 Active at 4x QDR (32,000 Mb/s). */

@@ -156,6 +156,8 @@ ib_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 		yaml_path(x, v, key, &c->sa_key_file, PATH_MAX);
 	else if (strcmp(key, "sim-issm") == 0)
 		yaml_bool(x, v, key, &c->sim_issm);
+	else if (strcmp(key, "ports") == 0)
+		conf_parse_ports(x, v, c);
 	else
 		yaml_unknown(x, k, key, "ib");
 }
@@ -564,8 +566,8 @@ set_defaults(struct gw_conf *c)
 		c->ttl[i] = cache_get_ttl(i);
 }
 
-static char *
-xstrdup(const char *s)
+char *
+conf_xstrdup(const char *s)
 {
 	char *d = strdup(s);
 
@@ -580,18 +582,18 @@ static void
 derive_paths(struct gw_conf *c)
 {
 	if (c->fabric_context == NULL)
-		c->fabric_context = xstrdup("fabric");
+		c->fabric_context = conf_xstrdup("fabric");
 	if (c->store_path == NULL)
-		c->store_path = xstrdup("/var/lib/ibsnmpgw/inventory.db");
+		c->store_path = conf_xstrdup("/var/lib/ibsnmpgw/inventory.db");
 	if (c->state_dir == NULL) {
 		/* The store's directory: "." for a bare name, "/" for the
 		 * root, else everything before the last '/'. */
 		const char *p = c->store_path, *slash = strrchr(p, '/');
 
 		if (slash == NULL)
-			c->state_dir = xstrdup(".");
+			c->state_dir = conf_xstrdup(".");
 		else if (slash == p)
-			c->state_dir = xstrdup("/");
+			c->state_dir = conf_xstrdup("/");
 		else if ((c->state_dir = strndup(p, (size_t)(slash - p))) ==
 		    NULL)
 			fatal("conf");
@@ -604,9 +606,9 @@ derive_paths(struct gw_conf *c)
 		    c->state_dir);
 	}
 	if (c->ipoib_net_dir == NULL)
-		c->ipoib_net_dir = xstrdup("/sys/class/net");
+		c->ipoib_net_dir = conf_xstrdup("/sys/class/net");
 	if (c->ipoib_arp_file == NULL)
-		c->ipoib_arp_file = xstrdup("/proc/net/arp");
+		c->ipoib_arp_file = conf_xstrdup("/proc/net/arp");
 }
 
 /* Checks across sections, at the top-level mapping's line. */
@@ -621,6 +623,7 @@ check_whole(struct yaml_ctx *x, const yaml_node_t *root,
 		    "could query the gateway");
 	conf_check_targets(x, c);
 	conf_check_ha(x, root, c);
+	conf_check_subnets(x, root, c);
 	if (c->mad_max_inflight_node > c->mad_max_inflight)
 		yaml_err(x, root, "mad.max-in-flight-per-node (%d) exceeds "
 		    "mad.max-in-flight (%d)", c->mad_max_inflight_node,
@@ -641,7 +644,7 @@ gw_conf_load(const char *path, FILE *err)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		fatal("conf");
 	set_defaults(c);
-	c->path = xstrdup(path);
+	c->path = conf_xstrdup(path);
 	yaml_each_pair(&x, root, "top level", top_key, c);
 	check_whole(&x, root, c);
 	derive_paths(c);
@@ -685,6 +688,7 @@ gw_conf_free(struct gw_conf *c)
 	conf_health_free(c);
 	conf_targets_free(c);
 	conf_ha_free(c);
+	conf_subnets_free(c);
 	free(c->topo_expected);
 	store_topo_free(c->topo_blueprint);
 	free(c->path);

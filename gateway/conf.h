@@ -118,6 +118,19 @@ struct gw_ha_conf {
 #define GW_HA_KEY_MIN	16
 #define GW_HA_KEY_MAX	256
 
+/* ib.ports: a local port and the subnet it serves (docs/subnets.md).
+ * The first is served by this process; each further one by a process
+ * of its own (gateway/subnet.c). */
+#define GW_SUBNETS_MAX	8
+#define GW_SUBNET_NAME	16	/* characters, [a-z0-9][a-z0-9-]* */
+struct gw_subnet {
+	char	*name;
+	char	*ca;		/* NULL: the first CA */
+	int	 port;		/* 0: the first active */
+	char	*sim_host;	/* ibsim only: SIM_HOST of its process */
+	int	 line;
+};
+
 struct gw_conf {
 	char			*path;
 
@@ -188,6 +201,10 @@ struct gw_conf {
 	int			 sm_events;	/* events.sm-events */
 	int			 master_check_ms; /* events.master-check-ms */
 	int			 sim_issm;	/* ib.sim-issm */
+	struct gw_subnet	 subnets[GW_SUBNETS_MAX];	/* ib.ports */
+	int			 nsubnets;
+	/* Set in a further subnet's process (-s NAME): which one. */
+	const struct gw_subnet	*subnet_child;
 	struct gw_target	*targets;
 	int			 ntargets;
 	struct gw_updown_off	*updown_off;
@@ -205,6 +222,14 @@ struct gw_conf {
  * "file:line: message". Returns NULL if there was any error. */
 struct gw_conf	*gw_conf_load(const char *path, FILE *err);
 void		 gw_conf_free(struct gw_conf *c);
+/* A further subnet's process (-s NAME): its port, and its own store,
+ * state directory and control socket beside the first's; no listener
+ * of the configuration's (it answers the first process only). -1 and
+ * a message on err if NAME is not a further subnet of c. */
+int		 gw_conf_subnet_child(struct gw_conf *c, const char *name,
+		    FILE *err);
+/* Where further subnet i's process keeps its store (malloc'd). */
+char		*gw_conf_subnet_store(const struct gw_conf *c, int i);
 /* Read the M_Key file: one 64-bit hex key, the file mode 0600/0400.
  * Errors go to err as file:line without the key. */
 /* One 64-bit key (what: "M_Key", "SM_Key") from a file only its owner

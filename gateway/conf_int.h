@@ -61,6 +61,16 @@ void	conf_health_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 void	conf_health_free(struct gw_conf *c);
 
 /* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */
+/* strdup(), fatal when out of memory. */
+char	*conf_xstrdup(const char *s);
+
+/* ib.ports (conf_subnet.c). */
+void	conf_parse_ports(struct yaml_ctx *x, yaml_node_t *v,
+	    struct gw_conf *c);
+void	conf_check_subnets(struct yaml_ctx *x, const yaml_node_t *root,
+	    struct gw_conf *c);
+void	conf_subnets_free(struct gw_conf *c);
+
 void	conf_ha_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
 void	conf_check_ha(struct yaml_ctx *x, const yaml_node_t *root,

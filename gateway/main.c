@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "gateway/mib.h"
 #include "gateway/notify.h"
 #include "gateway/snmp.h"
+#include "gateway/subnet.h"
 #include "proxy/discover.h"
 #include "proxy/fetch.h"
 #include "proxy/health.h"
@@ -45,6 +47,7 @@
 static int sig_pipe[2] = { -1, -1 };
 static struct gw_conf *gw_running;	/* the configuration in force */
 static const char *gw_conf_path;
+static int gw_debug;		/* -d: further subnets' processes too */
 
 /* Lines a parser wrote to a memory stream, to the log. */
 static void
@@ -235,6 +238,7 @@ reload(void)
 	for (int i = 0; i < ATTR_TTL_MAX; i++)
 		cache_set_ttl(i, c->ttl[i]);
 	gw_ha_set_conf(c);
+	gw_subnet_reload(c);
 	gw_conf_free(gw_running);
 	gw_running = c;
 	log_info("reload: %s: %d polling policies", gw_conf_path,
@@ -330,18 +334,22 @@ port_up(void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens]\n"
-	    "       ibsnmpgw [-c file] ctl nodes|node NAME|sweep|flush "
+	fprintf(stderr, "usage: ibsnmpgw [-fndV] [-c file] [-D tokens] "
+	    "[-s subnet]\n"
+	    "       ibsnmpgw [-c file] [-s subnet] ctl nodes|node NAME|sweep|"
+	    "flush "
 	    "[NAME]|stats|events [COUNT]|targets|links --degraded|\n"
 	    "           ha master|backup|yield|fault|status|\n"
 	    "           topology pin|diff|show|slurm|congestion [NAME]|\n"
 	    "           ports --unhealthy\n"
-	    "       ibsnmpgw [-c file] schema [RELEASE]\n"
+	    "       ibsnmpgw [-c file] [-s subnet] schema [RELEASE]\n"
 	    "  -c file  configuration (default %s)\n"
 	    "  -n       check the configuration and exit\n"
 	    "  -f       stay in the foreground, log to stderr\n"
 	    "  -d       debug logging\n"
 	    "  -D tok   also net-snmp debug tokens (e.g. snmp_agent,usm)\n"
+	    "  -s name  a further subnet of ib.ports: serve it (started so by\n"
+	    "           the first process), or talk to its process (ctl)\n"
 	    "  -V       print the version\n", DEFAULT_CONF);
 	exit(2);
 }
@@ -472,6 +480,9 @@ signal_cb(int fd, short revents, void *arg)
 			log_info("signal %d: shutting down", sig);
 			ev_break();
 			break;
+		case SIGCHLD:
+			gw_subnet_reap();
+			break;
 		}
 	}
 }
@@ -497,13 +508,14 @@ signals_init(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, NULL);
 }
 
 /* `ibsnmpgw ctl ...`: the control socket's client. */
 static int
-ctl_main(const char *path, int argc, char **argv)
+ctl_main(const char *path, const char *subnet, int argc, char **argv)
 {
 	struct gw_conf *c;
 	int rc;
@@ -512,6 +524,11 @@ ctl_main(const char *path, int argc, char **argv)
 		usage();
 	if ((c = gw_conf_load(path, stderr)) == NULL)
 		return 1;
+	/* -s NAME: a further subnet's process, on its own socket. */
+	if (subnet != NULL && gw_conf_subnet_child(c, subnet, stderr) == -1) {
+		gw_conf_free(c);
+		return 1;
+	}
 	rc = gw_ctl_client(c->control_socket, argc, argv);
 	gw_conf_free(c);
 	return rc;
@@ -519,7 +536,7 @@ ctl_main(const char *path, int argc, char **argv)
 
 /* `ibsnmpgw schema [RELEASE]`: the database's schema, read only. */
 static int
-schema_main(const char *path, int argc, char **argv)
+schema_main(const char *path, const char *subnet, int argc, char **argv)
 {
 	struct gw_conf *c;
 	int rc;
@@ -528,6 +545,10 @@ schema_main(const char *path, int argc, char **argv)
 		usage();
 	if ((c = gw_conf_load(path, stderr)) == NULL)
 		return 2;
+	if (subnet != NULL && gw_conf_subnet_child(c, subnet, stderr) == -1) {
+		gw_conf_free(c);
+		return 2;
+	}
 	rc = schema_cmd(c, argv[1]);
 	gw_conf_free(c);
 	return rc;
@@ -570,8 +591,9 @@ static int	run(struct gw_conf *c);
 int
 main(int argc, char **argv)
 {
-	const char *path = DEFAULT_CONF;
+	const char *path = DEFAULT_CONF, *subnet = NULL;
 	int foreground = 0, check = 0, debug = 0, ch, rc, devnull;
+	static char ident[32] = "ibsnmpgw";
 	struct gw_conf *c;
 
 	/* Started with fd 0, 1 or 2 closed, the next open() (syslog's
@@ -581,9 +603,10 @@ main(int argc, char **argv)
 	if (devnull > 2)
 		close(devnull);
 	/* '+': options end at the command (ctl links --degraded). */
-	while ((ch = getopt(argc, argv, "+c:fndD:V")) != -1) {
+	while ((ch = getopt(argc, argv, "+c:fndD:s:V")) != -1) {
 		switch (ch) {
 		case 'c': path = optarg; break;
+		case 's': subnet = optarg; break;
 		case 'f': foreground = 1; break;
 		case 'n': check = 1; break;
 		case 'd': debug = 1; break;
@@ -597,22 +620,41 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind < argc && strcmp(argv[optind], "ctl") == 0)
-		return ctl_main(path, argc - optind - 1, argv + optind + 1);
+		return ctl_main(path, subnet, argc - optind - 1,
+		    argv + optind + 1);
 	if (optind < argc && strcmp(argv[optind], "schema") == 0)
-		return schema_main(path, argc - optind, argv + optind);
+		return schema_main(path, subnet, argc - optind,
+		    argv + optind);
 	if (optind != argc)
 		usage();
 
+	if (subnet != NULL)	/* what the first process left open */
+		closefrom(GW_SUBNET_LINK_FD + 1);
 	if ((c = gw_conf_load(path, stderr)) == NULL)
 		return 1;
+	if (subnet != NULL) {
+		if (gw_conf_subnet_child(c, subnet, stderr) == -1) {
+			gw_conf_free(c);
+			return 1;
+		}
+		snprintf(ident, sizeof(ident), "ibsnmpgw-%s", subnet);
+		gw_subnet_set_self(subnet);
+		if (mkdir(c->state_dir, 0700) == -1 && errno != EEXIST) {
+			fprintf(stderr, "%s: %s\n", c->state_dir,
+			    strerror(errno));
+			gw_conf_free(c);
+			return 1;
+		}
+	}
 	gw_running = c;
 	gw_conf_path = path;
+	gw_debug = debug;
 	if (check) {
 		rc = check_keys(c);
 		gw_conf_free(c);
 		return rc;
 	}
-	log_init("ibsnmpgw", foreground, debug ? LOG_DEBUG :
+	log_init(ident, foreground, debug ? LOG_DEBUG :
 	    c->log_level ? log_level_from_name(c->log_level) : LOG_INFO);
 	log_info("ibsnmpgw %s starting", PACKAGE_VERSION);
 
@@ -673,7 +715,8 @@ run(struct gw_conf *c)
 	proxy_mad_on_port_up(port_up, NULL);
 	if (gw_ctl_init(c->control_socket) == -1)
 		goto out_poll;
-	if (gw_notify_init(c) == -1 || gw_ha_start() == -1)
+	if (gw_notify_init(c) == -1 || gw_ha_start() == -1 ||
+	    gw_subnet_init(c, gw_conf_path, gw_debug) == -1)
 		goto out_poll;
 	post_start();
 
@@ -686,6 +729,7 @@ out_poll:
 	/* MADs in flight or queued fail first (their callbacks run while
 	 * their owners exist), then each module once, in reverse order. */
 	proxy_mad_stop();
+	gw_subnet_finalise();
 	gw_ha_stop();
 	gw_notify_finalise();
 	gw_ctl_finalise();

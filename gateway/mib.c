@@ -25,6 +25,7 @@
 #include "codec/attr.h"
 #include "codec/smp.h"
 #include "gateway/mib.h"
+#include "gateway/subnet.h"
 #include "gateway/mib_int.h"
 #include "proxy/poller.h"
 #include "util/ev.h"
@@ -504,6 +505,15 @@ gw_context_name(const struct store_node *n, char *buf, size_t len)
 	buf[0] = '\0';
 	if (n == NULL)
 		return;
+	/* A further subnet's names go through the first process, which
+	 * takes "NAME/node" (gateway/subnet.c). */
+	if (*gw_subnet_self() != '\0') {
+		w = (size_t)snprintf(buf, len, "%s/", gw_subnet_self());
+		if (w >= len)
+			return;
+		buf += w;
+		len -= w;
+	}
 	if (n->alias != NULL && strlen(n->alias) <= 64) {
 		snprintf(buf, len, "%s", n->alias);
 		return;

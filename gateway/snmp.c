@@ -18,6 +18,7 @@
 
 #include "gateway/snmp.h"
 #include "gateway/snmp_int.h"
+#include "gateway/subnet.h"
 #include "util/ev.h"
 #include "util/log.h"
 
@@ -32,12 +33,14 @@ static netsnmp_session	*snmp_sessions[GW_MAX_LISTENERS];
 static char		*snmp_specs[GW_MAX_LISTENERS];	/* normalised */
 static int		 snmp_nsessions;
 static int		 snmp_nkept;	/* listeners before a reload's new ones */
+static netsnmp_session	*snmp_link;	/* a further subnet's: to the first */
 /* Removed listeners whose requests are still in progress: closed as
  * soon as none is (close_listener). */
 static netsnmp_session	*snmp_closing[GW_MAX_LISTENERS];
 static int		 snmp_nclosing;
 
 static int	session_in_use(netsnmp_session *sess);
+static int	open_link(void);
 static void	close_session(netsnmp_session *sp);
 static char		 snmp_logbuf[1024];
 static size_t		 snmp_loglen;
@@ -230,20 +233,12 @@ gw_snmp_init(const struct gw_conf *c)
 	return 0;
 }
 
-static int
-open_listener(const char *spec, const char *norm)
+/* An agent session on transport t (freed on failure), or NULL. */
+static netsnmp_session *
+agent_session(netsnmp_transport *t, const char *spec)
 {
-	netsnmp_transport *t;
 	netsnmp_session sess, *sp;
 
-	if (snmp_nsessions == GW_MAX_LISTENERS) {
-		log_warnx("snmp: too many listeners");
-		return -1;
-	}
-	if ((t = netsnmp_transport_open_server("snmp", spec)) == NULL) {
-		log_warnx("snmp: cannot listen on %s", spec);
-		return -1;
-	}
 	/* As netsnmp_register_agent_nsap() sets up a master listener. */
 	snmp_sess_init(&sess);
 	sess.version = SNMP_DEFAULT_VERSION;
@@ -265,8 +260,26 @@ open_listener(const char *spec, const char *norm)
 	if (sp == NULL) {
 		log_warnx("snmp: cannot create session for %s", spec);
 		netsnmp_transport_free(t);
+	}
+	return sp;
+}
+
+static int
+open_listener(const char *spec, const char *norm)
+{
+	netsnmp_transport *t;
+	netsnmp_session *sp;
+
+	if (snmp_nsessions == GW_MAX_LISTENERS) {
+		log_warnx("snmp: too many listeners");
 		return -1;
 	}
+	if ((t = netsnmp_transport_open_server("snmp", spec)) == NULL) {
+		log_warnx("snmp: cannot listen on %s", spec);
+		return -1;
+	}
+	if ((sp = agent_session(t, spec)) == NULL)
+		return -1;
 	if ((snmp_specs[snmp_nsessions] = strdup(norm)) == NULL) {
 		log_warn("snmp");
 		snmp_close(sp);
@@ -448,12 +461,38 @@ gw_snmp_start(const struct gw_conf *c)
 	for (int i = 0; i < c->nlisten && !snmp_paused; i++)
 		if (open_listener(c->listen[i].spec, c->listen[i].norm) == -1)
 			return -1;
+	if (c->subnet_child != NULL && open_link() == -1)
+		return -1;
 	return ev_hook_add(&hook);
+}
+
+/* A further subnet's process: its only listener, the link to the first
+ * process (gateway/subnet.c), which no reload closes. */
+static int
+open_link(void)
+{
+	netsnmp_transport *t = gw_subnet_link_transport(GW_SUBNET_LINK_FD);
+
+	if (t == NULL || (snmp_link = agent_session(t, "subnet link")) ==
+	    NULL) {
+		log_warnx("snmp: no link to the first process on descriptor %d",
+		    GW_SUBNET_LINK_FD);
+		return -1;
+	}
+	if (main_session == NULL)
+		main_session = snmp_link;
+	gw_snmp_addr_set_link(snmp_link);
+	log_info("snmp: answering the first process on its link");
+	return 0;
 }
 
 void
 gw_snmp_finalise(void)
 {
+	if (snmp_link != NULL)
+		snmp_close(snmp_link);
+	snmp_link = NULL;
+	gw_snmp_addr_set_link(NULL);
 	for (int i = 0; i < snmp_nsessions; i++) {
 		snmp_close(snmp_sessions[i]);
 		free(snmp_specs[i]);

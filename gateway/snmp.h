@@ -71,6 +71,7 @@ void	gw_snmp_get_stats(struct gw_snmp_stats *st);
  * listeners, the one the v3 header carries. */
 long	gw_snmp_max_msg_size(void);
 
+
 /* The engine's identity (snmp_engine.c; docs/snmp-engine.md). */
 #define GW_SNMP_BOOTS_MAX	2147483647u	/* RFC 3414 2.2.2 */
 /* Before init_snmp(): the engine ID, snmp.engine-id or the one the

@@ -25,6 +25,7 @@
 #include "gateway/name.h"
 #include "gateway/snmp.h"
 #include "gateway/snmp_int.h"
+#include "gateway/subnet.h"
 #include "util/htab.h"
 #include "util/log.h"
 
@@ -58,6 +59,8 @@ static uint32_t		 addr_gen = 1;
  * runs that PDU's handlers next, in the same call, on a copy of the PDU
  * (asp->pdu), which finds it here by its request ID and community. */
 static struct gw_req	 addr_parsed;
+/* A further subnet's process: its link to the first (subnet.c). */
+static const netsnmp_session *addr_link;
 
 /* snmpUnknownContexts.0, SNMP-TARGET-MIB (RFC 3413). */
 static const oid unknown_contexts_oid[] = { 1, 3, 6, 1, 6, 3, 12, 1, 5, 0 };
@@ -128,6 +131,12 @@ is_fabric(const char *name, size_t len)
 	    0;
 }
 
+void
+gw_snmp_addr_set_link(const netsnmp_session *link)
+{
+	addr_link = link;
+}
+
 /* Pre-parse hook. net-snmp's own also consults tcp-wrappers on every
  * packet (Debian builds it with libwrap); we only count. */
 int
@@ -164,6 +173,34 @@ set_context(netsnmp_pdu *pdu, const char *name)
 	return 0;
 }
 
+/* With several subnets, this process's own names may carry its
+ * subnet: "fabric-NAME" is the fabric context and "NAME/node" a node
+ * (docs/subnets.md). A bare LID names a node of one subnet only when
+ * there is one. Returns 1 for the fabric context. */
+static int
+local_alias(const char **name, size_t *len)
+{
+	const char *first, *slash;
+	size_t fl, cl = strlen(snmp_fabric);
+
+	if (gw_subnet_count() <= 1)
+		return is_fabric(*name, *len);
+	first = gw_subnet_name(0);
+	fl = strlen(first);
+	if (*len == cl + 1 + fl && memcmp(*name, snmp_fabric, cl) == 0 &&
+	    (*name)[cl] == '-' && memcmp(*name + cl + 1, first, fl) == 0)
+		return 1;
+	if ((slash = memchr(*name, '/', *len)) != NULL &&
+	    (size_t)(slash - *name) == fl && memcmp(*name, first, fl) == 0) {
+		*len -= fl + 1;
+		*name = slash + 1;
+		return is_fabric(*name, *len);
+	}
+	if (*len > 4 && memcmp(*name, "lid-", 4) == 0)
+		*len = 0;	/* ambiguous: resolves to nothing */
+	return is_fabric(*name, *len);
+}
+
 /* Who pdu's sender is and which node it names: the community's parts
  * (v1/v2c), or the user and the v3 context name in name. */
 static void
@@ -188,10 +225,153 @@ req_resolve(struct gw_req *q, long version, const void *name, size_t len,
 		nm.node_len = len;
 	}
 	q->named = 1;
-	if (is_fabric(nm.node, nm.node_len))
+	if (local_alias(&nm.node, &nm.node_len))
 		q->fabric = 1;
-	else
+	else if (nm.node_len > 0)
 		q->node = store_node_resolve(nm.node, nm.node_len);
+}
+
+/* ---- Several subnets (gateway/subnet.c) */
+
+/* The further subnet a node name is for, and its name there; -1 if it
+ * is this process's (or nobody's). */
+static int
+subnet_of(const char *name, size_t len, const char **rest, size_t *rlen)
+{
+	size_t cl = strlen(snmp_fabric);
+	const struct store_node *local;
+	const char *slash;
+	uint64_t guid;
+	int i;
+
+	if (len > cl + 1 && memcmp(name, snmp_fabric, cl) == 0 &&
+	    name[cl] == '-' && (i = gw_subnet_find(name + cl + 1,
+	    len - cl - 1)) > 0) {
+		*rest = snmp_fabric;
+		*rlen = cl;
+		return i;
+	}
+	if ((slash = memchr(name, '/', len)) != NULL &&
+	    (i = gw_subnet_find(name, (size_t)(slash - name))) > 0) {
+		*rest = slash + 1;
+		*rlen = len - (size_t)(slash - name) - 1;
+		return *rlen > 0 ? i : -1;
+	}
+	/* GUIDs are global: one no node of ours has may be another's. */
+	local = store_node_resolve(name, len);
+	if (store_parse_guid(name, len, &guid) == 0 && local == NULL &&
+	    (i = gw_subnet_by_guid(guid)) > 0) {
+		*rest = name;
+		*rlen = len;
+		return i;
+	}
+	if (len > 4 && memcmp(name, "lid-", 4) == 0)
+		return -1;	/* a bare LID: local_alias refuses it */
+	/* A host name: one subnet's, or nobody's if several have it
+	 * (two HCAs of one host, one in each subnet). */
+	if ((i = gw_subnet_by_name(name, len)) == -1)
+		return -1;
+	if (i > 0 && local == NULL) {
+		*rest = name;
+		*rlen = len;
+		return i;
+	}
+	/* One node seen from two subnets (an HCA with a port in each) is
+	 * one node: ours, as its GUID is. */
+	if (i > 0 && gw_subnet_by_guid(local->guid) == i)
+		return -1;
+	return -2;
+}
+
+/* pdu handed to the further subnet it names: 0 (handed on, or refused
+ * as an unknown name is), 1 if it is this process's to answer. */
+static int
+subnet_route(netsnmp_session *sess, netsnmp_pdu *pdu)
+{
+	const char *name, *acc, *rest;
+	size_t len, alen, rlen;
+	struct gw_name nm;
+	char kind;
+	int i;
+
+	if (pdu->version == SNMP_VERSION_3) {
+		if (pdu->contextNameLen == 0 || gw_name_check_context(
+		    pdu->contextName, pdu->contextNameLen) == -1)
+			return 1;
+		name = pdu->contextName;
+		len = pdu->contextNameLen;
+		acc = pdu->securityName;
+		alen = pdu->securityNameLen;
+		kind = 'u';
+	} else {
+		if (pdu->community == NULL || gw_name_split(pdu->community,
+		    pdu->community_len, &nm) == -1 || nm.node == NULL)
+			return 1;
+		name = nm.node;
+		len = nm.node_len;
+		acc = nm.comm;
+		alen = nm.comm_len;
+		kind = 'c';
+	}
+	if ((i = subnet_of(name, len, &rest, &rlen)) == -1)
+		return 1;
+	if (i == -2) {		/* ambiguous: as an unknown name */
+		if (kind == 'u')
+			report_unknown_context(sess, pdu);
+		else {
+			snmp_increment_statistic(STAT_SNMPINBADCOMMUNITYNAMES);
+			snmp_st.bad_names++;
+		}
+		return 0;
+	}
+	if (kind == 'u' && (acc == NULL || htab_get(&snmp_users, acc, alen) ==
+	    NULL)) {
+		report_unknown_context(sess, pdu);
+		return 0;
+	}
+	if (kind == 'c') {
+		const struct gw_community *cm = htab_get(&snmp_communities,
+		    acc, alen);
+
+		if (cm == NULL || !gw_cidr_match(cm->sources, cm->nsources,
+		    request_source(pdu))) {
+			snmp_increment_statistic(STAT_SNMPINBADCOMMUNITYNAMES);
+			snmp_st.bad_names++;
+			return 0;
+		}
+	}
+	snmp_st.node_requests++;
+	(void)gw_subnet_forward(i, sess, pdu, kind, acc, alen, rest, rlen);
+	return 0;
+}
+
+/* On a further subnet's link: "KIND ACCESS SEP NODE" from the first
+ * process, which has checked the access already (subnet.c). */
+static int
+link_resolve(struct gw_req *q, const netsnmp_pdu *pdu)
+{
+	const char *c = (const char *)pdu->community, *sep;
+	size_t len = pdu->community_len;
+
+	memset(q, 0, offsetof(struct gw_req, comm_len));
+	q->gen = addr_gen;
+	if (c == NULL || len < 3 || (sep = memchr(c, GW_SUBNET_SEP, len)) ==
+	    NULL || sep == c + 1 || sep == c + len - 1)
+		return -1;
+	if (c[0] == 'c')
+		q->cm = htab_get(&snmp_communities, c + 1, (size_t)(sep - c - 1));
+	else if (c[0] == 'u')
+		q->u = htab_get(&snmp_users, c + 1, (size_t)(sep - c - 1));
+	if (q->cm == NULL && q->u == NULL)
+		return -1;
+	q->named = 1;
+	len -= (size_t)(sep + 1 - c);
+	if (is_fabric(sep + 1, len))
+		q->fabric = 1;
+	else if ((q->node = store_node_resolve(sep + 1, len)) == NULL ||
+	    !store_select_match(q->u ? &q->u->nodes : &q->cm->nodes, q->node))
+		return -1;
+	return 0;
 }
 
 /* Keep q for pdu's handlers (req_of). */
@@ -252,9 +432,19 @@ gw_snmp_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 	if (!is_request(pdu))
 		return 1;
 	snmp_st.requests++;
+	if (gw_subnet_count() > 1 && subnet_route(sess, pdu) == 0)
+		return 0;
 	switch (pdu->version) {
 	case SNMP_VERSION_1:
 	case SNMP_VERSION_2c:
+		if (sess == addr_link && sess != NULL) {
+			if (link_resolve(&q, pdu) == -1)
+				goto bad_community;
+			if (set_context(pdu, q.fabric ? GW_FABRIC_CONTEXT :
+			    GW_NODE_CONTEXT) == -1)
+				return 0;
+			break;
+		}
 		req_resolve(&q, pdu->version, pdu->community,
 		    pdu->community_len, NULL, 0);
 		/* Source restrictions, then the community's nodes: a node

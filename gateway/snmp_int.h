@@ -8,6 +8,9 @@
 /* net-snmp's session hooks (snmp_add_full). */
 int	gw_snmp_pre_parse(netsnmp_session *sess, netsnmp_transport *t,
 	    void *addr, int addrlen);
+/* A further subnet's link to the first process (gateway/subnet.c):
+ * what comes on it names its access on the link itself. */
+void	gw_snmp_addr_set_link(const netsnmp_session *link);
 int	gw_snmp_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu,
 	    int result);
 int	gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,

@@ -6,7 +6,7 @@
 
 #include "codec/perf.h"
 #include "codec/smp.h"
-#include "store/counters.h"
+#include "store/counters_wait.h"
 #include "store/store.h"
 
 /* The port's data rate now (the inventory's PortInfo), 0 if unknown. */

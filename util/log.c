@@ -34,6 +34,12 @@ log_init(const char *ident, int foreground, int level)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
+int
+log_stderr_fd(void)
+{
+	return log_out != NULL ? fileno(log_out) : -1;
+}
+
 void
 log_finalise(void)
 {

@@ -27,6 +27,8 @@ int log_capture_stderr(void);
  * stop watching it and release. */
 int log_drain_stderr(void);
 void log_release_stderr(void);
+/* Where the log goes under -f (the stderr we started with), or -1. */
+int log_stderr_fd(void);
 
 void log_vmsg(int pri, const char *fmt, va_list ap) LOG_PRINTF(2, 0);
 void log_msg(int pri, const char *fmt, ...) LOG_PRINTF(2, 3);

@@ -494,8 +494,17 @@ static const struct gw_table fabric_tables[] = {
 static void
 snmpv2_configure(const struct gw_conf *c)
 {
-	snprintf(fabric_name, sizeof(fabric_name), "%s",
-	    c->fabric_name ? c->fabric_name : "");
+	/* With several subnets (ib.ports) each fabric context's sysName
+	 * names its subnet: the default prefix fe80::/64 is every SM's. */
+	const char *sub = c->subnet_child ? c->subnet_child->name :
+	    c->nsubnets > 1 ? c->subnets[0].name : NULL;
+
+	if (sub != NULL)
+		snprintf(fabric_name, sizeof(fabric_name), "%s-%s",
+		    c->fabric_name ? c->fabric_name : "ib", sub);
+	else
+		snprintf(fabric_name, sizeof(fabric_name), "%s",
+		    c->fabric_name ? c->fabric_name : "");
 }
 
 /* Every entry of gw_tables is listed below: a table added there and

@@ -27,11 +27,16 @@
 #include <sqlite3.h>
 
 #include "gateway/subnet.h"
+#include "proxy/mad.h"
 #include "util/ev.h"
 #include "util/log.h"
 
 extern char **environ;
 
+/* The binary this process runs, even once an upgrade has replaced the
+ * file: a further subnet's process is always the same release as the
+ * first (the link's format is theirs alone). */
+#define SELF_EXE	"/proc/self/exe"
 #define BACKOFF_MIN_MS	1000
 #define BACKOFF_MAX_MS	30000
 #define STABLE_MS	60000	/* ran this long: the next start is quick */
@@ -46,6 +51,8 @@ struct sub_proc {
 	sqlite3			*db;		/* its store, read-only */
 	sqlite3_stmt		*by_guid;
 	sqlite3_stmt		*by_name;
+	sqlite3_stmt		*our_port;	/* one subnet with ours? */
+	int			 refused;	/* so: not started again */
 	int			 backoff_ms;
 	uint64_t		 started;	/* ev_now() */
 	struct ev_timer		 respawn;
@@ -61,7 +68,6 @@ static struct sub_proc	 sub_procs[GW_SUBNETS_MAX];
 static int		 sub_n;		/* subnets, this process's included */
 static char		 sub_first[GW_SUBNET_NAME + 1];
 static char		 sub_self_name[GW_SUBNET_NAME + 1];	/* -s NAME */
-static char		 sub_self[PATH_MAX];
 static char		*sub_conf;
 static int		 sub_debug;
 static int		 sub_timeout_ms;
@@ -175,7 +181,7 @@ proc_spawn(struct sub_proc *p)
 		snprintf(simenv, sizeof(simenv), "SIM_HOST=%s", p->sim_host);
 		envp[k++] = simenv;
 	}
-	argv[n++] = sub_self;
+	argv[n++] = "ibsnmpgw";
 	argv[n++] = "-f";
 	if (sub_debug)
 		argv[n++] = "-d";
@@ -192,12 +198,12 @@ proc_spawn(struct sub_proc *p)
 		    STDERR_FILENO);
 	if (sv[1] != GW_SUBNET_LINK_FD)
 		posix_spawn_file_actions_adddup2(&fa, sv[1], GW_SUBNET_LINK_FD);
-	rc = posix_spawn(&p->pid, sub_self, &fa, NULL, argv, envp);
+	rc = posix_spawn(&p->pid, SELF_EXE, &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	free(envp);
 	if (rc != 0) {
 		errno = rc;
-		log_warn("subnet %s: cannot start %s", p->name, sub_self);
+		log_warn("subnet %s: cannot start %s", p->name, SELF_EXE);
 		goto fail;
 	}
 	close(sv[1]);
@@ -255,7 +261,7 @@ respawn_cb(void *arg)
 {
 	struct sub_proc *p = arg;
 
-	if (p->pid != 0)
+	if (p->pid != 0 || p->refused)
 		return;		/* still running: reaped later */
 	sub_st.restarts++;
 	proc_start(p);
@@ -268,6 +274,8 @@ db_close(struct sub_proc *p)
 	p->by_guid = NULL;
 	sqlite3_finalize(p->by_name);
 	p->by_name = NULL;
+	sqlite3_finalize(p->our_port);
+	p->our_port = NULL;
 	sqlite3_close(p->db);
 	p->db = NULL;
 }
@@ -294,6 +302,8 @@ gw_subnet_reap(void)
 				snmp_close(p->sess);	/* fails what waits */
 				p->sess = NULL;
 			}
+			if (p->refused)
+				continue;
 			if (ev_now() - p->started > STABLE_MS)
 				p->backoff_ms = BACKOFF_MIN_MS;
 			ev_timer_add(&p->respawn, (uint64_t)p->backoff_ms);
@@ -303,17 +313,52 @@ gw_subnet_reap(void)
 	}
 }
 
-static int
-self_path(void)
-{
-	ssize_t n = readlink("/proc/self/exe", sub_self, sizeof(sub_self) - 1);
 
-	if (n <= 0) {
-		log_warn("subnet: /proc/self/exe");
-		return -1;
-	}
-	sub_self[n] = '\0';
-	return 0;
+static int	db_open(struct sub_proc *p);
+
+/* Two ports on one subnet (two cables into one fabric) would serve it
+ * twice: a further subnet whose inventory has our own port, cabled, is
+ * ours. Its process is stopped and not started again (ib.ports is
+ * wrong), once its first sweep shows it, and checked again every
+ * SAME_CHECK_MS after. */
+#define SAME_CHECK_MS	2000
+static struct ev_timer	 sub_same_timer;
+
+static void
+same_check(void *arg)
+{
+	struct proxy_local_port lp;
+
+	(void)arg;
+	if (proxy_mad_local(&lp) == 0 && lp.port_guid != 0)
+		for (int i = 1; i < sub_n; i++) {
+			struct sub_proc *p = &sub_procs[i];
+			int same;
+
+			if (p->refused || db_open(p) == -1)
+				continue;
+			sqlite3_bind_int64(p->our_port, 1,
+			    (sqlite3_int64)lp.port_guid);
+			same = sqlite3_step(p->our_port) == SQLITE_ROW;
+			sqlite3_reset(p->our_port);
+			if (!same)
+				continue;
+			log_warnx("subnet %s: its port is on subnet %s (its "
+			    "fabric has our port 0x%016llx): one subnet served "
+			    "twice; its process stops: fix ib.ports", p->name,
+			    sub_first, (unsigned long long)lp.port_guid);
+			p->refused = 1;
+			ev_timer_del(&p->respawn);
+			if (p->pid > 0)
+				kill(p->pid, SIGTERM);
+		}
+	ev_timer_add(&sub_same_timer, SAME_CHECK_MS);
+}
+
+int
+gw_subnet_refused(int i)
+{
+	return i > 0 && i < sub_n && sub_procs[i].refused;
 }
 
 int
@@ -325,8 +370,7 @@ gw_subnet_init(const struct gw_conf *c, const char *conf_path, int debug)
 		return 0;
 	}
 	snprintf(sub_first, sizeof(sub_first), "%s", c->subnets[0].name);
-	if (self_path() == -1 || (sub_conf = realpath(conf_path, NULL)) ==
-	    NULL) {
+	if ((sub_conf = realpath(conf_path, NULL)) == NULL) {
 		log_warn("subnet: %s", conf_path);
 		return -1;
 	}
@@ -350,12 +394,16 @@ gw_subnet_init(const struct gw_conf *c, const char *conf_path, int debug)
 		ev_timer_init(&p->respawn, respawn_cb, p);
 		proc_start(p);
 	}
+	ev_timer_init(&sub_same_timer, same_check, NULL);
+	ev_timer_add(&sub_same_timer, SAME_CHECK_MS);
 	return 0;
 }
 
 void
 gw_subnet_finalise(void)
 {
+	if (sub_n > 1)
+		ev_timer_del(&sub_same_timer);
 	for (int i = 1; i < sub_n; i++) {
 		struct sub_proc *p = &sub_procs[i];
 
@@ -470,7 +518,10 @@ db_open(struct sub_proc *p)
 	    sqlite3_prepare_v2(p->db, "SELECT 1 FROM nodes WHERE guid IN "
 	    "(SELECT node_guid FROM aliases WHERE name = ?1) OR "
 	    "description = ?1 OR substr(description, 1, length(?1) + 1) = "
-	    "?1 || ' ' LIMIT 1", -1, &p->by_name, NULL) != SQLITE_OK) {
+	    "?1 || ' ' LIMIT 1", -1, &p->by_name, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(p->db, "SELECT 1 FROM ports WHERE guid = ?1 "
+	    "AND remote_guid != 0 LIMIT 1", -1, &p->our_port, NULL) !=
+	    SQLITE_OK) {
 		db_close(p);
 		return -1;
 	}

@@ -15,7 +15,8 @@ side finds, with context names that reach the nodes ("b/oss01"); GUIDs
 and unique host names need no subnet; cn01 (an HCA in each) and a bare
 LID name nothing, "a/cn01", "b/cn01", "b/lid-12" one node each; v3
 contexts the same. An Unlink in b is notified naming b, and a's gateway
-posts nothing; with b's SM killed, a's events still flow. `stop` ends
+posts nothing; with b's SM killed, a's events still flow. A second
+port on subnet a is refused once its inventory shows it. `stop` ends
 both processes and both SMs."""
 
 import os
@@ -219,6 +220,36 @@ def check_restart():
             "the log says so", fab.log()[-2000:])
 
 
+def check_same_subnet():
+    """ib.ports with a second port on subnet a (a client at cn02): its
+    process is stopped once its inventory shows our own port, with a
+    clear log line, and not started again; a goes on."""
+    conf = os.path.join(fab.dir, "ibsnmpgw.yaml")
+    with open(conf) as f:
+        text = f.read()
+    old = '- { port: 1, subnet: b, sim-host: "gw-p2" }'
+    R.check(old in text, "the launcher's ib.ports", text)
+    with open(conf, "w") as f:
+        f.write(text.replace(old, '- { port: 1, subnet: c, sim-host: '
+                             '"cn02" }'))
+    fab.restart_gateway()
+    why = "subnet c: its port is on subnet a"
+    R.check(simlib.wait(lambda: why in fab.log(), 20),
+            "a second port on subnet a: refused, and the log says why",
+            fab.log()[-3000:])
+    def starts():
+        return len(re.findall(r"subnet c: process \d+ started", fab.log()))
+    R.check(simlib.wait(lambda: not child_pids(), 10),
+            "... its process stopped", str(child_pids()))
+    n = starts()
+    time.sleep(3)       # the first backoff is 1 s: a restart would be in
+    R.check(starts() == n == 1 and not child_pids(),
+            "... and not started again", str(child_pids()))
+    R.check(sysname(fab.v2("fabric-c")) is None and
+            sysname(fab.v2("cn02")) == "cn02 HCA-1",
+            "... fabric-c answers nothing, a goes on")
+
+
 def main():
     R.check(fab.info.get("sm-host2") == "smB" and
             fab.info.get("gw-host-b") == "gw-p2",
@@ -228,6 +259,7 @@ def main():
     check_names()
     check_restart()
     check_events()
+    check_same_subnet()
     pids = sm_pids() + child_pids()
     fab.stop()
     end = time.time() + 15

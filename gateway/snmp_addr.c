@@ -257,6 +257,8 @@ subnet_of(const char *name, size_t len, const char **rest, size_t *rlen)
 		*rlen = len - (size_t)(slash - name) - 1;
 		return *rlen > 0 ? i : -1;
 	}
+	if (is_fabric(name, len))
+		return -1;	/* ours, and asked often: no lookup */
 	/* GUIDs are global: one no node of ours has may be another's. */
 	local = store_node_resolve(name, len);
 	if (store_parse_guid(name, len, &guid) == 0 && local == NULL &&

@@ -35,6 +35,7 @@
 #include "gateway/mib.h"
 #include "gateway/notify.h"
 #include "gateway/snmp.h"
+#include "gateway/subnet.h"
 #include "gateway/topo_slurm.h"
 #include "proxy/discover.h"
 #include "proxy/health.h"
@@ -265,6 +266,17 @@ cmd_stats(FILE *f)
 	    (unsigned long long)g.bad_names,
 	    (unsigned long long)g.unknown_contexts,
 	    (unsigned long long)gw_mib_deadlines());
+	if (gw_subnet_count() > 1) {
+		struct gw_subnet_stats ss;
+
+		gw_subnet_get_stats(&ss);
+		fprintf(f, "subnets %d forwarded %llu answered %llu lost %llu "
+		    "restarts %llu\n", gw_subnet_count(),
+		    (unsigned long long)ss.forwarded,
+		    (unsigned long long)ss.answered,
+		    (unsigned long long)ss.lost,
+		    (unsigned long long)ss.restarts);
+	}
 	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms "
 	    "abandoned %u\n", s.sweeps, s.nodes, s.links, s.lost,
 	    (unsigned long long)s.duration_ms, s.abandoned);

@@ -218,6 +218,12 @@ def check_restart():
         p.wait(timeout=60)
     R.check("subnet b: process %d killed by signal 9" % old[0] in fab.log(),
             "the log says so", fab.log()[-2000:])
+    st = re.search(r"^subnets 2 forwarded (\d+) answered (\d+) lost (\d+) "
+                   r"restarts (\d+)$", fab.ctl("stats").stdout, re.M)
+    R.check(st and int(st.group(1)) >= int(st.group(2)) > 20 and
+            int(st.group(4)) == 1,
+            "ctl stats: requests handed to b, answered, and one restart",
+            fab.ctl("stats").stdout)
 
 
 def check_same_subnet():

@@ -582,24 +582,31 @@ fwd_free(struct sub_fwd *f)
 
 /* The client's answer: its request as a Response with the process's
  * varbinds and error. One too big for the client is tooBig with no
- * varbinds (RFC 3416 4.2.1), as the agent's own are. */
+ * varbinds (RFC 3416 4.2.1), as the agent's own are. With no answer
+ * (resp NULL: the process is down, or did not answer in time), genErr
+ * on the request's varbinds, as for a node that does not answer
+ * (docs/errors.md). */
 static void
-answer(struct sub_fwd *f, netsnmp_pdu *resp)
+answer(struct sub_fwd *f, const netsnmp_pdu *resp)
 {
 	netsnmp_pdu *r = f->req;
 
 	f->req = NULL;
 	r->command = SNMP_MSG_RESPONSE;
 	r->flags &= ~UCD_MSG_FLAG_EXPECT_RESPONSE;
-	snmp_free_varbind(r->variables);
-	r->variables = snmp_clone_varbind(resp->variables);
-	r->errstat = resp->errstat;
-	r->errindex = resp->errindex;
+	if (resp != NULL) {
+		snmp_free_varbind(r->variables);
+		r->variables = snmp_clone_varbind(resp->variables);
+		r->errstat = resp->errstat;
+		r->errindex = resp->errindex;
+	} else {
+		r->errstat = SNMP_ERR_GENERR;
+		r->errindex = 1;
+	}
 	/* A reload may have closed the listener meanwhile: net-snmp's
 	 * list of open sessions says. */
 	if (snmp_sess_pointer(f->listener) == NULL) {
 		snmp_free_pdu(r);
-		sub_st.lost++;
 		return;
 	}
 	if (snmp_send(f->listener, r) == 0) {
@@ -607,13 +614,9 @@ answer(struct sub_fwd *f, netsnmp_pdu *resp)
 		r->variables = NULL;
 		r->errstat = SNMP_ERR_TOOBIG;
 		r->errindex = 0;
-		if (snmp_send(f->listener, r) == 0) {
+		if (snmp_send(f->listener, r) == 0)
 			snmp_free_pdu(r);
-			sub_st.lost++;
-			return;
-		}
 	}
-	sub_st.answered++;
 }
 
 static int
@@ -625,10 +628,13 @@ fwd_cb(int op, netsnmp_session *sess, int reqid, netsnmp_pdu *resp,
 	(void)sess;
 	(void)reqid;
 	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && resp != NULL &&
-	    resp->command == SNMP_MSG_RESPONSE)
+	    resp->command == SNMP_MSG_RESPONSE) {
 		answer(f, resp);
-	else
+		sub_st.answered++;
+	} else {
+		answer(f, NULL);
 		sub_st.lost++;
+	}
 	fwd_free(f);
 	return 1;
 }
@@ -643,20 +649,23 @@ gw_subnet_forward(int i, netsnmp_session *listener, netsnmp_pdu *pdu,
 	struct sub_fwd *f;
 	u_char *comm;
 
-	if (p == NULL || p->sess == NULL) {
-		sub_st.lost++;
+	if (p == NULL)
 		return -1;
-	}
 	if ((f = calloc(1, sizeof(*f))) == NULL ||
-	    (f->req = snmp_clone_pdu(pdu)) == NULL ||
-	    (out = snmp_pdu_create(pdu->command)) == NULL) {
+	    (f->req = snmp_clone_pdu(pdu)) == NULL) {
 		log_warn("subnet %s", p->name);
-		if (f != NULL)
-			fwd_free(f);
+		free(f);
 		sub_st.lost++;
 		return -1;
 	}
 	f->listener = listener;
+	if (p->sess == NULL || (out = snmp_pdu_create(pdu->command)) ==
+	    NULL) {
+		answer(f, NULL);	/* the process is down: genErr */
+		fwd_free(f);
+		sub_st.lost++;
+		return -1;
+	}
 	out->version = pdu->version == SNMP_VERSION_1 ? SNMP_VERSION_1 :
 	    SNMP_VERSION_2c;
 	out->non_repeaters = pdu->non_repeaters;	/* GETBULK */
@@ -664,6 +673,7 @@ gw_subnet_forward(int i, netsnmp_session *listener, netsnmp_pdu *pdu,
 	out->variables = snmp_clone_varbind(pdu->variables);
 	if ((comm = malloc(alen + nlen + 2)) == NULL) {
 		snmp_free_pdu(out);
+		answer(f, NULL);
 		fwd_free(f);
 		sub_st.lost++;
 		return -1;
@@ -678,6 +688,7 @@ gw_subnet_forward(int i, netsnmp_session *listener, netsnmp_pdu *pdu,
 		log_warnx("subnet %s: cannot hand a request on: %s", p->name,
 		    snmp_api_errstring(p->sess->s_snmp_errno));
 		snmp_free_pdu(out);
+		answer(f, NULL);
 		fwd_free(f);
 		sub_st.lost++;
 		return -1;

@@ -16,7 +16,8 @@ and unique host names need no subnet; cn01 (an HCA in each) and a bare
 LID name nothing, "a/cn01", "b/cn01", "b/lid-12" one node each; v3
 contexts the same. An Unlink in b is notified naming b, and a's gateway
 posts nothing; with b's SM killed, a's events still flow. A second
-port on subnet a is refused once its inventory shows it. `stop` ends
+port on subnet a is refused once its inventory shows it (genErr for
+it, as for a node that does not answer). `stop` ends
 both processes and both SMs."""
 
 import os
@@ -251,9 +252,11 @@ def check_same_subnet():
     time.sleep(3)       # the first backoff is 1 s: a restart would be in
     R.check(starts() == n == 1 and not child_pids(),
             "... and not started again", str(child_pids()))
-    R.check(sysname(fab.v2("fabric-c")) is None and
+    out = fab.snmp("snmpget", fab.v2("fabric-c"), [SYSNAME], timeout=2)
+    R.check("genError" in out.stdout + out.stderr and
             sysname(fab.v2("cn02")) == "cn02 HCA-1",
-            "... fabric-c answers nothing, a goes on")
+            "... fabric-c answers genErr at once, a goes on",
+            out.stdout + out.stderr)
 
 
 def main():

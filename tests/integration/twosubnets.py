@@ -270,6 +270,8 @@ def main():
     check_events()
     check_same_subnet()
     pids = sm_pids() + child_pids()
+    if R.failed:
+        simlib.keep_logs(fab)       # stop() takes the directory
     fab.stop()
     end = time.time() + 15
     while time.time() < end and any(os.path.exists("/proc/%d" % p)

@@ -53,6 +53,7 @@ struct sub_proc {
 	sqlite3_stmt		*by_name;
 	sqlite3_stmt		*our_port;	/* one subnet with ours? */
 	int			 refused;	/* so: not started again */
+	int			 send_warned;	/* logged a failed send */
 	int			 backoff_ms;
 	uint64_t		 started;	/* ev_now() */
 	struct ev_timer		 respawn;
@@ -62,6 +63,10 @@ struct sub_proc {
 struct sub_fwd {
 	netsnmp_session		*listener;
 	netsnmp_pdu		*req;
+	/* Inside snmp_async_send(): net-snmp calls the callback there on a
+	 * failed send (OP_SEND_FAILED) and then returns 0 as well, so the
+	 * sender alone answers and frees. */
+	int			 sending;
 };
 
 static struct sub_proc	 sub_procs[GW_SUBNETS_MAX];
@@ -209,6 +214,7 @@ proc_spawn(struct sub_proc *p)
 	close(sv[1]);
 	p->fd = sv[0];
 	p->started = ev_now();
+	p->send_warned = 0;
 	log_info("subnet %s: process %ld started%s%s", p->name, (long)p->pid,
 	    p->sim_host[0] ? " as SIM_HOST " : "", p->sim_host);
 	return 0;
@@ -627,6 +633,8 @@ fwd_cb(int op, netsnmp_session *sess, int reqid, netsnmp_pdu *resp,
 
 	(void)sess;
 	(void)reqid;
+	if (f->sending)
+		return 1;	/* gw_subnet_forward sees the 0 */
 	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && resp != NULL &&
 	    resp->command == SNMP_MSG_RESPONSE) {
 		answer(f, resp);
@@ -648,6 +656,7 @@ gw_subnet_forward(int i, netsnmp_session *listener, netsnmp_pdu *pdu,
 	netsnmp_pdu *out;
 	struct sub_fwd *f;
 	u_char *comm;
+	int rc;
 
 	if (p == NULL)
 		return -1;
@@ -684,9 +693,15 @@ gw_subnet_forward(int i, netsnmp_session *listener, netsnmp_pdu *pdu,
 	memcpy(comm + 2 + alen, node, nlen);
 	out->community = comm;
 	out->community_len = alen + nlen + 2;
-	if (snmp_async_send(p->sess, out, fwd_cb, f) == 0) {
-		log_warnx("subnet %s: cannot hand a request on: %s", p->name,
-		    snmp_api_errstring(p->sess->s_snmp_errno));
+	f->sending = 1;
+	rc = snmp_async_send(p->sess, out, fwd_cb, f);
+	f->sending = 0;
+	if (rc == 0) {
+		/* Once per process: a dead one fails every send until it is
+		 * reaped. */
+		if (!p->send_warned++)
+			log_warnx("subnet %s: cannot hand a request on: %s",
+			    p->name, snmp_api_errstring(p->sess->s_snmp_errno));
 		snmp_free_pdu(out);
 		answer(f, NULL);
 		fwd_free(f);

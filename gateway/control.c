@@ -218,6 +218,21 @@ cmd_stats_store(FILE *f)
 	fputc('\n', f);
 }
 
+/* Several subnets (docs/subnets.md): the requests handed on. */
+static void
+cmd_stats_subnets(FILE *f)
+{
+	struct gw_subnet_stats ss;
+
+	if (gw_subnet_count() <= 1)
+		return;
+	gw_subnet_get_stats(&ss);
+	fprintf(f, "subnets %d forwarded %llu answered %llu lost %llu "
+	    "restarts %llu\n", gw_subnet_count(),
+	    (unsigned long long)ss.forwarded, (unsigned long long)ss.answered,
+	    (unsigned long long)ss.lost, (unsigned long long)ss.restarts);
+}
+
 static void
 cmd_stats(FILE *f)
 {
@@ -266,17 +281,7 @@ cmd_stats(FILE *f)
 	    (unsigned long long)g.bad_names,
 	    (unsigned long long)g.unknown_contexts,
 	    (unsigned long long)gw_mib_deadlines());
-	if (gw_subnet_count() > 1) {
-		struct gw_subnet_stats ss;
-
-		gw_subnet_get_stats(&ss);
-		fprintf(f, "subnets %d forwarded %llu answered %llu lost %llu "
-		    "restarts %llu\n", gw_subnet_count(),
-		    (unsigned long long)ss.forwarded,
-		    (unsigned long long)ss.answered,
-		    (unsigned long long)ss.lost,
-		    (unsigned long long)ss.restarts);
-	}
+	cmd_stats_subnets(f);
 	fprintf(f, "sweeps %u nodes %u links %u lost %u last %llu ms "
 	    "abandoned %u\n", s.sweeps, s.nodes, s.links, s.lost,
 	    (unsigned long long)s.duration_ms, s.abandoned);

@@ -566,16 +566,6 @@ set_defaults(struct gw_conf *c)
 		c->ttl[i] = cache_get_ttl(i);
 }
 
-char *
-conf_xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (d == NULL)
-		fatal("conf");
-	return d;
-}
-
 /* Defaults that follow from other keys: state and socket next to the
  * store. */
 static void

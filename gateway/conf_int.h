@@ -13,7 +13,10 @@
 #ifndef IBSNMPGW_CONF_INT_H
 #define IBSNMPGW_CONF_INT_H
 
+#include <string.h>
+
 #include "gateway/conf.h"
+#include "util/log.h"
 #include "util/yaml.h"
 
 /* conf_access.c: snmp.listen, snmp.communities, snmp.users into c. */
@@ -60,9 +63,17 @@ void	conf_health_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
 void	conf_health_free(struct gw_conf *c);
 
-/* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */
-/* strdup(), fatal when out of memory. */
-char	*conf_xstrdup(const char *s);
+/* strdup(), fatal when out of memory: here, so that the files of the
+ * sections need nothing of conf.c, which calls them. */
+static inline char *
+conf_xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (d == NULL)
+		fatal("conf");
+	return d;
+}
 
 /* ib.ports (conf_subnet.c). */
 void	conf_parse_ports(struct yaml_ctx *x, yaml_node_t *v,
@@ -71,6 +82,7 @@ void	conf_check_subnets(struct yaml_ctx *x, const yaml_node_t *root,
 	    struct gw_conf *c);
 void	conf_subnets_free(struct gw_conf *c);
 
+/* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */
 void	conf_ha_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	    yaml_node_t *v, void *arg);
 void	conf_check_ha(struct yaml_ctx *x, const yaml_node_t *root,

@@ -315,7 +315,8 @@ cmd_stats(FILE *f)
 	proxy_inform_get_stats(&inf);
 	fprintf(f, "sm-events %s sm-lid %u subscriptions %llu failures %llu "
 	    "lost %llu reports %llu malformed %llu requests %llu unexpected "
-	    "%llu foreign %llu master-checks %llu\n", inf.state, inf.sm_lid,
+	    "%llu foreign %llu master-checks %llu unverified %llu\n",
+	    inf.state, inf.sm_lid,
 	    (unsigned long long)inf.subscriptions,
 	    (unsigned long long)inf.failures, (unsigned long long)inf.lost,
 	    (unsigned long long)inf.reports,
@@ -323,7 +324,8 @@ cmd_stats(FILE *f)
 	    (unsigned long long)m.requests,
 	    (unsigned long long)m.unexpected,
 	    (unsigned long long)inf.foreign,
-	    (unsigned long long)inf.master_checks);
+	    (unsigned long long)inf.master_checks,
+	    (unsigned long long)inf.unverified);
 	cmd_stats_tunnel(f);
 	gw_ha_stats(f);
 }

@@ -14,6 +14,9 @@ struct proxy_inform_stats {
 	uint64_t	 malformed;	/* of those, not usable */
 	uint64_t	 foreign;	/* Reports not from the SM's LID */
 	uint64_t	 master_checks;	/* our port's MasterSMLID read */
+	/* InformInfoRecord tables that came in part, without ours in
+	 * that part: not taken for a loss. */
+	uint64_t	 unverified;
 	const char	*state;		/* off, subscribing, up, failed */
 	uint16_t	 sm_lid;
 };

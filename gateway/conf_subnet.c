@@ -132,10 +132,37 @@ conf_parse_ports(struct yaml_ctx *x, yaml_node_t *v, struct gw_conf *c)
 	}
 }
 
+/* ADDR:PORT's port; 0 if it has none (the ha: checks said so). */
+static int
+ha_port(const char *addr)
+{
+	const char *colon = addr ? strrchr(addr, ':') : NULL;
+
+	return colon ? atoi(colon + 1) : 0;
+}
+
+/* addr with its port plus i: a further subnet's replication link. */
+static char *
+ha_port_plus(const char *addr, int i)
+{
+	const char *colon = strrchr(addr, ':');
+	size_t n = strlen(addr) + 8;
+	char *s;
+
+	if (colon == NULL)
+		return conf_xstrdup(addr);
+	if ((s = malloc(n)) == NULL)
+		fatal("conf");
+	snprintf(s, n, "%.*s:%d", (int)(colon - addr), addr,
+	    atoi(colon + 1) + i);
+	return s;
+}
+
 void
 conf_check_subnets(struct yaml_ctx *x, const yaml_node_t *root,
     struct gw_conf *c)
 {
+	(void)root;
 	if (c->nsubnets == 0)
 		return;
 	if (c->ib_ca != NULL || c->ib_port != 0) {
@@ -143,9 +170,14 @@ conf_check_subnets(struct yaml_ctx *x, const yaml_node_t *root,
 		    "ib.ca/ib.port and ib.ports: one or the other");
 		return;
 	}
-	if (c->nsubnets > 1 && c->ha.enabled)
-		yaml_err(x, root, "ha: with several ib.ports: a pair serves one "
-		    "subnet for now (docs/subnets.md)");
+	/* A pair: subnet i replicates on the ports of ha.listen and
+	 * ha.peer plus i (docs/subnets.md). */
+	if (c->nsubnets > 1 && c->ha.enabled &&
+	    (ha_port(c->ha.listen) + c->nsubnets - 1 > 65535 ||
+	    ha_port(c->ha.peer) + c->nsubnets - 1 > 65535))
+		yaml_err_at(x, (unsigned long)c->ha.line, "ha.listen/ha.peer: "
+		    "with %d subnets, ports up to PORT+%d are used: too high",
+		    c->nsubnets, c->nsubnets - 1);
 	/* The first port is this process's: as ib.ca / ib.port. */
 	if (c->subnets[0].ca != NULL)
 		c->ib_ca = conf_xstrdup(c->subnets[0].ca);
@@ -201,6 +233,19 @@ gw_conf_subnet_child(struct gw_conf *c, const char *name, FILE *err)
 		return -1;
 	}
 	c->subnet_child = sn;
+	if (c->ha.enabled) {
+		int i = (int)(sn - c->subnets);
+
+		p = ha_port_plus(c->ha.listen, i);
+		free(c->ha.listen);
+		c->ha.listen = p;
+		p = ha_port_plus(c->ha.peer, i);
+		free(c->ha.peer);
+		c->ha.peer = p;
+		/* keepalived's word reaches it through the first process
+		 * (gateway/subnet_ha.c): a standby until then. */
+		c->ha.role = GW_HA_AUTO;
+	}
 	free(c->ib_ca);
 	c->ib_ca = sn->ca ? conf_xstrdup(sn->ca) : NULL;
 	c->ib_port = sn->port;

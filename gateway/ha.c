@@ -39,6 +39,7 @@ static int		 ha_yield_pending;
 static uint64_t		 ha_promote_seq;
 static struct store_event *ha_handover;
 static size_t		 ha_nhandover;
+static const struct gw_ha_subnets *ha_subnets;
 
 static void
 peer_boots(uint32_t boots)
@@ -357,22 +358,49 @@ refresh(void)
 		snprintf(st->peer, sizeof(st->peer), "%s", ha_hc.peer_addr);
 }
 
+/* The further subnets' lines (gw_ha_set_subnets), and whether they
+ * leave this node eligible and protected. A buffer: they are printed
+ * last, but count in the lines above them. */
+static char *
+subnets_status(int *ok, int *prot, char *why, size_t wlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int sub_ok = 1;
+
+	if (ha_subnets == NULL || (m = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	ha_subnets->status(m, &sub_ok, prot, why, wlen);
+	fclose(m);
+	/* The active is eligible whatever its further subnets say: VRRP
+	 * would otherwise take it down with nothing ready to promote. */
+	if (ha_role != REPL_ACTIVE && !sub_ok)
+		*ok = 0;
+	return buf;
+}
+
 static int
 status(FILE *f)
 {
 	const struct repl_status *st = store_repl_status();
 	uint64_t sent, acked;
 	const char *why;
-	int ok;
+	char swhy[128] = "", *sub;
+	int ok, prot;
 
 	refresh();
 	ok = eligible(&why);
+	prot = st->protected;
+	sub = subnets_status(&ok, &prot, swhy, sizeof(swhy));
+	if (ok == 0 && why[0] == '\0')
+		why = swhy;
 	fprintf(f, "role %s\nname %s\npeer %s\n%s%s%s\nlag %llu frames\n"
 	    "last-frame-ms %lld\nboots %u peer-boots %u\neligible %s%s%s\n"
-	    "access ", 
+	    "access ",
 	    store_repl_role_name(ha_role), ha_hc.name, st->peer,
-	    st->protected ? "protected" : "unprotected",
-	    st->protected ? "" : ": ", st->reason,
+	    prot ? "protected" : "unprotected", prot ? "" : ": ",
+	    prot ? "" : !st->protected ? st->reason : swhy,
 	    (unsigned long long)st->lag, st->last_rx_ms ?
 	    (long long)(ev_now() - (uint64_t)st->last_rx_ms) : -1LL,
 	    gw_snmp_engine_boots(), ha_peer_boots, ok ? "yes" : "no",
@@ -385,12 +413,17 @@ status(FILE *f)
 	    (unsigned long long)acked);
 	if (ha_yield_pending)
 		fprintf(f, "yield-pending yes\n");
+	if (sub != NULL)
+		fputs(sub, f);
+	free(sub);
 	return ok ? 0 : 1;
 }
 
 int
 gw_ha_ctl(FILE *f, const char *arg)
 {
+	int rc;
+
 	if (!ha_on) {
 		fprintf(f, "error: no ha: section in the configuration\n");
 		return 1;
@@ -398,15 +431,35 @@ gw_ha_ctl(FILE *f, const char *arg)
 	if (arg == NULL || strcmp(arg, "status") == 0)
 		return status(f);
 	if (strcmp(arg, "master") == 0)
-		return set_role(f, REPL_ACTIVE);
-	if (strcmp(arg, "backup") == 0)
-		return set_role(f, REPL_STANDBY);
-	if (strcmp(arg, "fault") == 0)
-		return set_role(f, REPL_FAULT);
-	if (strcmp(arg, "yield") == 0)
-		return yield(f);
-	fprintf(f, "error: ctl ha master|backup|yield|fault|status\n");
-	return 1;
+		rc = set_role(f, REPL_ACTIVE);
+	else if (strcmp(arg, "backup") == 0)
+		rc = set_role(f, REPL_STANDBY);
+	else if (strcmp(arg, "fault") == 0)
+		rc = set_role(f, REPL_FAULT);
+	else if (strcmp(arg, "yield") == 0)
+		rc = yield(f);
+	else {
+		fprintf(f, "error: ctl ha master|backup|yield|fault|status\n");
+		return 1;
+	}
+	/* keepalived's word is for the whole gateway: every subnet. */
+	if (ha_subnets != NULL)
+		ha_subnets->role(arg);
+	return rc;
+}
+
+const struct repl_status *
+gw_ha_status(const char **why)
+{
+	refresh();
+	(void)eligible(why);
+	return store_repl_status();
+}
+
+void
+gw_ha_set_subnets(const struct gw_ha_subnets *ops)
+{
+	ha_subnets = ops;
 }
 
 void

@@ -32,4 +32,24 @@ int	gw_ha_ctl(FILE *f, const char *arg);
 /* The `ctl stats` line. */
 void	gw_ha_stats(FILE *f);
 
+/* This gateway's replication status as of now; *why says why it may
+ * not be promoted ("" if it may). A further subnet's process reports
+ * it to the first (gateway/subnet_ha.c). */
+struct repl_status;
+const struct repl_status *gw_ha_status(const char **why);
+
+/* Several subnets (docs/subnets.md): each further subnet's process is
+ * a pair member of its own, on its own link. The first process hands
+ * them keepalived's word and counts them in its status through these,
+ * which main sets (so this file calls nothing of gateway/subnet*.c). */
+struct gw_ha_subnets {
+	/* master, backup, yield or fault: to every further subnet. */
+	void	(*role)(const char *cmd);
+	/* A line per further subnet on f; clears *eligible (a standby:
+	 * one has no whole copy) and *protected (one is not), with why. */
+	void	(*status)(FILE *f, int *eligible, int *protected,
+		    char *why, size_t wlen);
+};
+void	gw_ha_set_subnets(const struct gw_ha_subnets *ops);
+
 #endif

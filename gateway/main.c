@@ -21,6 +21,7 @@
 #include "gateway/notify.h"
 #include "gateway/snmp.h"
 #include "gateway/subnet.h"
+#include "gateway/subnet_ha.h"
 #include "proxy/discover.h"
 #include "proxy/fetch.h"
 #include "proxy/health.h"
@@ -187,6 +188,13 @@ reload(void)
 		return;
 	}
 	c = gw_conf_load(gw_conf_path, err);
+	/* A further subnet's process: its own port, store, link, ... as
+	 * at its start, not the first process's listeners. */
+	if (c != NULL && gw_running->subnet_child != NULL &&
+	    gw_conf_subnet_child(c, gw_subnet_self(), err) == -1) {
+		gw_conf_free(c);
+		c = NULL;
+	}
 	fclose(err);
 	if (c == NULL) {
 		log_lines(buf);
@@ -628,8 +636,14 @@ main(int argc, char **argv)
 	if (optind != argc)
 		usage();
 
-	if (subnet != NULL)	/* what the first process left open */
-		closefrom(GW_SUBNET_LINK_FD + 1);
+	if (subnet != NULL) {	/* what the first process left open */
+		closefrom(GW_SUBNET_CTL_FD + 1);
+		if (gw_subnet_child_guard() == -1) {
+			fprintf(stderr, "ibsnmpgw -s %s: the first process is "
+			    "gone\n", subnet);
+			return 1;
+		}
+	}
 	if ((c = gw_conf_load(path, stderr)) == NULL)
 		return 1;
 	if (subnet != NULL) {
@@ -659,6 +673,33 @@ main(int argc, char **argv)
 	log_info("ibsnmpgw %s starting", PACKAGE_VERSION);
 
 	return run(c);
+}
+
+static const struct gw_ha_subnets ha_subnets = { gw_subnet_ha_role,
+    gw_subnet_ha_status };
+static const struct gw_subnet_ha_pair subnet_pair = { gw_ha_ctl,
+    gw_ha_status };
+
+/* What follows the fabric (SA, SM events, rereads, tunnels) and the
+ * hooks between the modules, none of which can fail. */
+static void
+fabric_init(const struct gw_conf *c)
+{
+	proxy_sa_init();
+	proxy_inform_init(c->sm_events);
+	proxy_inform_set_master_check((unsigned)c->master_check_ms);
+	proxy_reread_init();
+	proxy_watch_init(proxy_reread_check);
+	proxy_reread_on_changed(inventory_changed, NULL);
+	proxy_tun_init(&c->tunnel);
+	proxy_discover_on_done(sweep_done, NULL);
+	proxy_discover_on_check(light_check, NULL);
+	proxy_mad_on_port_up(port_up, NULL);
+	/* Several subnets in a pair: ha.c and subnet_ha.c see each other
+	 * only through what is handed here (docs/subnets.md). */
+	gw_subnet_ha_set_pair(&subnet_pair);
+	if (c->nsubnets > 1 && c->subnet_child == NULL)
+		gw_ha_set_subnets(&ha_subnets);
 }
 
 /* The daemon: every module started in order, the event loop, and every
@@ -703,16 +744,7 @@ run(struct gw_conf *c)
 	    proxy_poll_init(c->policies, c->npolicies) == -1 ||
 	    proxy_discover_init(sweep_conf(c)) == -1)
 		goto out_snmp;
-	proxy_sa_init();
-	proxy_inform_init(c->sm_events);
-	proxy_inform_set_master_check((unsigned)c->master_check_ms);
-	proxy_reread_init();
-	proxy_watch_init(proxy_reread_check);
-	proxy_reread_on_changed(inventory_changed, NULL);
-	proxy_tun_init(&c->tunnel);
-	proxy_discover_on_done(sweep_done, NULL);
-	proxy_discover_on_check(light_check, NULL);
-	proxy_mad_on_port_up(port_up, NULL);
+	fabric_init(c);
 	if (gw_ctl_init(c->control_socket) == -1)
 		goto out_poll;
 	if (gw_notify_init(c) == -1 || gw_ha_start() == -1 ||
@@ -730,6 +762,8 @@ out_poll:
 	 * their owners exist), then each module once, in reverse order. */
 	proxy_mad_stop();
 	gw_subnet_finalise();
+	gw_ha_set_subnets(NULL);
+	gw_subnet_ha_set_pair(NULL);
 	gw_ha_stop();
 	gw_notify_finalise();
 	gw_ctl_finalise();

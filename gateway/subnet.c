@@ -20,6 +20,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include <sqlite3.h>
 
 #include "gateway/subnet.h"
+#include "gateway/subnet_ha.h"
 #include "proxy/mad.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -156,36 +158,62 @@ gw_subnet_link_transport(int fd)
 
 static void	respawn_cb(void *arg);
 
+/* fd moved above the descriptors the process is to get theirs on, so
+ * that no dup2 of the spawn overwrites another's source. */
+static int
+above(int fd)
+{
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, GW_SUBNET_CTL_FD + 1);
+
+	close(fd);
+	return hi;
+}
+
+static char **
+child_env(const struct sub_proc *p, char *simenv, size_t slen, char *penv,
+    size_t plen)
+{
+	size_t ne = 0, k = 0;
+	char **envp;
+
+	while (environ[ne] != NULL)
+		ne++;
+	if ((envp = calloc(ne + 3, sizeof(*envp))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < ne; i++)
+		if ((p->sim_host[0] == '\0' ||
+		    strncmp(environ[i], "SIM_HOST=", 9) != 0) &&
+		    strncmp(environ[i], GW_SUBNET_PARENT_ENV "=",
+		    sizeof(GW_SUBNET_PARENT_ENV)) != 0)
+			envp[k++] = environ[i];
+	if (p->sim_host[0] != '\0') {
+		snprintf(simenv, slen, "SIM_HOST=%s", p->sim_host);
+		envp[k++] = simenv;
+	}
+	snprintf(penv, plen, GW_SUBNET_PARENT_ENV "=%ld", (long)getpid());
+	envp[k++] = penv;
+	return envp;
+}
+
 static int
 proc_spawn(struct sub_proc *p)
 {
 	posix_spawn_file_actions_t fa;
-	char *argv[9], **envp;
-	int sv[2], n = 0, rc;
-	size_t ne = 0, k = 0;
-	char simenv[48];
+	char *argv[9], **envp, simenv[48], penv[48];
+	int sv[2], cv[2] = { -1, -1 }, n = 0, rc;
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		log_warn("subnet %s: socketpair", p->name);
 		return -1;
 	}
-	/* dup2 onto itself would keep close-on-exec. */
-	if (sv[1] == GW_SUBNET_LINK_FD && fcntl(sv[1], F_SETFD, 0) == -1) {
-		log_warn("subnet %s: fcntl", p->name);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cv) == -1 ||
+	    (sv[1] = above(sv[1])) == -1 || (cv[1] = above(cv[1])) == -1) {
+		log_warn("subnet %s: socketpair", p->name);
 		goto fail;
 	}
-	while (environ[ne] != NULL)
-		ne++;
-	if ((envp = calloc(ne + 2, sizeof(*envp))) == NULL)
+	if ((envp = child_env(p, simenv, sizeof(simenv), penv,
+	    sizeof(penv))) == NULL)
 		goto fail;
-	for (size_t i = 0; i < ne; i++)
-		if (p->sim_host[0] == '\0' ||
-		    strncmp(environ[i], "SIM_HOST=", 9) != 0)
-			envp[k++] = environ[i];
-	if (p->sim_host[0] != '\0') {
-		snprintf(simenv, sizeof(simenv), "SIM_HOST=%s", p->sim_host);
-		envp[k++] = simenv;
-	}
 	argv[n++] = "ibsnmpgw";
 	argv[n++] = "-f";
 	if (sub_debug)
@@ -196,13 +224,12 @@ proc_spawn(struct sub_proc *p)
 	argv[n++] = p->name;
 	argv[n] = NULL;
 	posix_spawn_file_actions_init(&fa);
-	/* Its log where ours goes, not into our captured stderr; first,
-	 * as that may be the descriptor the link is to take. */
+	/* Its log where ours goes, not into our captured stderr. */
 	if (log_stderr_fd() >= 0)
 		posix_spawn_file_actions_adddup2(&fa, log_stderr_fd(),
 		    STDERR_FILENO);
-	if (sv[1] != GW_SUBNET_LINK_FD)
-		posix_spawn_file_actions_adddup2(&fa, sv[1], GW_SUBNET_LINK_FD);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], GW_SUBNET_LINK_FD);
+	posix_spawn_file_actions_adddup2(&fa, cv[1], GW_SUBNET_CTL_FD);
 	rc = posix_spawn(&p->pid, SELF_EXE, &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	free(envp);
@@ -212,15 +239,22 @@ proc_spawn(struct sub_proc *p)
 		goto fail;
 	}
 	close(sv[1]);
+	close(cv[1]);
 	p->fd = sv[0];
 	p->started = ev_now();
 	p->send_warned = 0;
+	gw_subnet_ha_spawned((int)(p - sub_procs), p->name, cv[0]);
 	log_info("subnet %s: process %ld started%s%s", p->name, (long)p->pid,
 	    p->sim_host[0] ? " as SIM_HOST " : "", p->sim_host);
 	return 0;
 fail:
 	close(sv[0]);
-	close(sv[1]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (cv[0] >= 0)
+		close(cv[0]);
+	if (cv[1] >= 0)
+		close(cv[1]);
 	p->pid = 0;
 	return -1;
 }
@@ -304,6 +338,7 @@ gw_subnet_reap(void)
 			    WIFSIGNALED(status) ? WTERMSIG(status) :
 			    WEXITSTATUS(status));
 			p->pid = 0;
+			gw_subnet_ha_gone(i);
 			if (p->sess != NULL) {
 				snmp_close(p->sess);	/* fails what waits */
 				p->sess = NULL;
@@ -371,10 +406,13 @@ int
 gw_subnet_init(const struct gw_conf *c, const char *conf_path, int debug)
 {
 	sub_n = c->subnet_child != NULL ? 1 : c->nsubnets;
+	if (c->subnet_child != NULL)
+		gw_subnet_ha_child(GW_SUBNET_CTL_FD, c->ha.enabled);
 	if (sub_n <= 1) {
 		sub_n = 1;
 		return 0;
 	}
+
 	snprintf(sub_first, sizeof(sub_first), "%s", c->subnets[0].name);
 	if ((sub_conf = realpath(conf_path, NULL)) == NULL) {
 		log_warn("subnet: %s", conf_path);
@@ -448,6 +486,7 @@ gw_subnet_finalise(void)
 		p->sess = NULL;
 		db_close(p);
 	}
+	gw_subnet_ha_finalise();
 	free(sub_conf);
 	sub_conf = NULL;
 	sub_n = 0;
@@ -467,6 +506,20 @@ gw_subnet_reload(const struct gw_conf *c)
 	for (int i = 1; i < sub_n; i++)
 		if (sub_procs[i].pid > 0)
 			kill(sub_procs[i].pid, SIGHUP);
+}
+
+int
+gw_subnet_child_guard(void)
+{
+	const char *parent = getenv(GW_SUBNET_PARENT_ENV);
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		return -1;
+	/* Gone before the line above: we belong to init now. By hand
+	 * (no variable), there is nothing to check. */
+	if (parent != NULL && strtol(parent, NULL, 10) != (long)getppid())
+		return -1;
+	return 0;
 }
 
 void

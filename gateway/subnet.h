@@ -21,6 +21,8 @@
 
 /* The descriptor a further subnet's process reads its link on. */
 #define GW_SUBNET_LINK_FD	3
+/* The first process's pid, in a further subnet's environment. */
+#define GW_SUBNET_PARENT_ENV	"IBSNMPGW_PARENT"
 /* Separates the access name from the node name on the link. */
 #define GW_SUBNET_SEP		'\x1f'
 
@@ -68,6 +70,11 @@ struct gw_subnet_stats {
 	uint64_t	restarts;	/* processes started again */
 };
 void	gw_subnet_get_stats(struct gw_subnet_stats *st);
+
+/* Child, first thing: it stops when the first process does, even by
+ * SIGKILL (an orphan would serve, and in a pair stay active, alone).
+ * -1 if that has already happened. */
+int	gw_subnet_child_guard(void);
 
 /* Child: the link to the first process as a net-snmp transport. */
 netsnmp_transport *gw_subnet_link_transport(int fd);

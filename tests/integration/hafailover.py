@@ -38,25 +38,8 @@ import simlib  # noqa: E402
 from simlib import parse_vars, wait  # noqa: E402
 
 
-def skip_unless_netns():
-    """Exit 77 unless root, keepalived and ip netns are there."""
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root")
-        sys.exit(77)
-    for prog in ("keepalived", "ip"):
-        if shutil.which(prog) is None:
-            print("SKIP: %s not found" % prog)
-            sys.exit(77)
-    probe = "ibgw-probe-%d" % os.getpid()
-    if subprocess.run(["ip", "netns", "add", probe],
-                      capture_output=True).returncode != 0:
-        print("SKIP: ip netns add does not work here")
-        sys.exit(77)
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-
-
 simlib.skip_if_missing()
-skip_unless_netns()
+simlib.skip_unless_netns()
 R = simlib.Report()
 BOOTS = ".1.3.6.1.6.3.10.2.1.2.0"
 HC_IN = ".1.3.6.1.2.1.31.1.1.1.6.1"

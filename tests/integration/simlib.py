@@ -25,6 +25,24 @@ STATS = ".1.3.6.1.4.1.8072.9999.9999.117.2"   # IBSNMPGW-MIB statistics
 REQUIRED = ["ibsim", "opensm", "smpquery", "snmpget", "snmpbulkwalk"]
 
 
+def skip_unless_netns():
+    """Exit 77 unless root, keepalived and ip netns are there (a pair,
+    `ibsnmpgw-sim start --ha`)."""
+    if os.geteuid() != 0:
+        print("SKIP: network namespaces need root")
+        sys.exit(77)
+    for prog in ("keepalived", "ip"):
+        if shutil.which(prog) is None:
+            print("SKIP: %s not found" % prog)
+            sys.exit(77)
+    probe = "ibgw-probe-%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", probe],
+                      capture_output=True).returncode != 0:
+        print("SKIP: ip netns add does not work here")
+        sys.exit(77)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+
+
 def skip_if_missing():
     missing = [p for p in REQUIRED if shutil.which(p) is None]
     if not os.path.exists(UMAD2SIM):

@@ -22,6 +22,16 @@ static char path[64];
     "store:\n" \
     "  path: /tmp/x/inventory.db\n"
 
+/* A pair's gateways share one engine. */
+#define HEAD_EID \
+    "snmp:\n" \
+    "  engine-id: 0x80001f8880aabbccdd\n" \
+    "  listen: [\"udp:127.0.0.1:1161\"]\n" \
+    "  communities:\n" \
+    "    - name: public\n" \
+    "store:\n" \
+    "  path: /tmp/x/inventory.db\n"
+
 static struct gw_conf *
 load(const char *text, char *errbuf, size_t len)
 {
@@ -131,19 +141,51 @@ test_conflicts(void **state)
 	(void)state;
 	assert_null(c);
 	want_err(err, 10, "ib.ca/ib.port and ib.ports: one or the other");
-	err[0] = '\0';
-	c = load(HEAD
-	    "ib:\n"
-	    "  ports:\n"
-	    "    - { port: 1, subnet: a }\n"
-	    "    - { port: 2, subnet: b }\n"
-	    "ha:\n"
+}
+
+/* A pair on several subnets: subnet i's link is on the ports of
+ * ha.listen and ha.peer plus i, which must exist; its process starts
+ * a standby whatever ha.role says (the first hands keepalived's word
+ * on). */
+static void
+test_ha(void **state)
+{
+	char err[4096] = "";
+	const char *text = HEAD_EID			/* 1-7 */
+	    "ib:\n"					/* 8 */
+	    "  ports:\n"				/* 9 */
+	    "    - { port: 1, subnet: a }\n"		/* 10 */
+	    "    - { port: 2, subnet: b }\n"		/* 11 */
+	    "    - { port: 3, subnet: c }\n"		/* 12 */
+	    "ha:\n"					/* 13 */
+	    "  role: active\n"
 	    "  listen: \"127.0.0.1:7000\"\n"
-	    "  peer: \"127.0.0.2:7000\"\n"
+	    "  peer: \"[::1]:7100\"\n"
+	    "  key-file: /nonexistent\n";
+	struct gw_conf *c = load(text, err, sizeof(err));
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("refused:\n%s", err);
+	assert_int_equal(gw_conf_subnet_child(c, "c", stderr), 0);
+	assert_string_equal(c->ha.listen, "127.0.0.1:7002");
+	assert_string_equal(c->ha.peer, "[::1]:7102");
+	assert_int_equal(c->ha.role, GW_HA_AUTO);
+	gw_conf_free(c);
+
+	c = load(HEAD_EID				/* 1-7 */
+	    "ib:\n"					/* 8 */
+	    "  ports:\n"				/* 9 */
+	    "    - { port: 1, subnet: a }\n"		/* 10 */
+	    "    - { port: 2, subnet: b }\n"		/* 11 */
+	    "ha:\n"					/* 12 */
+	    "  listen: \"127.0.0.1:7000\"\n"
+	    "  peer: \"127.0.0.2:65535\"\n"
 	    "  key-file: /nonexistent\n",
 	    err, sizeof(err));
 	assert_null(c);
-	assert_non_null(strstr(err, "ha: with several ib.ports"));
+	want_err(err, 12, "ha.listen/ha.peer: with 2 subnets, ports up to "
+	    "PORT+1 are used: too high");
 }
 
 /* Under ibsim a port is also its sim-host: the same CA and port twice
@@ -217,6 +259,7 @@ main(void)
 		cmocka_unit_test(test_two),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_ha),
 		cmocka_unit_test(test_sim_host),
 		cmocka_unit_test(test_child),
 	};

@@ -397,12 +397,6 @@ same_check(void *arg)
 }
 
 int
-gw_subnet_refused(int i)
-{
-	return i > 0 && i < sub_n && sub_procs[i].refused;
-}
-
-int
 gw_subnet_init(const struct gw_conf *c, const char *conf_path, int debug)
 {
 	sub_n = c->subnet_child != NULL ? 1 : c->nsubnets;

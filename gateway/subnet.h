@@ -60,9 +60,6 @@ int	gw_subnet_forward(int i, netsnmp_session *listener, netsnmp_pdu *pdu,
 	    char kind, const char *access, size_t alen, const char *node,
 	    size_t nlen);
 
-/* Whether further subnet i was found to be the first's (same_check). */
-int	gw_subnet_refused(int i);
-
 struct gw_subnet_stats {
 	uint64_t	forwarded;	/* requests handed on */
 	uint64_t	answered;	/* answers sent back */

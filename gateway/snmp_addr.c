@@ -173,32 +173,76 @@ set_context(netsnmp_pdu *pdu, const char *name)
 	return 0;
 }
 
-/* With several subnets, this process's own names may carry its
- * subnet: "fabric-NAME" is the fabric context and "NAME/node" a node
- * (docs/subnets.md). A bare LID names a node of one subnet only when
- * there is one. Returns 1 for the fabric context. */
+/* What a node name says of its subnet, with several (docs/subnets.md):
+ * "fabric-NAME" is subnet NAME's fabric context, "NAME/node" its node,
+ * and a bare "lid-N" names a node of one subnet only when there is
+ * one. */
+enum sn_kind { SN_PLAIN, SN_FABRIC, SN_NODE, SN_LID };
+struct sn_name {
+	enum sn_kind	 kind;
+	int		 subnet;	/* SN_FABRIC, SN_NODE: gw_subnet_find */
+	const char	*rest;		/* SN_NODE: the node's name there */
+	size_t		 rlen;
+};
+
+/* The node subnet_of() resolved a name of this PDU to (it is ours):
+ * req_resolve() takes it rather than resolve the name again. The same
+ * pointer into the same PDU; forgotten at each PDU's start. */
+static struct {
+	const char		*name;
+	size_t			 len;
+	const struct store_node	*node;
+} sn_hint;
+
+static void
+sn_parse(const char *name, size_t len, struct sn_name *sn)
+{
+	size_t cl = strlen(snmp_fabric);
+	const char *slash;
+
+	memset(sn, 0, sizeof(*sn));
+	if (len > cl + 1 && memcmp(name, snmp_fabric, cl) == 0 &&
+	    name[cl] == '-' && (sn->subnet = gw_subnet_find(name + cl + 1,
+	    len - cl - 1)) >= 0)
+		sn->kind = SN_FABRIC;
+	else if ((slash = memchr(name, '/', len)) != NULL &&
+	    (sn->subnet = gw_subnet_find(name, (size_t)(slash - name))) >= 0) {
+		sn->kind = SN_NODE;
+		sn->rest = slash + 1;
+		sn->rlen = len - (size_t)(slash - name) - 1;
+	} else if (len > 4 && memcmp(name, "lid-", 4) == 0)
+		sn->kind = SN_LID;
+}
+
+/* This process's own names, with several subnets: its subnet's
+ * "fabric-NAME" and "NAME/node". Returns 1 for the fabric context;
+ * *len 0 for a name that can name none of our nodes. */
 static int
 local_alias(const char **name, size_t *len)
 {
-	const char *first, *slash;
-	size_t fl, cl = strlen(snmp_fabric);
+	struct sn_name sn;
 
 	if (gw_subnet_count() <= 1)
 		return is_fabric(*name, *len);
-	first = gw_subnet_name(0);
-	fl = strlen(first);
-	if (*len == cl + 1 + fl && memcmp(*name, snmp_fabric, cl) == 0 &&
-	    (*name)[cl] == '-' && memcmp(*name + cl + 1, first, fl) == 0)
-		return 1;
-	if ((slash = memchr(*name, '/', *len)) != NULL &&
-	    (size_t)(slash - *name) == fl && memcmp(*name, first, fl) == 0) {
-		*len -= fl + 1;
-		*name = slash + 1;
+	sn_parse(*name, *len, &sn);
+	switch (sn.kind) {
+	case SN_FABRIC:
+		if (sn.subnet == 0)
+			return 1;
+		break;
+	case SN_NODE:
+		if (sn.subnet != 0)
+			break;
+		*name = sn.rest;
+		*len = sn.rlen;
+		return is_fabric(*name, *len);
+	case SN_LID:
+		break;		/* ambiguous: resolves to nothing */
+	case SN_PLAIN:
 		return is_fabric(*name, *len);
 	}
-	if (*len > 4 && memcmp(*name, "lid-", 4) == 0)
-		*len = 0;	/* ambiguous: resolves to nothing */
-	return is_fabric(*name, *len);
+	*len = 0;
+	return 0;
 }
 
 /* Who pdu's sender is and which node it names: the community's parts
@@ -227,8 +271,11 @@ req_resolve(struct gw_req *q, long version, const void *name, size_t len,
 	q->named = 1;
 	if (local_alias(&nm.node, &nm.node_len))
 		q->fabric = 1;
+	else if (nm.node == sn_hint.name && nm.node_len == sn_hint.len)
+		q->node = sn_hint.node;		/* subnet_of's, this PDU's */
 	else if (nm.node_len > 0)
 		q->node = store_node_resolve(nm.node, nm.node_len);
+	sn_hint.name = NULL;
 }
 
 /* ---- Several subnets (gateway/subnet.c) */
@@ -238,37 +285,39 @@ req_resolve(struct gw_req *q, long version, const void *name, size_t len,
 static int
 subnet_of(const char *name, size_t len, const char **rest, size_t *rlen)
 {
-	size_t cl = strlen(snmp_fabric);
 	const struct store_node *local;
-	const char *slash;
+	struct sn_name sn;
 	uint64_t guid;
 	int i;
 
-	if (len > cl + 1 && memcmp(name, snmp_fabric, cl) == 0 &&
-	    name[cl] == '-' && (i = gw_subnet_find(name + cl + 1,
-	    len - cl - 1)) > 0) {
+	sn_parse(name, len, &sn);
+	if (sn.kind == SN_FABRIC && sn.subnet > 0) {
 		*rest = snmp_fabric;
-		*rlen = cl;
-		return i;
+		*rlen = strlen(snmp_fabric);
+		return sn.subnet;
 	}
-	if ((slash = memchr(name, '/', len)) != NULL &&
-	    (i = gw_subnet_find(name, (size_t)(slash - name))) > 0) {
-		*rest = slash + 1;
-		*rlen = len - (size_t)(slash - name) - 1;
-		return *rlen > 0 ? i : -1;
+	if (sn.kind == SN_NODE && sn.subnet > 0) {
+		*rest = sn.rest;
+		*rlen = sn.rlen;
+		return sn.rlen > 0 ? sn.subnet : -1;
 	}
+	if (sn.kind != SN_PLAIN)
+		return -1;	/* ours, or a bare LID: local_alias decides */
 	if (is_fabric(name, len))
 		return -1;	/* ours, and asked often: no lookup */
-	/* GUIDs are global: one no node of ours has may be another's. */
 	local = store_node_resolve(name, len);
-	if (store_parse_guid(name, len, &guid) == 0 && local == NULL &&
-	    (i = gw_subnet_by_guid(guid)) > 0) {
+	sn_hint.name = name;		/* req_resolve needs it too */
+	sn_hint.len = len;
+	sn_hint.node = local;
+	/* GUIDs are global: one no node of ours has may be another's; one
+	 * we have is ours, and no host name. */
+	if (store_parse_guid(name, len, &guid) == 0) {
+		if (local != NULL || (i = gw_subnet_by_guid(guid)) <= 0)
+			return -1;
 		*rest = name;
 		*rlen = len;
 		return i;
 	}
-	if (len > 4 && memcmp(name, "lid-", 4) == 0)
-		return -1;	/* a bare LID: local_alias refuses it */
 	/* A host name: one subnet's, or nobody's if several have it
 	 * (two HCAs of one host, one in each subnet). */
 	if ((i = gw_subnet_by_name(name, len)) == -1)
@@ -426,6 +475,7 @@ gw_snmp_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 
 	/* Whatever happens to this PDU, the last one's result is not its. */
 	addr_parsed.gen = 0;
+	sn_hint.name = NULL;
 	/* Counts and drops what did not parse (USM reports are already
 	 * sent by then). Raw community and contextName are not
 	 * NUL-terminated here: lengths only. */
@@ -434,8 +484,10 @@ gw_snmp_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu, int result)
 	if (!is_request(pdu))
 		return 1;
 	snmp_st.requests++;
-	if (gw_subnet_count() > 1 && subnet_route(sess, pdu) == 0)
+	if (gw_subnet_count() > 1 && subnet_route(sess, pdu) == 0) {
+		sn_hint.name = NULL;
 		return 0;
+	}
 	switch (pdu->version) {
 	case SNMP_VERSION_1:
 	case SNMP_VERSION_2c:

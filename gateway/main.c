@@ -521,6 +521,22 @@ signals_init(void)
 	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, NULL);
 }
 
+/* The file as the process of subnet reads it (-s NAME: a further
+ * subnet's, with its own store, socket and state; NULL: the first's),
+ * or NULL with the errors on stderr. */
+static struct gw_conf *
+conf_for(const char *path, const char *subnet)
+{
+	struct gw_conf *c = gw_conf_load(path, stderr);
+
+	if (c != NULL && subnet != NULL &&
+	    gw_conf_subnet_child(c, subnet, stderr) == -1) {
+		gw_conf_free(c);
+		c = NULL;
+	}
+	return c;
+}
+
 /* `ibsnmpgw ctl ...`: the control socket's client. */
 static int
 ctl_main(const char *path, const char *subnet, int argc, char **argv)
@@ -530,13 +546,8 @@ ctl_main(const char *path, const char *subnet, int argc, char **argv)
 
 	if (argc < 1)
 		usage();
-	if ((c = gw_conf_load(path, stderr)) == NULL)
+	if ((c = conf_for(path, subnet)) == NULL)
 		return 1;
-	/* -s NAME: a further subnet's process, on its own socket. */
-	if (subnet != NULL && gw_conf_subnet_child(c, subnet, stderr) == -1) {
-		gw_conf_free(c);
-		return 1;
-	}
 	rc = gw_ctl_client(c->control_socket, argc, argv);
 	gw_conf_free(c);
 	return rc;
@@ -551,12 +562,8 @@ schema_main(const char *path, const char *subnet, int argc, char **argv)
 
 	if (argc > 2)
 		usage();
-	if ((c = gw_conf_load(path, stderr)) == NULL)
+	if ((c = conf_for(path, subnet)) == NULL)
 		return 2;
-	if (subnet != NULL && gw_conf_subnet_child(c, subnet, stderr) == -1) {
-		gw_conf_free(c);
-		return 2;
-	}
 	rc = schema_cmd(c, argv[1]);
 	gw_conf_free(c);
 	return rc;
@@ -644,13 +651,9 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if ((c = gw_conf_load(path, stderr)) == NULL)
+	if ((c = conf_for(path, subnet)) == NULL)
 		return 1;
 	if (subnet != NULL) {
-		if (gw_conf_subnet_child(c, subnet, stderr) == -1) {
-			gw_conf_free(c);
-			return 1;
-		}
 		snprintf(ident, sizeof(ident), "ibsnmpgw-%s", subnet);
 		gw_subnet_set_self(subnet);
 		if (mkdir(c->state_dir, 0700) == -1 && errno != EEXIST) {

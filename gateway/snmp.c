@@ -91,6 +91,10 @@ snmp_prepare(void *arg, struct pollfd *pfd, int max, int *timeout)
 		if (NETSNMP_LARGE_FD_ISSET(fd, &fds))
 			pfd[n++] = (struct pollfd){ fd, POLLIN, 0 };
 	netsnmp_large_fd_set_cleanup(&fds);
+	netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
+	if (gw_snmp_udp_pending(&fds) > 0)
+		*timeout = 0;		/* read, not yet handed on */
+	netsnmp_large_fd_set_cleanup(&fds);
 	if (!block) {
 		int ms = tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
 		if (*timeout < 0 || ms < *timeout)
@@ -113,6 +117,15 @@ snmp_dispatch(void *arg, struct pollfd *pfd, int n)
 		}
 	if (ready)
 		snmp_read2(&fds);
+	/* What a listener's recvmmsg() brought beyond the first: read now,
+	 * not after another poll(). */
+	for (int r = 0; r < GW_SNMP_UDP_BATCH; r++) {
+		netsnmp_large_fd_set_cleanup(&fds);
+		netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
+		if (gw_snmp_udp_pending(&fds) == 0)
+			break;
+		snmp_read2(&fds);
+	}
 	netsnmp_large_fd_set_cleanup(&fds);
 	snmp_timeout();
 	run_alarms();
@@ -278,6 +291,7 @@ open_listener(const char *spec, const char *norm)
 		log_warnx("snmp: cannot listen on %s", spec);
 		return -1;
 	}
+	gw_snmp_udp_tune(t);
 	if ((sp = agent_session(t, spec)) == NULL)
 		return -1;
 	if ((snmp_specs[snmp_nsessions] = strdup(norm)) == NULL) {
@@ -367,8 +381,12 @@ close_listener(int i)
 static void
 close_session(netsnmp_session *sp)
 {
+	netsnmp_transport *t = snmp_sess_transport(snmp_sess_pointer(sp));
+
 	if (main_session == sp)
 		main_session = snmp_nsessions > 0 ? snmp_sessions[0] : NULL;
+	if (t != NULL)
+		gw_snmp_udp_forget(t->sock);
 	snmp_close(sp);
 }
 

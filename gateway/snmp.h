@@ -89,4 +89,14 @@ uint32_t gw_snmp_engine_boots(void);
 /* b + 1, or b at GW_SNMP_BOOTS_MAX. */
 uint32_t gw_snmp_boots_next(uint32_t b);
 
+/* snmp_udp.c: a UDP/IPv4 listener's receive and send without a system
+ * call per datagram each; others are left as they are. forget: its
+ * socket is about to close. */
+void	gw_snmp_udp_tune(netsnmp_transport *t);
+void	gw_snmp_udp_forget(int fd);
+#define GW_SNMP_UDP_BATCH	8	/* datagrams per recvmmsg() */
+/* The listeners with datagrams read but not yet handed to the agent,
+ * set in fds: how many. */
+int	gw_snmp_udp_pending(netsnmp_large_fd_set *fds);
+
 #endif

@@ -613,7 +613,7 @@ check_whole(struct yaml_ctx *x, const yaml_node_t *root,
 		    "could query the gateway");
 	conf_check_targets(x, c);
 	conf_check_ha(x, root, c);
-	conf_check_subnets(x, root, c);
+	conf_check_subnets(x, c);
 	if (c->mad_max_inflight_node > c->mad_max_inflight)
 		yaml_err(x, root, "mad.max-in-flight-per-node (%d) exceeds "
 		    "mad.max-in-flight (%d)", c->mad_max_inflight_node,

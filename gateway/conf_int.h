@@ -78,8 +78,7 @@ conf_xstrdup(const char *s)
 /* ib.ports (conf_subnet.c). */
 void	conf_parse_ports(struct yaml_ctx *x, yaml_node_t *v,
 	    struct gw_conf *c);
-void	conf_check_subnets(struct yaml_ctx *x, const yaml_node_t *root,
-	    struct gw_conf *c);
+void	conf_check_subnets(struct yaml_ctx *x, struct gw_conf *c);
 void	conf_subnets_free(struct gw_conf *c);
 
 /* conf_ha.c: the ha: section (arg: the gw_conf); checks after it. */

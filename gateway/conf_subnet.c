@@ -159,10 +159,8 @@ ha_port_plus(const char *addr, int i)
 }
 
 void
-conf_check_subnets(struct yaml_ctx *x, const yaml_node_t *root,
-    struct gw_conf *c)
+conf_check_subnets(struct yaml_ctx *x, struct gw_conf *c)
 {
-	(void)root;
 	if (c->nsubnets == 0)
 		return;
 	if (c->ib_ca != NULL || c->ib_port != 0) {

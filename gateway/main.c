@@ -171,6 +171,22 @@ ha_prepare(const struct gw_conf *c)
 	return rc;
 }
 
+/* The file as the process of subnet reads it (-s NAME: a further
+ * subnet's, with its own store, socket and state; NULL: the first's),
+ * or NULL with the errors on err. */
+static struct gw_conf *
+conf_for(const char *path, const char *subnet, FILE *err)
+{
+	struct gw_conf *c = gw_conf_load(path, err);
+
+	if (c != NULL && subnet != NULL &&
+	    gw_conf_subnet_child(c, subnet, err) == -1) {
+		gw_conf_free(c);
+		c = NULL;
+	}
+	return c;
+}
+
 /* SIGHUP: load the file again; a bad file leaves everything as it was
  * and its errors are logged as file:line. Whatever can fail comes
  * first; new listeners open before anything else is applied. */
@@ -187,14 +203,10 @@ reload(void)
 		log_warn("reload");
 		return;
 	}
-	c = gw_conf_load(gw_conf_path, err);
-	/* A further subnet's process: its own port, store, link, ... as
-	 * at its start, not the first process's listeners. */
-	if (c != NULL && gw_running->subnet_child != NULL &&
-	    gw_conf_subnet_child(c, gw_subnet_self(), err) == -1) {
-		gw_conf_free(c);
-		c = NULL;
-	}
+	/* A further subnet's process reads it as at its start: its own
+	 * port, store and link, not the first process's listeners. */
+	c = conf_for(gw_conf_path, gw_running->subnet_child != NULL ?
+	    gw_subnet_self() : NULL, err);
 	fclose(err);
 	if (c == NULL) {
 		log_lines(buf);
@@ -521,22 +533,6 @@ signals_init(void)
 	return ev_fd_add(sig_pipe[0], POLLIN, signal_cb, NULL);
 }
 
-/* The file as the process of subnet reads it (-s NAME: a further
- * subnet's, with its own store, socket and state; NULL: the first's),
- * or NULL with the errors on stderr. */
-static struct gw_conf *
-conf_for(const char *path, const char *subnet)
-{
-	struct gw_conf *c = gw_conf_load(path, stderr);
-
-	if (c != NULL && subnet != NULL &&
-	    gw_conf_subnet_child(c, subnet, stderr) == -1) {
-		gw_conf_free(c);
-		c = NULL;
-	}
-	return c;
-}
-
 /* `ibsnmpgw ctl ...`: the control socket's client. */
 static int
 ctl_main(const char *path, const char *subnet, int argc, char **argv)
@@ -546,7 +542,7 @@ ctl_main(const char *path, const char *subnet, int argc, char **argv)
 
 	if (argc < 1)
 		usage();
-	if ((c = conf_for(path, subnet)) == NULL)
+	if ((c = conf_for(path, subnet, stderr)) == NULL)
 		return 1;
 	rc = gw_ctl_client(c->control_socket, argc, argv);
 	gw_conf_free(c);
@@ -562,7 +558,7 @@ schema_main(const char *path, const char *subnet, int argc, char **argv)
 
 	if (argc > 2)
 		usage();
-	if ((c = conf_for(path, subnet)) == NULL)
+	if ((c = conf_for(path, subnet, stderr)) == NULL)
 		return 2;
 	rc = schema_cmd(c, argv[1]);
 	gw_conf_free(c);
@@ -651,7 +647,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if ((c = conf_for(path, subnet)) == NULL)
+	if ((c = conf_for(path, subnet, stderr)) == NULL)
 		return 1;
 	if (subnet != NULL) {
 		snprintf(ident, sizeof(ident), "ibsnmpgw-%s", subnet);

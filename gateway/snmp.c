@@ -91,10 +91,8 @@ snmp_prepare(void *arg, struct pollfd *pfd, int max, int *timeout)
 		if (NETSNMP_LARGE_FD_ISSET(fd, &fds))
 			pfd[n++] = (struct pollfd){ fd, POLLIN, 0 };
 	netsnmp_large_fd_set_cleanup(&fds);
-	netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
-	if (gw_snmp_udp_pending(&fds) > 0)
+	if (gw_snmp_udp_pending(NULL) > 0)
 		*timeout = 0;		/* read, not yet handed on */
-	netsnmp_large_fd_set_cleanup(&fds);
 	if (!block) {
 		int ms = tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
 		if (*timeout < 0 || ms < *timeout)
@@ -119,11 +117,11 @@ snmp_dispatch(void *arg, struct pollfd *pfd, int n)
 		snmp_read2(&fds);
 	/* What a listener's recvmmsg() brought beyond the first: read now,
 	 * not after another poll(). */
-	for (int r = 0; r < GW_SNMP_UDP_BATCH; r++) {
+	for (int r = 0; r < GW_SNMP_UDP_BATCH &&
+	    gw_snmp_udp_pending(NULL) > 0; r++) {
 		netsnmp_large_fd_set_cleanup(&fds);
 		netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
-		if (gw_snmp_udp_pending(&fds) == 0)
-			break;
+		(void)gw_snmp_udp_pending(&fds);
 		snmp_read2(&fds);
 	}
 	netsnmp_large_fd_set_cleanup(&fds);

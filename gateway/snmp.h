@@ -96,7 +96,7 @@ void	gw_snmp_udp_tune(netsnmp_transport *t);
 void	gw_snmp_udp_forget(int fd);
 #define GW_SNMP_UDP_BATCH	8	/* datagrams per recvmmsg() */
 /* The listeners with datagrams read but not yet handed to the agent,
- * set in fds: how many. */
+ * set in fds unless it is NULL: how many. */
 int	gw_snmp_udp_pending(netsnmp_large_fd_set *fds);
 
 #endif

@@ -137,7 +137,8 @@ gw_snmp_udp_pending(netsnmp_large_fd_set *fds)
 	for (int i = 0; i < UDP_MAX; i++)
 		if (udp_socks[i].fd >= 0 && udp_socks[i].b != NULL &&
 		    udp_socks[i].b->next < udp_socks[i].b->n) {
-			NETSNMP_LARGE_FD_SET(udp_socks[i].fd, fds);
+			if (fds != NULL)
+				NETSNMP_LARGE_FD_SET(udp_socks[i].fd, fds);
 			n++;
 		}
 	return n;
@@ -189,6 +190,15 @@ udp_send(netsnmp_transport *t, const void *buf, int size, void **opaque,
 	const struct in_addr *src;
 	ssize_t n;
 
+	if (opaque != NULL && *opaque != NULL && olen != NULL &&
+	    *olen == (int)sizeof(struct sockaddr_in)) {
+		/* An address alone, a form net-snmp's send takes too: the
+		 * kernel chooses the source. */
+		const struct sockaddr_in *to = *opaque;
+
+		return to->sin_family != AF_INET ? -1 : (int)udp_sendmsg(
+		    t->sock, to, buf, (size_t)size, NULL, 0);
+	}
 	if (opaque != NULL && *opaque != NULL && olen != NULL &&
 	    *olen == (int)sizeof(netsnmp_indexed_addr_pair))
 		ap = *opaque;

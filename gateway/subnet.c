@@ -406,7 +406,6 @@ gw_subnet_init(const struct gw_conf *c, const char *conf_path, int debug)
 		sub_n = 1;
 		return 0;
 	}
-
 	snprintf(sub_first, sizeof(sub_first), "%s", c->subnets[0].name);
 	if ((sub_conf = realpath(conf_path, NULL)) == NULL) {
 		log_warn("subnet: %s", conf_path);

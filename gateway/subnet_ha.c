@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +37,9 @@ struct sha_sub {
 	char		 why[128];
 };
 
-static struct sha_sub	 sha_subs[GW_SUBNETS_MAX];
+static struct sha_sub	 sha_subs[GW_SUBNETS_MAX] = {
+	[0 ... GW_SUBNETS_MAX - 1] = { .fd = -1 }
+};
 static int		 sha_child_fd = -1;
 static struct ev_timer	 sha_report;
 static int		 sha_reporting;	/* an ha: section */
@@ -130,7 +132,7 @@ gw_subnet_ha_gone(int i)
 	if (i < 1 || i >= GW_SUBNETS_MAX)
 		return;
 	s = &sha_subs[i];
-	if (s->name[0] != '\0' && s->fd >= 0) {	/* 0 before the first */
+	if (s->fd >= 0) {
 		ev_fd_del(s->fd);
 		close(s->fd);
 	}
@@ -145,7 +147,7 @@ gw_subnet_ha_role(const char *cmd)
 
 	snprintf(msg, sizeof(msg), "ha %s", cmd);
 	for (int i = 1; i < GW_SUBNETS_MAX; i++)
-		if (sha_subs[i].name[0] != '\0' && sha_subs[i].fd >= 0)
+		if (sha_subs[i].fd >= 0)
 			say(sha_subs[i].fd, msg);
 }
 

@@ -1,7 +1,8 @@
 /* gw_snmp_udp (gateway/snmp_udp.c): a UDP/IPv4 listener's datagrams
  * read up to GW_SNMP_UDP_BATCH at a time and handed out one by one,
  * each with its sender and the local address it came to, as net-snmp's
- * own receive gives them; the answer sent back from that address; what
+ * own receive gives them; the answer sent back from that address, or to
+ * an address given alone; what
  * a batch holds counted as pending; a forgotten socket's batch gone;
  * other transports left alone. */
 #include "config.h"
@@ -95,6 +96,22 @@ test_batch(void **state)
 			assert_int_equal(from.sin_port, to.sin_port);
 		}
 		free(op);
+	}
+	/* An address alone as the opaque, as net-snmp's send takes it. */
+	{
+		struct sockaddr_in *to_me = malloc(sizeof(*to_me));
+		int tl = sizeof(*to_me);
+
+		assert_non_null(to_me);
+		sl = sizeof(*to_me);
+		assert_int_equal(getsockname(c, (struct sockaddr *)to_me, &sl),
+		    0);
+		op = to_me;
+		assert_int_equal(t->f_send(t, "bare", 4, &op, &tl), 4);
+		n = (int)recv(c, buf, sizeof(buf), 0);
+		assert_int_equal(n, 4);
+		assert_memory_equal(buf, "bare", 4);
+		free(to_me);
 	}
 	/* Nothing more: -1, as a recvmsg() that would block. */
 	assert_int_equal(t->f_recv(t, buf, sizeof(buf), &op, &olen), -1);

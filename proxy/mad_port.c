@@ -115,6 +115,24 @@ issm_open(struct mad_engine *e)
 		    e->ca, e->port);
 }
 
+/* Unregister our agents, then close. The kernel would free them on
+ * close anyway; umad2sim frees one per close, and its 32 agent slots
+ * ran out on the 8th reopen (tests/sim/README.md). */
+static void
+port_close(struct mad_engine *e)
+{
+	int *agents[] = { &e->agent_dr, &e->agent_lid, &e->agent_perf,
+	    &e->agent_sa, &e->agent_tun };
+
+	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
+		if (*agents[i] >= 0)
+			(void)umad_unregister(e->fd, *agents[i]);
+		*agents[i] = -1;
+	}
+	umad_close_port(e->fd);
+	e->fd = -1;
+}
+
 /* Open the port and register the classes; -1 leaves it closed. */
 static int
 port_open(struct mad_engine *e)
@@ -128,8 +146,7 @@ port_open(struct mad_engine *e)
 	    (e->agent_perf = umad_register(e->fd, ATTR_CLASS_PERF, 1, 0,
 	    NULL)) < 0 ||
 	    register_sa(e) < 0) {
-		umad_close_port(e->fd);
-		e->fd = -1;
+		port_close(e);
 		return -1;
 	}
 	register_tunnel(e);
@@ -156,15 +173,12 @@ reopen_cb(void *arg)
 
 	mad_reader_stop(e);
 	if (e->fd >= 0)
-		umad_close_port(e->fd);
-	e->fd = -1;
+		port_close(e);
 	e->reopen_tries++;
 	if (port_open(e) == -1 || !mad_local_port_active(e) ||
 	    mad_reader_start(e) == -1) {
-		if (e->fd >= 0 && !e->thread_on) {
-			umad_close_port(e->fd);
-			e->fd = -1;
-		}
+		if (e->fd >= 0 && !e->thread_on)
+			port_close(e);
 		if (e->backoff_ms < BACKOFF_MAX_MS)
 			e->backoff_ms *= 2;
 		if (e->backoff_ms > BACKOFF_MAX_MS)
@@ -222,7 +236,7 @@ mad_port_close(struct mad_engine *e)
 	/* Callbacks must not submit during shutdown: e->fd is forgotten
 	 * (and closed, unless the process exits: proxy_mad_exiting). */
 	if (e->fd >= 0 && !e->exiting)
-		umad_close_port(e->fd);
+		port_close(e);
 	e->fd = -1;
 	if (e->issm_fd >= 0)
 		close(e->issm_fd);	/* IsSM off again */

@@ -71,8 +71,10 @@ rx_alloc_big(struct mad_rx *rx, int len)
 		return big;
 	}
 	free(rx);
+	/* Populated: the read fills all of it, and one call costs half
+	 * what a fault per page does (60 -> 31 ms for 16 MB in a VM). */
 	big = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-	    MAP_ANONYMOUS, -1, 0);
+	    MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (big == MAP_FAILED)
 		return NULL;
 	big->mapped = sz;

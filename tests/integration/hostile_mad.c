@@ -542,8 +542,10 @@ hm_oversize(int fd, const struct hm_mad *m)
 	hm_pend_len = len;
 	hm_pend_fd = fd;
 	/* A mapping of its own, so as to leave the gateway's heap as it
-	 * was (the RSS the test checks is the gateway's, not ours). */
-	hm_pend_sz = umad_size() + (len < HM_RMPP_MAX + 1 ? len : HM_SZ);
+	 * was (the RSS the test checks is the gateway's, not ours). The
+	 * header and first segment only: the rest reads as zeros, without
+	 * faulting in a 16 MB source for each copy. */
+	hm_pend_sz = umad_size() + HM_SZ;
 	hm_pend = mmap(NULL, hm_pend_sz, PROT_READ | PROT_WRITE, MAP_PRIVATE |
 	    MAP_ANONYMOUS, -1, 0);
 	if (hm_pend == MAP_FAILED) {
@@ -565,7 +567,8 @@ hm_read_pending(void *buf, size_t count)
 	size_t have = hm_pend_len < HM_RMPP_MAX + 1 ? hm_pend_len : HM_SZ;
 
 	if (count >= umad_size() + hm_pend_len) {
-		memcpy(buf, hm_pend, umad_size() + have);
+		memcpy(buf, hm_pend, umad_size() + HM_SZ);
+		memset((uint8_t *)buf + umad_size() + HM_SZ, 0, have - HM_SZ);
 		munmap(hm_pend, hm_pend_sz);
 		hm_pend = NULL;
 		hm_pend_fd = -1;

@@ -224,7 +224,6 @@ job_delegate(struct gw_job **jp, netsnmp_agent_request_info *ri,
 	}
 	*jp = h;
 	r->delegated = 1;
-	gw_snmp_request_keep(ri);
 	/* Its own timer: a MAD queued behind the caps or the rate limit,
 	 * or a slow agent, must not hold the answer past it. */
 	ev_timer_init(&h->deadline, job_deadline, h);

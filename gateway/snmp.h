@@ -49,10 +49,9 @@ void	gw_snmp_set_access(const struct gw_conf *c);
 void	gw_snmp_reload_users(const struct gw_conf *old,
 	    const struct gw_conf *c);
 
-/* A request's addressing is worked out once, as it arrives; a handler
- * that delegates a request calls keep, so that it goes with the
- * request (else a later call works it out again). */
-void	gw_snmp_request_keep(netsnmp_agent_request_info *reqinfo);
+/* A request's addressing is worked out once, as it arrives, and goes
+ * with the request from the first of these calls on (its agent data),
+ * so that a delegated request finds it as it was. */
 /* The node a request in GW_NODE_CONTEXT is for, or NULL. */
 const struct store_node *gw_snmp_request_node(netsnmp_agent_request_info *reqinfo);
 /* The nodes the requester (community or user) may see: 0 and *sel (an

@@ -614,16 +614,17 @@ gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 	return rc;
 }
 
-/* A copy of q kept with the request ri (its agent data), or NULL. */
+/* The request ri's own addressing, kept as its agent data (freed with
+ * it), or NULL without memory. Only the part before comm: the PDU's
+ * strings are the PDU's. */
 static struct gw_req *
-req_keep(netsnmp_agent_request_info *ri, const struct gw_req *q)
+req_new(netsnmp_agent_request_info *ri)
 {
 	netsnmp_data_list *dl;
 	struct gw_req *k;
 
-	if ((k = malloc(sizeof(*k))) == NULL)
+	if ((k = malloc(offsetof(struct gw_req, comm_len))) == NULL)
 		return NULL;
-	memcpy(k, q, offsetof(struct gw_req, comm_len));
 	if ((dl = netsnmp_create_data_list(GW_REQ_DATA, k, free)) == NULL) {
 		free(k);
 		return NULL;
@@ -632,42 +633,31 @@ req_keep(netsnmp_agent_request_info *ri, const struct gw_req *q)
 	return k;
 }
 
-/* The addressing of the request ri belongs to, made once per PDU: while
- * its handlers run in the hook's wake, the hook's own result; once it
- * waits, the copy it keeps (gw_snmp_request_keep). */
+/* The addressing of the request ri belongs to, made once per PDU and
+ * carried with the request from its first handler on: the hook's result
+ * while its handlers run in the hook's wake; the PDU's own, resolved
+ * again, after a reload while it waited or for a PDU that came another
+ * way (a SET net-snmp queued). */
 static const struct gw_req *
 req_of(netsnmp_agent_request_info *ri)
 {
 	const netsnmp_pdu *pdu;
-	struct gw_req *q, r;
+	struct gw_req *q;
 
 	if (ri == NULL || ri->asp == NULL || (pdu = ri->asp->pdu) == NULL)
 		return NULL;
 	q = netsnmp_agent_get_list_data(ri, GW_REQ_DATA);
 	if (q != NULL && q->gen == addr_gen)
 		return q;
-	if (q == NULL && parsed_is(pdu))
-		return &addr_parsed;
-	/* A reload while the request waited, or a PDU that came another
-	 * way (a SET net-snmp queued): from the PDU again. */
-	req_resolve(&r, pdu->version, pdu->community, pdu->community ?
-	    pdu->community_len : 0, pdu->securityName, pdu->securityNameLen);
-	if (q == NULL)
-		return req_keep(ri, &r);
-	memcpy(q, &r, offsetof(struct gw_req, comm_len));
+	if (q == NULL && (q = req_new(ri)) == NULL)
+		return parsed_is(pdu) ? &addr_parsed : NULL;
+	if (parsed_is(pdu))
+		memcpy(q, &addr_parsed, offsetof(struct gw_req, comm_len));
+	else
+		req_resolve(q, pdu->version, pdu->community, pdu->community ?
+		    pdu->community_len : 0, pdu->securityName,
+		    pdu->securityNameLen);
 	return q;
-}
-
-void
-gw_snmp_request_keep(netsnmp_agent_request_info *reqinfo)
-{
-	const netsnmp_pdu *pdu;
-
-	if (reqinfo != NULL && reqinfo->asp != NULL &&
-	    (pdu = reqinfo->asp->pdu) != NULL &&
-	    netsnmp_agent_get_list_data(reqinfo, GW_REQ_DATA) == NULL &&
-	    parsed_is(pdu))
-		(void)req_keep(reqinfo, &addr_parsed);
 }
 
 const struct store_node *

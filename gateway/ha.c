@@ -257,8 +257,9 @@ promote(int failover)
 	return 0;
 }
 
+/* Role r; takeover: an active is a takeover (notified), not a start. */
 static int
-set_role(FILE *f, enum repl_role r)
+set_role_as(FILE *f, enum repl_role r, int takeover)
 {
 	ha_yield_pending = 0;
 	if (r == ha_role) {
@@ -269,7 +270,7 @@ set_role(FILE *f, enum repl_role r)
 	if (ha_role == REPL_ACTIVE && r != REPL_ACTIVE)
 		ha_link_unsync();
 	if (r == REPL_ACTIVE) {
-		if (promote(1) == -1) {
+		if (promote(takeover) == -1) {
 			fprintf(f, "error: not promoted (see the log)\n");
 			return 1;
 		}
@@ -280,6 +281,12 @@ set_role(FILE *f, enum repl_role r)
 	}
 	fprintf(f, "%s\n", store_repl_role_name(r));
 	return 0;
+}
+
+static int
+set_role(FILE *f, enum repl_role r)
+{
+	return set_role_as(f, r, 1);
 }
 
 /* keepalived's BACKUP or FAULT (packaging/keepalived/ibsnmpgw-notify):
@@ -446,6 +453,18 @@ gw_ha_ctl(FILE *f, const char *arg)
 	if (ha_subnets != NULL)
 		ha_subnets->role(arg);
 	return rc;
+}
+
+int
+gw_ha_resume(FILE *f, const char *arg)
+{
+	if (!ha_on) {
+		fprintf(f, "error: no ha: section in the configuration\n");
+		return 1;
+	}
+	if (strcmp(arg, "master") == 0)
+		return set_role_as(f, REPL_ACTIVE, 0);
+	return gw_ha_ctl(f, arg);
 }
 
 const struct repl_status *

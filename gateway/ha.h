@@ -29,6 +29,11 @@ void	gw_ha_finalise(void);
 /* `ctl ha ARG`: master, backup, fault, status. Returns 0 (status: this
  * node may be promoted), 1 otherwise. */
 int	gw_ha_ctl(FILE *f, const char *arg);
+/* A further subnet's process started while the first is active (or in
+ * fault): it takes that role as it would have at start, not as a
+ * takeover (no failover notification; its coldStart says it started).
+ * ARG as gw_ha_ctl's. */
+int	gw_ha_resume(FILE *f, const char *arg);
 /* The `ctl stats` line. */
 void	gw_ha_stats(FILE *f);
 

@@ -677,7 +677,7 @@ main(int argc, char **argv)
 static const struct gw_ha_subnets ha_subnets = { gw_subnet_ha_role,
     gw_subnet_ha_status };
 static const struct gw_subnet_ha_pair subnet_pair = { gw_ha_ctl,
-    gw_ha_status };
+    gw_ha_resume, gw_ha_status };
 
 /* What follows the fabric (SA, SM events, rereads, tunnels) and the
  * hooks between the modules, none of which can fail. */

@@ -3,7 +3,9 @@
  *
  * Messages on a SOCK_SEQPACKET socket pair (its end reads as one),
  * text: "ha CMD" down (CMD as `ctl ha`
- * takes it), "st ROLE MAY PROT LAG WHY" up, once a second and after
+ * takes it; "role CMD" at spawn, the role in force, which a process
+ * started again takes as at start, not as a takeover), "st ROLE MAY
+ * PROT LAG WHY" up, once a second and after
  * each command. The first process keeps the last status of each; one
  * older than STALE_MS, or none, counts as a process that may not be
  * promoted and does not protect. */
@@ -92,9 +94,9 @@ role_cmd(void)
 {
 	switch (store_repl_status()->role) {
 	case REPL_ACTIVE:
-		return "ha master";
+		return "role master";
 	case REPL_FAULT:
-		return "ha fault";
+		return "role fault";
 	default:
 		return NULL;	/* it starts a standby */
 	}
@@ -212,7 +214,7 @@ report(void *arg)
 }
 
 static void
-child_cmd(const char *cmd)
+child_cmd(const char *cmd, int at_spawn)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -224,11 +226,12 @@ child_cmd(const char *cmd)
 		log_warn("subnet: ha %s", cmd);
 		return;
 	}
-	(void)sha_pair->ctl(m, cmd);
+	(void)(at_spawn ? sha_pair->resume : sha_pair->ctl)(m, cmd);
 	fclose(m);
 	if (len > 0 && out[len - 1] == '\n')
 		out[len - 1] = '\0';
-	log_info("ha %s (from the first process): %s", cmd, out);
+	log_info("ha %s (from the first process%s): %s", cmd, at_spawn ?
+	    ", the role in force" : "", out);
 	free(out);
 }
 
@@ -241,10 +244,12 @@ child_read(int fd, short revents, void *arg)
 	(void)revents;
 	(void)arg;
 	while ((n = recv(fd, buf, MSG_MAX, MSG_DONTWAIT)) > 0) {
+		size_t k = n > 3 && memcmp(buf, "ha ", 3) == 0 ? 3 :
+		    n > 5 && memcmp(buf, "role ", 5) == 0 ? 5 : 0;
+
 		buf[n] = '\0';
-		if (n > 3 && memcmp(buf, "ha ", 3) == 0 &&
-		    strcspn(buf + 3, " \n") == strlen(buf + 3))
-			child_cmd(buf + 3);
+		if (k > 0 && strcspn(buf + k, " \n") == strlen(buf + k))
+			child_cmd(buf + k, k == 5);
 		else
 			log_warnx("subnet: a message from the first process "
 			    "not understood");

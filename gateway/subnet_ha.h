@@ -30,6 +30,7 @@ void	gw_subnet_ha_status(FILE *f, int *may, int *prot, char *why,
 struct repl_status;
 struct gw_subnet_ha_pair {
 	int	(*ctl)(FILE *f, const char *arg);
+	int	(*resume)(FILE *f, const char *arg);	/* the role at spawn */
 	const struct repl_status *(*status)(const char **why);
 };
 void	gw_subnet_ha_set_pair(const struct gw_subnet_ha_pair *pair);

@@ -14,7 +14,8 @@ b; a standby whose b process dies is not eligible until b has a whole
 copy again; SIGKILL of the active takes its b process with it, the
 standby's b becomes active, b's nodes answer through the VIP and b's
 event numbers go on; the killed gateway, started again, is a standby of
-both subnets.
+both subnets; the active's b process, killed, is started again and takes
+the role in force as at start, with no ha-failover event.
 
 Needs root, ip netns and keepalived (skips with 77 without them)."""
 
@@ -256,6 +257,32 @@ def check_failover():
             ctl("gw2", "ha", "status").stdout)
 
 
+def check_active_b_respawn():
+    """The active's b process killed: the daemon starts it again, and it
+    takes the role in force as at start, not as a takeover (no
+    ha-failover event: nothing failed over)."""
+    old = b_pid("gw2")
+    fails = [l for l in events("gw2") if "ha-failover" in l]
+    os.kill(old, signal.SIGKILL)
+    R.check(simlib.wait(lambda: b_pid("gw2") not in (None, old) and
+                        field(ctl("gw2", "ha", "status", sub="b").stdout,
+                              "role") == "active", 30),
+            "the active's b process killed: started again, active",
+            ctl("gw2", "ha", "status").stdout)
+    R.check(simlib.wait(lambda: sysname("b/oss01") == "oss01 HCA-1",
+                        TAKEOVER), "... b's nodes answer through the VIP")
+    R.check(re.search(r"ibsnmpgw-b\[info\]: ha master \(from the first "
+                      r"process, the role in force\)", gw_log("gw2")),
+            "... it took the role in force", gw_log("gw2")[-1500:])
+    now = [l for l in events("gw2") if "ha-failover" in l]
+    R.check(now == fails, "... and posted no ha-failover (%d before, %d "
+            "after)" % (len(fails), len(now)), "\n".join(now[-3:]))
+    R.check(simlib.wait(lambda: "\nprotected\n" in ctl(
+        "gw2", "ha", "status").stdout, 30),
+            "gw2 protected again once gw1's b has its copy",
+            ctl("gw2", "ha", "status").stdout)
+
+
 def main():
     check_start()
     check_replication()
@@ -263,6 +290,7 @@ def main():
     check_forward()
     check_b_down()
     check_failover()
+    check_active_b_respawn()
 
 
 simlib.run(main, fab, R)

@@ -560,6 +560,7 @@ set_defaults(struct gw_conf *c)
 	c->events.flap_changes = 4;
 	c->events.flap_window_ms = 60000;
 	c->events.hold_down_ms = 30000;
+	c->events.burst = 100;
 	c->ha.takeover_timeout = 3;
 	proxy_verdict_defaults(&c->health_ports);
 	for (int i = 0; i < ATTR_TTL_MAX; i++)

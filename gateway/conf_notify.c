@@ -35,6 +35,9 @@ conf_events_key(struct yaml_ctx *x, const char *key, yaml_node_t *k,
 	} else if (strcmp(key, "hold-down") == 0) {
 		if (yaml_int(x, v, key, &n, 1, 86400) == 0)
 			e->hold_down_ms = (unsigned)n * 1000;
+	} else if (strcmp(key, "burst") == 0) {
+		if (yaml_int(x, v, key, &n, 0, 1000000) == 0)
+			e->burst = (unsigned)n;
 	} else if (strcmp(key, "sm-events") == 0) {
 		yaml_bool(x, v, key, &c->sm_events);
 	} else if (strcmp(key, "master-check-ms") == 0) {

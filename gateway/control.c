@@ -351,9 +351,9 @@ cmd_events(FILE *f, const char *arg)
 	}
 	store_event_get_stats(&st);
 	fprintf(f, "events posted %llu kept %llu duplicates %llu damped "
-	    "%llu\n", (unsigned long long)st.posted,
+	    "%llu burst %llu\n", (unsigned long long)st.posted,
 	    (unsigned long long)st.kept, (unsigned long long)st.duplicates,
-	    (unsigned long long)st.damped);
+	    (unsigned long long)st.damped, (unsigned long long)st.burst);
 	for (size_t i = from; i < n; i++) {
 		const struct store_event *ev = store_event_at(i);
 		time_t t = (time_t)(ev->when / 1000);
@@ -366,7 +366,7 @@ cmd_events(FILE *f, const char *arg)
 		    (int)(ev->when % 1000), (unsigned long long)ev->seq,
 		    store_event_source_name(ev->source),
 		    store_event_type_name(ev->type), ev->port, ev->text);
-		if (ev->suppressed)
+		if (ev->suppressed && ev->node_guid != 0)	/* else a sum */
 			fprintf(f, " (after %u damped)", ev->suppressed);
 		fputc('\n', f);
 	}

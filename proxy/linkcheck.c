@@ -368,6 +368,8 @@ history_event(const struct store_event *ev, void *arg)
 	struct open_key k = open_key(ev->node_guid, ev->port);
 	struct open_row *o;
 
+	if (ev->node_guid == 0)
+		return;		/* a burst's sum (store/events.c) */
 	if (ev->type == STORE_EV_LINK_RESTORED)
 		free(htab_del(open, &k, sizeof(k)));
 	else if (ev->type == STORE_EV_LINK_DEGRADED) {

@@ -490,6 +490,8 @@ proxy_verdict_event(const struct store_event *ev, int damped, void *arg)
 	struct vd_state *s;
 
 	(void)arg;
+	if (ev->node_guid == 0)
+		return;		/* about no one port: a burst's sum */
 	/* Each event once: the history read back at start, then a
 	 * standby's snapshot of it, carry the same numbers. */
 	if (ev->seq != 0) {

@@ -38,7 +38,7 @@ struct ev_state {
 };
 
 static struct store_event_conf	 ev_conf = { 1000, 30000, 4, 60000,
-    30000 };
+    30000, 100 };
 static struct store_event	*ev_ring;
 static size_t			 ev_cap, ev_n, ev_first;
 static uint64_t			 ev_seq;
@@ -662,6 +662,95 @@ damp(struct ev_state *s, const struct store_event *ev, uint64_t now)
 	return 0;
 }
 
+/* ---- Bursts of state changes
+ *
+ * A wrong health.expect, blueprint or threshold on a large fabric makes
+ * one check change thousands of links or ports at once. Past
+ * events.burst in a window, each type's further events are counted,
+ * not kept, and one event per type sums them up when the window ends:
+ * node GUID 0 (about no one node), the count in suppressed and text.
+ * The tables hold every row all the same. */
+
+static struct {
+	uint64_t	start;			/* 0: no window open */
+	unsigned	n;			/* kept in it */
+	uint32_t	over[STORE_EV_MAX];
+	struct ev_timer	timer;
+} ev_burst;
+
+static int
+burst_type(int type)
+{
+	switch (type) {
+	case STORE_EV_THRESHOLD:
+	case STORE_EV_LINK_DEGRADED:
+	case STORE_EV_LINK_RESTORED:
+	case STORE_EV_TOPO_MISMATCH:
+	case STORE_EV_TOPO_MATCH:
+	case STORE_EV_PORT_HEALTH:
+		return 1;
+	}
+	return 0;
+}
+
+static void
+burst_end(void *arg)
+{
+	struct store_event ev;
+
+	(void)arg;
+	for (int t = 0; t < STORE_EV_MAX; t++) {
+		if (ev_burst.over[t] == 0)
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		ev.type = (uint8_t)t;
+		ev.source = STORE_SRC_GATEWAY;
+		ev.when = ev_wall_ms();
+		ev.suppressed = ev_burst.over[t];
+		snprintf(ev.text, sizeof(ev.text), "%u more %s events within "
+		    "%u s, not kept one by one (events.burst %u)",
+		    ev_burst.over[t], type_names[t], STORE_EVENT_BURST_MS /
+		    1000, ev_conf.burst);
+		log_warnx("event: %s", ev.text);
+		ev_burst.over[t] = 0;
+		if (!ev_replica)
+			keep(&ev);
+	}
+	ev_burst.start = 0;
+	ev_burst.n = 0;
+}
+
+/* 1 if ev is kept, 0 if counted into its window's summary. */
+static int
+burst(const struct store_event *ev, uint64_t now)
+{
+	int over = 0;
+
+	if (ev_conf.burst == 0 || !burst_type(ev->type))
+		return 1;
+	if (ev_burst.start != 0 && now - ev_burst.start >= STORE_EVENT_BURST_MS)
+		burst_end(NULL);	/* the timer is late */
+	if (ev_burst.start == 0)
+		ev_burst.start = now;
+	if (ev_burst.n < ev_conf.burst) {
+		ev_burst.n++;
+		return 1;
+	}
+	for (int t = 0; t < STORE_EV_MAX; t++)
+		over |= ev_burst.over[t] != 0;
+	if (!over) {
+		log_warnx("event: more than %u health and threshold events "
+		    "within %u s: the rest are counted, and summed up when "
+		    "the %u s are over", ev_conf.burst,
+		    STORE_EVENT_BURST_MS / 1000, STORE_EVENT_BURST_MS / 1000);
+		ev_timer_add(&ev_burst.timer, ev_burst.start +
+		    STORE_EVENT_BURST_MS - now);
+	}
+	ev_burst.over[ev->type]++;
+	ev_st.burst++;
+	return 0;
+}
+
 /* ---- Posting */
 
 static struct ev_state *
@@ -705,6 +794,11 @@ store_event_post(struct store_event *ev)
 		ev->when = ev_wall_ms();
 	ev->suppressed = 0;
 	if (cls == CLS_EDGE) {
+		if (!burst(ev, now)) {
+			ev->seq = 0;	/* not numbered: not kept */
+			observed(ev, 0);
+			return 0;
+		}
 		keep(ev);
 		observed(ev, 0);
 		return 1;
@@ -794,6 +888,8 @@ store_event_init(const struct store_event_conf *c)
 {
 	htab_init(&ev_states);
 	memset(&ev_st, 0, sizeof(ev_st));
+	memset(&ev_burst, 0, sizeof(ev_burst));
+	ev_timer_init(&ev_burst.timer, burst_end, NULL);
 	ev_seq = 0;
 	ev_db_failed = 0;
 	if (store_event_config(c) == -1)
@@ -824,6 +920,7 @@ free_state(const void *key, size_t len, void *val, void *arg)
 void
 store_event_finalise(void)
 {
+	ev_timer_del(&ev_burst.timer);
 	htab_foreach(&ev_states, free_state, NULL);
 	htab_free(&ev_states);
 	free(ev_ring);

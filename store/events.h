@@ -68,10 +68,16 @@ struct store_event_conf {
 	unsigned	flap_changes;	/* link events in flap_window_ms */
 	unsigned	flap_window_ms;	/*   that start damping */
 	unsigned	hold_down_ms;	/* quiet time that ends damping */
+	unsigned	burst;		/* health and threshold events kept
+					 * one by one per STORE_EVENT_BURST_MS;
+					 * the rest summed up (0: no limit) */
 };
+
+#define STORE_EVENT_BURST_MS	10000
 
 struct store_event_stats {
 	uint64_t	posted, kept, duplicates, damped;
+	uint64_t	burst;		/* summed up, not kept one by one */
 };
 
 typedef void (*store_event_fn)(const struct store_event *ev, void *arg);

@@ -9,7 +9,9 @@ again takes both back (ibsnmpgwLinkRestored). Without the expectation
 (a reload), the default rule (the best width and speed both ends
 support and enable) finds no link short on ibsim, whose ports enable
 what they trained at: every row goes, each with ibsnmpgwLinkRestored.
-A restart keeps the rows' times and notifies nothing again."""
+A restart keeps the rows' times and notifies nothing again. A wrong
+expectation that degrades every link at once is a burst: events.burst
+of them notified one by one, the rest summed up in one notification."""
 
 import os
 import re
@@ -25,9 +27,10 @@ EXPECT = ("health:\n  expect:\n    - nodes: {type: switch}\n"
           "      width: 4x\n")
 R = simlib.Report()
 SINK = simlib.TrapSink("public")
+BURST = "events:\n  burst: 100\n"
 fab = simlib.Fabric(topo=TOPO, extra=[
     "--sm-events", "--notify", "udp:127.0.0.1:%d" % SINK.port],
-    extra_yaml=EXPECT)
+    extra_yaml=EXPECT + BURST)
 TABLE = simlib.GW_BASE + ".9.2.1"       # ibsnmpgwDegradedLinkEntry
 DEGRADED = simlib.GW_BASE + ".7.0.11"
 RESTORED = simlib.GW_BASE + ".7.0.12"
@@ -144,6 +147,45 @@ def main():
             "without health.expect no row is left", str(table()))
     R.check(simlib.wait(lambda: len(notes(n, RESTORED)) == len(want), 10),
             "... each restored", str(simlib.gw_notes(SINK, n)))
+    check_burst(links)
+
+
+def text(v):
+    """An OCTET STRING as the sink gives it (hex), decoded."""
+    try:
+        return bytes.fromhex(v).decode(errors="replace")
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def check_burst(links):
+    """A wrong expectation (every link 12x) degrades every link at once:
+    the first events.burst (2) events are notified one by one, the rest
+    are summed up in one event per type 10 s later, about no one node;
+    the table has every row all the same."""
+    every = {e for e, (lanes, _s) in links.items() if lanes < 12}
+    n = len(SINK.notes())
+    fab.reconfigure(BURST, "events:\n  burst: 2\nhealth:\n  expect:\n"
+                    "    - width: 12x\n")
+    R.check(simlib.wait(lambda: set(table()) == every, 15),
+            "health.expect 12x: every one of the %d links has a row" %
+            len(every), "%d rows" % len(table()))
+    R.check(simlib.wait(lambda: any(g == 0 for g, _p in
+                                    notes(n, DEGRADED)), 25),
+            "... a burst: one ibsnmpgwLinkDegraded sums the rest up",
+            str(simlib.gw_notes(SINK, n)))
+    # Those one by one came before the sum, which ends the window.
+    one = [(g, p) for g, p in notes(n, DEGRADED) if g != 0]
+    sums = [vb for t, g, _p, vb in simlib.gw_notes(SINK, n)
+            if t == DEGRADED and g == 0]
+    R.check(len(one) <= 2 and len(sums) == 1 and any(
+        "more link-degraded events within 10 s" in text(v)
+        for v in sums[0].values()), "... %d notified one by one (at most "
+        "2), and one sum saying how many more" % len(one), str(sums))
+    ev = fab.ctl("events", "20").stdout
+    R.check(re.search(r"^events .* burst [1-9]", ev, re.M) and
+            re.search(r"\d+ more link-degraded events within 10 s", ev),
+            "ctl events: the sum, and the burst counted", ev)
 
 
 simlib.run(main, fab, R)

@@ -41,7 +41,7 @@ listener(const struct store_event *ev, void *arg)
 static void
 open_all(void)
 {
-	struct store_event_conf c = { 100, 30000, 4, 60000, 30000 };
+	struct store_event_conf c = { 100, 30000, 4, 60000, 30000, 0 };
 
 	assert_int_equal(store_init(dbpath), 0);
 	assert_int_equal(store_event_init(&c), 0);

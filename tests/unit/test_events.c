@@ -41,7 +41,7 @@ listener(const struct store_event *ev, void *arg)
 static int
 setup(void **state)
 {
-	struct store_event_conf c = { 8, 30000, 4, 60000, 30000 };
+	struct store_event_conf c = { 8, 30000, 4, 60000, 30000, 0 };
 
 	(void)state;
 	ev_init();
@@ -217,7 +217,7 @@ test_flap_later(void **state)
 static void
 test_history(void **state)
 {
-	struct store_event_conf c = { 3, 30000, 4, 60000, 30000 };
+	struct store_event_conf c = { 3, 30000, 4, 60000, 30000, 0 };
 
 	(void)state;
 	for (int i = 0; i < 20; i++)
@@ -257,6 +257,55 @@ test_flood(void **state)
 	assert_int_equal(store_event_count(), 8);
 }
 
+/* A wrong health.expect on a large fabric: 5,000 links degraded by one
+ * check. events.burst (here 10) are kept one by one; the rest are
+ * counted and summed up in one event per type when the window ends,
+ * about no one node. Then the next window starts afresh. Other types
+ * are not counted against it. */
+static void
+test_burst(void **state)
+{
+	struct store_event_conf c = { 100, 30000, 4, 60000, 30000, 10 };
+	struct store_event_stats st;
+	int kept = 0;
+
+	(void)state;
+	assert_int_equal(store_event_config(&c), 0);
+	for (int i = 0; i < 5000; i++)
+		kept += post(i % 2 ? STORE_EV_LINK_DEGRADED :
+		    STORE_EV_PORT_HEALTH, STORE_SRC_SWEEP, 0x100 + i, 1);
+	assert_int_equal(kept, 10);
+	assert_int_equal(post(STORE_EV_NODE_GONE, STORE_SRC_SWEEP, 0x99, 0),
+	    1);
+	assert_int_equal(nheard, 11);
+	store_event_get_stats(&st);
+	assert_int_equal(st.burst, 4990);
+	now_ms += STORE_EVENT_BURST_MS;
+	ev_run_once(0);
+	assert_int_equal(nheard, 13);
+	for (int k = 11; k < 13; k++) {
+		assert_int_equal(heard[k].node_guid, 0);
+		assert_true(heard[k].seq != 0);
+		assert_int_equal(heard[k].suppressed, 2495);
+		assert_non_null(strstr(heard[k].text, "2495 more "));
+	}
+	assert_int_equal(heard[11].type, STORE_EV_LINK_DEGRADED);
+	assert_int_equal(heard[12].type, STORE_EV_PORT_HEALTH);
+	/* A new window: ten more one by one. */
+	for (int i = 0; i < 12; i++)
+		post(STORE_EV_LINK_RESTORED, STORE_SRC_SWEEP, 0x100 + i, 1);
+	assert_int_equal(nheard, 23);
+	/* 0: no limit. */
+	c.burst = 0;
+	assert_int_equal(store_event_config(&c), 0);
+	now_ms += STORE_EVENT_BURST_MS;
+	ev_run_once(0);
+	assert_int_equal(nheard, 24);	/* the two over the window */
+	for (int i = 0; i < 50; i++)
+		post(STORE_EV_LINK_DEGRADED, STORE_SRC_SWEEP, 0x900 + i, 1);
+	assert_int_equal(nheard, 74);
+}
+
 static char dbpath[64];
 
 static int
@@ -288,7 +337,7 @@ db_teardown(void **state)
 static void
 restart(void)
 {
-	struct store_event_conf c = { 8, 30000, 4, 60000, 30000 };
+	struct store_event_conf c = { 8, 30000, 4, 60000, 30000, 0 };
 
 	store_event_finalise();
 	store_finalise();
@@ -407,6 +456,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repl_replaces, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_persisted, db_setup,

@@ -42,7 +42,7 @@ listener(const struct store_event *ev, void *arg)
 static int
 setup(void **state)
 {
-	struct store_event_conf c = { 64, 30000, 4, 60000, 30000 };
+	struct store_event_conf c = { 64, 30000, 4, 60000, 30000, 0 };
 	struct store_node n;
 	struct store_port p[3];
 	unsigned nodes, lost;

@@ -88,7 +88,7 @@ sweep(int n, int nports)
 static void
 start(void)
 {
-	struct store_event_conf ec = { 100, 30000, 4, 60000, 30000 };
+	struct store_event_conf ec = { 100, 30000, 4, 60000, 30000, 0 };
 
 	assert_int_equal(store_event_init(&ec), 0);
 	store_event_listen(listener, NULL);

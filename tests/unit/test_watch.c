@@ -239,7 +239,7 @@ test_flapping_port(void **state)
 	proxy_watch_init(fake_read);
 	/* store/events.c calls the hook; here through a flap's end. */
 	{
-		struct store_event_conf c = { 100, 30000, 1, 60000, HOLD };
+		struct store_event_conf c = { 100, 30000, 1, 60000, HOLD, 0 };
 		struct store_event ev;
 
 		assert_int_equal(store_event_init(&c), 0);

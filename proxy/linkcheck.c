@@ -304,13 +304,15 @@ post(int type, const struct proxy_link_row *r, const char *why)
 	else
 		snprintf(ev.text, sizeof(ev.text), "%.40s; peer 0x%016llx[%u]",
 		    why, (unsigned long long)r->peer_guid, r->peer_port);
-	if (type == STORE_EV_LINK_DEGRADED)
+	store_event_post(&ev);
+	if (store_event_summed())
+		;	/* a burst's: its sum is logged */
+	else if (type == STORE_EV_LINK_DEGRADED)
 		log_warnx("link degraded: %s port %u: %s", n ?
 		    store_node_ident(n) : "?", r->port, ev.text);
 	else
 		log_info("link restored: %s port %u: %s", n ?
 		    store_node_ident(n) : "?", r->port, ev.text);
-	store_event_post(&ev);
 	tell_verdict(r, type == STORE_EV_LINK_DEGRADED);
 	return ev.when ? ev.when : ev_wall_ms();	/* a standby drops it */
 }

@@ -186,8 +186,6 @@ post_threshold(const struct store_node *n, int port,
 	else
 		snprintf(what, sizeof(what), "%s %.1f/min above %.1f/min",
 		    perf_ctrs[th->ctr].name, rate, th->per_minute);
-	log_warnx("threshold: %s port %d %s (policy %s)", store_node_ident(n),
-	    port, what, policy);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = STORE_EV_THRESHOLD;
 	ev.source = STORE_SRC_POLLER;
@@ -201,6 +199,9 @@ post_threshold(const struct store_node *n, int port,
 	}
 	snprintf(ev.text, sizeof(ev.text), "%s", what);
 	store_event_post(&ev);
+	if (!store_event_summed())	/* else a burst's: its sum is */
+		log_warnx("threshold: %s port %d %s (policy %s)",
+		    store_node_ident(n), port, what, policy);
 }
 
 /* One threshold of one port: the rate (or ratio) now, an event when

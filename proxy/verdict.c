@@ -347,11 +347,12 @@ post(const struct vd_state *s, int rule)
 	reason(s, rule, why, sizeof(why));
 	snprintf(ev.text, sizeof(ev.text), "%s%s%s",
 	    proxy_verdict_name(s->verdict), rule >= 0 ? ": " : "", why);
-	log_info("verdict: %s port %u %s", n ? store_node_ident(n) :
-	    "node ?", ev.port, ev.text);
 	vd_posting = 1;
 	store_event_post(&ev);
 	vd_posting = 0;
+	if (!store_event_summed())	/* else a burst's: its sum is */
+		log_info("verdict: %s port %u %s", n ?
+		    store_node_ident(n) : "node ?", ev.port, ev.text);
 }
 
 /* The next time something of s runs out: a rule's quiet window, or

@@ -671,6 +671,8 @@ damp(struct ev_state *s, const struct store_event *ev, uint64_t now)
  * node GUID 0 (about no one node), the count in suppressed and text.
  * The tables hold every row all the same. */
 
+static int	ev_summed;		/* the last post's (store_event_summed) */
+
 static struct {
 	uint64_t	start;			/* 0: no window open */
 	unsigned	n;			/* kept in it */
@@ -786,6 +788,7 @@ store_event_post(struct store_event *ev)
 	struct ev_state *s;
 
 	ev_st.posted++;
+	ev_summed = 0;
 	if (ev_replica) {
 		ev_replica_dropped++;	/* the active's stream is ours */
 		return 0;
@@ -795,6 +798,7 @@ store_event_post(struct store_event *ev)
 	ev->suppressed = 0;
 	if (cls == CLS_EDGE) {
 		if (!burst(ev, now)) {
+			ev_summed = 1;
 			ev->seq = 0;	/* not numbered: not kept */
 			observed(ev, 0);
 			return 0;
@@ -896,6 +900,12 @@ store_event_init(const struct store_event_conf *c)
 		return -1;
 	load_history();
 	return 0;
+}
+
+int
+store_event_summed(void)
+{
+	return ev_summed;
 }
 
 void

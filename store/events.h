@@ -86,6 +86,10 @@ typedef void (*store_event_fn)(const struct store_event *ev, void *arg);
  * every event kept is written to it: events and their numbers outlive
  * a restart. */
 int	store_event_init(const struct store_event_conf *c);
+/* Whether the last store_event_post() counted its event into a burst's
+ * sum: a poster logs it only if not, so that a burst is not as many
+ * log lines either. */
+int	store_event_summed(void);
 /* New limits; the history is kept (its newest events if it shrinks). */
 int	store_event_config(const struct store_event_conf *c);
 void	store_event_finalise(void);

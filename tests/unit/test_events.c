@@ -275,8 +275,10 @@ test_burst(void **state)
 		kept += post(i % 2 ? STORE_EV_LINK_DEGRADED :
 		    STORE_EV_PORT_HEALTH, STORE_SRC_SWEEP, 0x100 + i, 1);
 	assert_int_equal(kept, 10);
+	assert_true(store_event_summed());	/* the poster logs nothing */
 	assert_int_equal(post(STORE_EV_NODE_GONE, STORE_SRC_SWEEP, 0x99, 0),
 	    1);
+	assert_false(store_event_summed());
 	assert_int_equal(nheard, 11);
 	store_event_get_stats(&st);
 	assert_int_equal(st.burst, 4990);

@@ -248,7 +248,8 @@ echo "$n node names:  $all_out"
 sed -n 's/^\(Switch\|Ca\)\t[0-9]* "[^"]*"\t\t# "\([^"]*\)".*/public@\2/p' \
     "$work/big.topo" > "$work/desc.txt"
 desc_out=$(load -t "$ep" -f "$work/desc.txt" -o 1.3.6.1.3.117.3.1.1.1.0)
-echo "$(wc -l < "$work/desc.txt") descriptions: $desc_out"
+desc_n=$(wc -l < "$work/desc.txt")
+echo "$desc_n descriptions: $desc_out"
 
 echo
 echo "== (f) the same fabric's IB-SM-MIB NodeInfo and PortInfo tables (fabric context) against a warm per-node walk"
@@ -581,7 +582,7 @@ fi
 if want a f; then
 	r2=$(ratio "$(field "$all_out" rate)" "$(field "$ten_out" rate)")
 	echo "(a') $an_names names / 10 names throughput:  ${r2}x (no linear scan: stays near 1)"
-	echo "(a') $n NodeDescriptions / 10 names throughput: $(ratio "$(field "$desc_out" rate)" "$(field "$ten_out" rate)")x"
+	echo "(a') $desc_n NodeDescriptions / 10 names throughput: $(ratio "$(field "$desc_out" rate)" "$(field "$ten_out" rate)")x"
 	echo "(b') gateway/ibnetdiscover full sweep of $big_nodes nodes: ${r7}x (goal <= 0.25: $(ok "$r7" "<=" 0.25)); $big_smps SMPs; gateway CPU per SMP (us):$big_cpu"
 	echo "(f)  fabric NodeInfo+PortInfo walk / warm per-node walk: ${r6}x vb/s (goal >= 1.0: $(ok "$r6" ">=" 1.0)), ${r6cpu}x per gateway CPU second; $fab_mads MADs during it (goal 0: $(ok "$fab_mads" "<=" 0))"
 fi

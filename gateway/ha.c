@@ -426,15 +426,23 @@ status(FILE *f)
 	return ok ? 0 : 1;
 }
 
+/* A ctl command without an ha: section: the error, and 1. */
+static int
+ha_off(FILE *f)
+{
+	if (ha_on)
+		return 0;
+	fprintf(f, "error: no ha: section in the configuration\n");
+	return 1;
+}
+
 int
 gw_ha_ctl(FILE *f, const char *arg)
 {
 	int rc;
 
-	if (!ha_on) {
-		fprintf(f, "error: no ha: section in the configuration\n");
+	if (ha_off(f))
 		return 1;
-	}
 	if (arg == NULL || strcmp(arg, "status") == 0)
 		return status(f);
 	if (strcmp(arg, "master") == 0)
@@ -458,10 +466,8 @@ gw_ha_ctl(FILE *f, const char *arg)
 int
 gw_ha_resume(FILE *f, const char *arg)
 {
-	if (!ha_on) {
-		fprintf(f, "error: no ha: section in the configuration\n");
+	if (ha_off(f))
 		return 1;
-	}
 	if (strcmp(arg, "master") == 0)
 		return set_role_as(f, REPL_ACTIVE, 0);
 	return gw_ha_ctl(f, arg);

@@ -305,14 +305,15 @@ post(int type, const struct proxy_link_row *r, const char *why)
 		snprintf(ev.text, sizeof(ev.text), "%.40s; peer 0x%016llx[%u]",
 		    why, (unsigned long long)r->peer_guid, r->peer_port);
 	store_event_post(&ev);
-	if (store_event_summed())
-		;	/* a burst's: its sum is logged */
-	else if (type == STORE_EV_LINK_DEGRADED)
-		log_warnx("link degraded: %s port %u: %s", n ?
-		    store_node_ident(n) : "?", r->port, ev.text);
-	else
-		log_info("link restored: %s port %u: %s", n ?
-		    store_node_ident(n) : "?", r->port, ev.text);
+	/* One of a burst is not logged: its sum is. */
+	if (!store_event_summed()) {
+		if (type == STORE_EV_LINK_DEGRADED)
+			log_warnx("link degraded: %s port %u: %s", n ?
+			    store_node_ident(n) : "?", r->port, ev.text);
+		else
+			log_info("link restored: %s port %u: %s", n ?
+			    store_node_ident(n) : "?", r->port, ev.text);
+	}
 	tell_verdict(r, type == STORE_EV_LINK_DEGRADED);
 	return ev.when ? ev.when : ev_wall_ms();	/* a standby drops it */
 }

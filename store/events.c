@@ -676,6 +676,7 @@ static int	ev_summed;		/* the last post's (store_event_summed) */
 static struct {
 	uint64_t	start;			/* 0: no window open */
 	unsigned	n;			/* kept in it */
+	unsigned	summed;			/* counted in it */
 	uint32_t	over[STORE_EV_MAX];
 	struct ev_timer	timer;
 } ev_burst;
@@ -720,14 +721,13 @@ burst_end(void *arg)
 	}
 	ev_burst.start = 0;
 	ev_burst.n = 0;
+	ev_burst.summed = 0;
 }
 
 /* 1 if ev is kept, 0 if counted into its window's summary. */
 static int
 burst(const struct store_event *ev, uint64_t now)
 {
-	int over = 0;
-
 	if (ev_conf.burst == 0 || !burst_type(ev->type))
 		return 1;
 	if (ev_burst.start != 0 && now - ev_burst.start >= STORE_EVENT_BURST_MS)
@@ -738,9 +738,7 @@ burst(const struct store_event *ev, uint64_t now)
 		ev_burst.n++;
 		return 1;
 	}
-	for (int t = 0; t < STORE_EV_MAX; t++)
-		over |= ev_burst.over[t] != 0;
-	if (!over) {
+	if (ev_burst.summed++ == 0) {
 		log_warnx("event: more than %u health and threshold events "
 		    "within %u s: the rest are counted, and summed up when "
 		    "the %u s are over", ev_conf.burst,

@@ -366,6 +366,8 @@ mad_dispatch(struct mad_engine *e)
 	struct mad_node *n;
 	struct mad_req *r;
 
+	if (e->batch)
+		return;
 	while (!e->down && e->inflight_n < e->max &&
 	    (n = TAILQ_FIRST(&e->ready)) && rate_take(e)) {
 		TAILQ_REMOVE(&e->ready, n, rlink);
@@ -471,6 +473,15 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 	st = proxy_mad_status(mad);
 	inflight_remove(e, r);
 	req_finish(e, r, st ? -EIO : 0, mad, (size_t)len - umad_size());
+	mad_dispatch(e);
+}
+
+/* The end of a batch of answers: what their callbacks asked for goes
+ * out now. */
+static void
+deliver_end(struct mad_engine *e)
+{
+	e->batch = 0;
 	mad_dispatch(e);
 }
 
@@ -647,6 +658,7 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	ev_timer_init(&e->rate_timer, rate_timer_cb, e);
 	e->deliver = handle_answer;
 	e->port_failed = port_failed;
+	e->deliver_end = deliver_end;
 	if (mad_port_init(e, ca, port) == -1)
 		return -1;
 	/* umad2sim writes sizeof(struct ib_user_mad) + 256 octets, more than

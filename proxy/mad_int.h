@@ -90,6 +90,10 @@ struct mad_engine {
 				    int len);
 	void			(*port_failed)(struct mad_engine *e,
 				    const char *what, int err);
+	/* A batch of answers: what their callbacks submit is sent when
+	 * the batch ends (deliver_end), back to back. */
+	int			 batch;
+	void			(*deliver_end)(struct mad_engine *e);
 	void			*up_arg;
 	uint64_t		 state_checked;
 	uint64_t		 send_errs, send_err_logged;

@@ -237,13 +237,8 @@ direct_active(void *arg)
 #define DIRECT_BATCH	64
 
 static void
-direct_wait(void *arg, int wait_ms)
+direct_batch(struct mad_engine *e)
 {
-	struct mad_engine *e = arg;
-	struct pollfd pfd = { e->fd, POLLIN, 0 };
-
-	if (poll(&pfd, 1, wait_ms) <= 0)
-		return;
 	for (int k = 0; k < DIRECT_BATCH; k++) {
 		struct mad_rx *rx;
 		int rc;
@@ -273,6 +268,23 @@ direct_wait(void *arg, int wait_ms)
 }
 
 static void
+direct_wait(void *arg, int wait_ms)
+{
+	struct mad_engine *e = arg;
+	struct pollfd pfd = { e->fd, POLLIN, 0 };
+
+	if (poll(&pfd, 1, wait_ms) <= 0)
+		return;
+	/* What the batch's callbacks submit is sent after it, back to
+	 * back: the simulator (or the HCA's send queue) takes the run in
+	 * one wake-up, not one per answer (a sweep's CPU, alternated:
+	 * 355-430 -> 285-330 ms at 18,602 SMPs). */
+	e->batch = 1;
+	direct_batch(e);
+	e->deliver_end(e);
+}
+
+static void
 mad_wake_cb(int fd, short revents, void *arg)
 {
 	struct mad_engine *e = arg;
@@ -291,12 +303,14 @@ mad_wake_cb(int fd, short revents, void *arg)
 	pthread_mutex_unlock(&e->rx_lock);
 	if (rx != NULL)
 		e->last_io = ev_now();
+	e->batch = 1;
 	for (; rx != NULL; rx = nx) {
 		nx = rx->next;
 		if (!e->down)
 			e->deliver(e, rx->umad, rx->len);
 		rx_free(rx);
 	}
+	e->deliver_end(e);
 	if (atomic_load(&e->rx_err) != 0) {
 		int err = atomic_exchange(&e->rx_err, 0);
 

@@ -751,6 +751,8 @@ proxy_mad_get_stats(struct proxy_mad_stats *st)
 	st->queued = e->queued_n;
 	st->port_down = e->down;
 	st->stray = atomic_load(&e->stray);
+	st->max_inflight = e->max;
+	st->max_inflight_node = e->max_node;
 }
 
 /* The API's rest: the port's and the requests to us, on the engine. */

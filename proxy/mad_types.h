@@ -80,6 +80,8 @@ struct proxy_mad_stats {
 	uint64_t reopens;	/* and came back */
 	uint64_t perf_sent;	/* of sent, PerfMgt (class 0x04) */
 	int	 port_down;
+	/* The window: MADs in flight at most, and to one node_key. */
+	int	 max_inflight, max_inflight_node;
 };
 
 /* Per node_key (a node's GUID for every MAD but the sweep's first

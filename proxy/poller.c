@@ -33,6 +33,7 @@ struct poll_node {
 	uint32_t		 node;
 	int			 policy;	/* index, -1: default */
 	int			 outstanding;
+	int			 full_out;	/* of those, a full poll's */
 	/* Threshold bookkeeping: totals at the last check. */
 	uint64_t		*last_totals;	/* ports x thresholds */
 	uint8_t			*above;		/* the same: rate above now */
@@ -72,6 +73,13 @@ static int			 poll_ninflight;
  * allocations short-lived. */
 #define FULL_WINDOW	512
 static int			 full_outstanding;
+/* Nodes with reads outstanding, and how many it takes to fill the MAD
+ * engine's window (max-in-flight over max-in-flight-per-node): FULL_WINDOW
+ * reads of two 80-port switches kept 8 MADs in flight, not 64. Twice
+ * that many are kept asked: a node near its last reads has fewer in
+ * flight than its share (with one spread, answers came in at 0-63 in
+ * flight evenly; with two, most at 56-64). */
+static int			 full_active, full_spread;
 static uint64_t			 full_started, full_sent0;
 static unsigned			 full_nodes;
 static size_t			 full_next;	/* the next node to ask */
@@ -360,7 +368,8 @@ full_issue(void)
 		return;
 	full_issuing = 1;
 	poll_full_now = 1;
-	while (full_next < poll_n && full_outstanding < FULL_WINDOW) {
+	while (full_next < poll_n && (full_outstanding < FULL_WINDOW ||
+	    full_active < 2 * full_spread)) {
 		size_t i = full_next++;
 		const struct store_node *n = store_node_at((uint32_t)i);
 
@@ -393,6 +402,8 @@ read_done(struct poll_node *pn, int full)
 {
 	if (full) {
 		full_outstanding--;
+		if (pn->full_out > 0 && --pn->full_out == 0)
+			full_active--;
 		full_issue();
 	}
 	if (pn->outstanding > 0 && --pn->outstanding == 0) {
@@ -431,8 +442,11 @@ want(struct poll_node *pn, const struct attr_def *a, uint32_t mod,
 	    wait_cb, pn) == 1) {
 		pn->outstanding++;
 		poll_inflight[pn->policy + 1]++;
-		if (poll_full_now)
+		if (poll_full_now) {
 			full_outstanding++;
+			if (pn->full_out++ == 0)
+				full_active++;
+		}
 	}	/* else fresh (or failing): nothing to send */
 }
 
@@ -637,7 +651,21 @@ proxy_poll_finalise(void)
 	poll_nodes = NULL;
 	poll_inflight = NULL;
 	poll_n = 0;
+	/* A full poll under way ends with its nodes. */
+	full_started = 0;
+	full_outstanding = full_active = 0;
+	full_next = 0;
 	cache_set_ttl_hook(NULL);
+}
+
+/* The nodes it takes to fill the MAD engine's window. */
+static int
+spread_of(const struct proxy_mad_stats *st)
+{
+	if (st->max_inflight_node <= 0 || st->max_inflight <= 0)
+		return 1;
+	return (st->max_inflight + st->max_inflight_node - 1) /
+	    st->max_inflight_node;
 }
 
 int
@@ -651,6 +679,7 @@ proxy_poll_all_now(void)
 	cache_flush(UINT32_MAX);
 	proxy_mad_get_stats(&st);
 	full_sent0 = st.sent;
+	full_spread = spread_of(&st);
 	full_started = ev_now();
 	full_nodes = 0;
 	full_next = 0;

@@ -1,5 +1,6 @@
 /* proxy_poll: a full poll keeps at most FULL_WINDOW reads outstanding
- * and asks the next nodes as reads come back; a node that moves to
+ * (but enough nodes asked to fill the MAD engine's window) and asks the
+ * next nodes as reads come back; a node that moves to
  * another policy while its reads are in flight takes their count along
  * (else the old policy's max-in-flight stayed reached, and its nodes
  * were never polled again).
@@ -19,7 +20,7 @@
 
 #include "proxy/poller.c"
 
-#define MAX_FETCH	4096
+#define MAX_FETCH	16384
 
 static struct cache_key	 fetched[MAX_FETCH];
 static int		 nfetched;
@@ -71,6 +72,30 @@ sweep(int n, const char *prefix)
 		p[1].lid = (uint16_t)(2 * i + 1);
 		p[2].lid = (uint16_t)(2 * i + 2);
 		snprintf(sn.desc, sizeof(sn.desc), "%s%d HCA-1", prefix, i);
+		store_sweep_node(&sn, p);
+	}
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+}
+
+/* n switches of nports ports, LIDs from 1. */
+static void
+sweep_switches(int n, int nports)
+{
+	struct store_node sn;
+	struct store_port p[256];
+	unsigned nodes, lost;
+
+	store_sweep_begin();
+	for (int i = 0; i < n; i++) {
+		memset(&sn, 0, sizeof(sn));
+		memset(p, 0, sizeof(p));
+		sn.guid = 0x2000 + (uint64_t)i;
+		sn.type = STORE_NODE_SWITCH;
+		sn.num_ports = (uint8_t)nports;
+		sn.lid = (uint16_t)(i + 1);
+		for (int k = 0; k <= nports; k++)
+			p[k].lid = sn.lid;
+		snprintf(sn.desc, sizeof(sn.desc), "switch%d", i);
 		store_sweep_node(&sn, p);
 	}
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
@@ -143,6 +168,52 @@ test_full_poll_window(void **state)
 	assert_int_equal(poll_inflight[1], 0);
 }
 
+/* The window: 64 MADs in flight, 4 to a node, takes 16 nodes. */
+static void
+test_spread_of(void **state)
+{
+	struct proxy_mad_stats st = { 0 };
+
+	assert_int_equal(spread_of(&st), 1);	/* no engine */
+	st.max_inflight = 64;
+	st.max_inflight_node = 4;
+	assert_int_equal(spread_of(&st), 16);
+	st.max_inflight_node = 5;
+	assert_int_equal(spread_of(&st), 13);
+	st.max_inflight_node = 64;
+	assert_int_equal(spread_of(&st), 1);
+}
+
+/* Big switches: FULL_WINDOW reads are two or three of them, which
+ * kept 8-12 MADs in flight at 4 a node. Twice the spread of nodes
+ * are kept asked whatever the reads outstanding. */
+static void
+test_full_poll_spread(void **state)
+{
+	int sw = 40, ports = 80, asked = 0;
+
+	sweep_switches(sw, ports);
+	assert_int_equal(proxy_poll_init(pols, 1), 0);
+	assert_int_equal(proxy_poll_all_now(), 0);
+	/* No engine here: a spread of 1, the reads' window decides. */
+	assert_true(full_active >= 2 && full_active <= 3);
+	assert_true(full_outstanding >= FULL_WINDOW);
+	full_spread = 16;
+	full_issue();
+	assert_int_equal(full_active, 32);
+	assert_int_equal(full_nodes, 32);
+	assert_true(full_outstanding > 10 * FULL_WINDOW);
+	while (nfetched > 0) {
+		asked += nfetched;
+		answer_all();
+		assert_true(full_next >= (size_t)sw || full_active >= 32);
+	}
+	assert_int_equal(full_active, 0);
+	assert_int_equal(full_nodes, sw);
+	assert_int_equal(full_started, 0);	/* "poll done" logged */
+	assert_int_equal(asked, full_nodes * (1 + 3 * ports));
+}
+
 static void
 test_moved_node_takes_count(void **state)
 {
@@ -174,6 +245,9 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_poll_window, setup,
+		    teardown),
+		cmocka_unit_test(test_spread_of),
+		cmocka_unit_test_setup_teardown(test_full_poll_spread, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_moved_node_takes_count,
 		    setup, teardown),

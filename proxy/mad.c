@@ -366,7 +366,10 @@ mad_dispatch(struct mad_engine *e)
 	struct mad_node *n;
 	struct mad_req *r;
 
-	if (e->batch)
+	/* Within a batch of answers, sends wait for its end while half
+	 * the window is still out: runs of sends, and the window never
+	 * drains waiting for slow callbacks. */
+	if (e->batch && e->inflight_n >= e->max / 2)
 		return;
 	while (!e->down && e->inflight_n < e->max &&
 	    (n = TAILQ_FIRST(&e->ready)) && rate_take(e)) {

@@ -91,7 +91,8 @@ struct mad_engine {
 	void			(*port_failed)(struct mad_engine *e,
 				    const char *what, int err);
 	/* A batch of answers: what their callbacks submit is sent when
-	 * the batch ends (deliver_end), back to back. */
+	 * the batch ends (deliver_end), back to back, unless fewer than
+	 * half the window is out (mad_dispatch). */
 	int			 batch;
 	void			(*deliver_end)(struct mad_engine *e);
 	void			*up_arg;

@@ -1,5 +1,5 @@
 /* proxy_mad scheduling: the caps on MADs in flight, round-robin across
- * nodes, a fresh TID per retry, bounded retries, failing a dead node's
+ * nodes, sends held to a batch's end, a fresh TID per retry, bounded retries, failing a dead node's
  * queue, and exactly one callback per request.
  *
  * The engine's files (proxy/mad*.c) are included, so its static
@@ -272,6 +272,12 @@ setup_rr(void **state)
 }
 
 static int
+setup_batch(void **state)
+{
+	return start(0, 8, 8);
+}
+
+static int
 teardown(void **state)
 {
 	proxy_mad_finalise();
@@ -308,6 +314,43 @@ test_caps(void **state)
 		assert_int_equal(reqs[i].status, 0);
 	assert_int_equal(e->queued_n, 0);
 	assert_int_equal(e->inflight_n, 0);
+}
+
+/* A batch of answers (mad_rx.c): what their callbacks submit waits for
+ * the batch's end while half the window is still out, and goes at once
+ * when fewer are; outside a batch, at once. */
+static void
+test_batch(void **state)
+{
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(submit((uint64_t)i + 1, 0), 0);
+		reqs[i].resubmit = 1;
+	}
+	assert_int_equal(nsent, 8);
+	e->batch = 1;
+	for (int i = 0; i < 4; i++) {
+		answer(i, 0);
+		assert_int_equal(nsent, 8);	/* 7 to 4 still out: held */
+	}
+	assert_int_equal(e->queued_n, 4);
+	answer(4, 0);		/* 3 out, under half: the 5 held go now */
+	assert_int_equal(nsent, 13);
+	assert_int_equal(e->inflight_n, 8);
+	e->deliver_end(e);
+	assert_int_equal(e->batch, 0);
+	assert_int_equal(nsent, 13);
+	e->batch = 1;
+	answer(5, 0);
+	assert_int_equal(nsent, 13);	/* held to the batch's end */
+	e->deliver_end(e);
+	assert_int_equal(nsent, 14);
+	answer(6, 0);			/* no batch: at once */
+	assert_int_equal(nsent, 15);
+	for (int i = 7; i < nsent; i++)
+		answer(i, 0);
+	assert_int_equal(nsent, 16);
+	assert_int_equal(e->inflight_n, 0);
+	assert_int_equal(e->queued_n, 0);
 }
 
 /* One in flight at a time: a node with a long queue takes one turn
@@ -784,6 +827,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_field),
 		cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch, setup_batch,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_ctx_copied, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_round_robin, setup_rr,

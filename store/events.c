@@ -676,7 +676,6 @@ static int	ev_summed;		/* the last post's (store_event_summed) */
 static struct {
 	uint64_t	start;			/* 0: no window open */
 	unsigned	n;			/* kept in it */
-	unsigned	summed;			/* counted in it */
 	uint32_t	over[STORE_EV_MAX];
 	struct ev_timer	timer;
 } ev_burst;
@@ -721,7 +720,8 @@ burst_end(void *arg)
 	}
 	ev_burst.start = 0;
 	ev_burst.n = 0;
-	ev_burst.summed = 0;
+	/* Ended by a late post, not by it: the next window is not its. */
+	ev_timer_del(&ev_burst.timer);
 }
 
 /* 1 if ev is kept, 0 if counted into its window's summary. */
@@ -738,7 +738,8 @@ burst(const struct store_event *ev, uint64_t now)
 		ev_burst.n++;
 		return 1;
 	}
-	if (ev_burst.summed++ == 0) {
+	/* The timer runs while the window has summed events. */
+	if (!ev_timer_pending(&ev_burst.timer)) {
 		log_warnx("event: more than %u health and threshold events "
 		    "within %u s: the rest are counted, and summed up when "
 		    "the %u s are over", ev_conf.burst,

@@ -308,6 +308,30 @@ test_burst(void **state)
 	assert_int_equal(nheard, 74);
 }
 
+/* A window ended by a post after its time, before its timer ran: the
+ * timer goes with it, and the next window keeps its ten, not eleven. */
+static void
+test_burst_late(void **state)
+{
+	struct store_event_conf c = { 10, 30000, 4, 60000, 30000, 10 };
+	int kept = 0;
+
+	(void)state;
+	assert_int_equal(store_event_config(&c), 0);
+	for (int i = 0; i < 20; i++)
+		post(STORE_EV_LINK_DEGRADED, STORE_SRC_SWEEP, 0x100 + i, 1);
+	assert_int_equal(nheard, 10);
+	now_ms += STORE_EVENT_BURST_MS;
+	/* Before the loop runs the timer: the window ends here. */
+	kept += post(STORE_EV_LINK_DEGRADED, STORE_SRC_SWEEP, 0x200, 1);
+	assert_int_equal(nheard, 12);		/* the sum, and this one */
+	ev_run_once(0);
+	for (int i = 1; i < 20; i++)
+		kept += post(STORE_EV_LINK_DEGRADED, STORE_SRC_SWEEP,
+		    0x200 + i, 1);
+	assert_int_equal(kept, 10);
+}
+
 static char dbpath[64];
 
 static int
@@ -459,6 +483,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burst_late, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_repl_replaces, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_persisted, db_setup,

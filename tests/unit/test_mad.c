@@ -1,6 +1,7 @@
 /* proxy_mad scheduling: the caps on MADs in flight, round-robin across
- * nodes, sends held to a batch's end, a fresh TID per retry, bounded retries, failing a dead node's
- * queue, and exactly one callback per request.
+ * nodes, sends held to a batch's end, a fresh TID per retry, bounded
+ * retries, failing a dead node's queue, and exactly one callback per
+ * request.
  *
  * The engine's files (proxy/mad*.c) are included, so its static
  * functions can be driven directly: handle_answer() stands for the

@@ -1,7 +1,7 @@
 /* proxy_poll: a full poll keeps at most FULL_WINDOW reads outstanding
  * (but enough nodes asked to fill the MAD engine's window) and asks the
- * next nodes as reads come back; a node that moves to
- * another policy while its reads are in flight takes their count along
+ * next nodes as reads come back; a node that moves to another policy
+ * while its reads are in flight takes their count along
  * (else the old policy's max-in-flight stayed reached, and its nodes
  * were never polled again).
  *
@@ -53,33 +53,10 @@ answer_all(void)
 		cache_complete(&fetched[i], -ETIMEDOUT, NULL, 0);
 }
 
-/* n two-port CAs with LIDs, named desc-prefix + number. */
+/* n nodes named prefix + number: two-port CAs with a LID per port, or
+ * (sw) switches of nports ports, every port with the switch's LID. */
 static void
-sweep(int n, const char *prefix)
-{
-	struct store_node sn;
-	struct store_port p[3];
-	unsigned nodes, lost;
-
-	store_sweep_begin();
-	for (int i = 0; i < n; i++) {
-		memset(&sn, 0, sizeof(sn));
-		memset(p, 0, sizeof(p));
-		sn.guid = 0x1000 + (uint64_t)i;
-		sn.type = STORE_NODE_CA;
-		sn.num_ports = 2;
-		sn.lid = (uint16_t)(2 * i + 1);
-		p[1].lid = (uint16_t)(2 * i + 1);
-		p[2].lid = (uint16_t)(2 * i + 2);
-		snprintf(sn.desc, sizeof(sn.desc), "%s%d HCA-1", prefix, i);
-		store_sweep_node(&sn, p);
-	}
-	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
-}
-
-/* n switches of nports ports, LIDs from 1. */
-static void
-sweep_switches(int n, int nports)
+sweep_nodes(int n, const char *prefix, int sw, int nports)
 {
 	struct store_node sn;
 	struct store_port p[256];
@@ -89,16 +66,23 @@ sweep_switches(int n, int nports)
 	for (int i = 0; i < n; i++) {
 		memset(&sn, 0, sizeof(sn));
 		memset(p, 0, sizeof(p));
-		sn.guid = 0x2000 + (uint64_t)i;
-		sn.type = STORE_NODE_SWITCH;
-		sn.num_ports = (uint8_t)nports;
-		sn.lid = (uint16_t)(i + 1);
-		for (int k = 0; k <= nports; k++)
-			p[k].lid = sn.lid;
-		snprintf(sn.desc, sizeof(sn.desc), "switch%d", i);
+		sn.guid = 0x1000 + (uint64_t)i;
+		sn.type = sw ? STORE_NODE_SWITCH : STORE_NODE_CA;
+		sn.num_ports = (uint8_t)(sw ? nports : 2);
+		sn.lid = (uint16_t)(sw ? i + 1 : 2 * i + 1);
+		for (int k = sw ? 0 : 1; k <= sn.num_ports; k++)
+			p[k].lid = (uint16_t)(sw ? sn.lid : 2 * i + k);
+		snprintf(sn.desc, sizeof(sn.desc), sw ? "%s%d" : "%s%d HCA-1",
+		    prefix, i);
 		store_sweep_node(&sn, p);
 	}
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+}
+
+static void
+sweep(int n, const char *prefix)
+{
+	sweep_nodes(n, prefix, 0, 2);
 }
 
 static struct proxy_policy pols[1];
@@ -192,7 +176,7 @@ test_full_poll_spread(void **state)
 {
 	int sw = 40, ports = 80, asked = 0;
 
-	sweep_switches(sw, ports);
+	sweep_nodes(sw, "switch", 1, ports);
 	assert_int_equal(proxy_poll_init(pols, 1), 0);
 	assert_int_equal(proxy_poll_all_now(), 0);
 	/* No engine here: a spread of 1, the reads' window decides. */

@@ -9,6 +9,7 @@
  * (docs/mibs.md, "How the gateway fills IB-SM-MIB"). */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,33 @@ sorted_lower(const uint32_t *sub)
 	return lo;
 }
 
+/* A walk visits the nodes in GUID order, scattered in memory, and the
+ * first touch of each row's node and port stalled on a cache and TLB
+ * miss: half the rows' time in bench (f). So each step asks for the
+ * node SM_AHEAD rows on, and for the ports 0 (switches) and 1 (CAs)
+ * of the node half as far on, whose first line is in by then. */
+#define SM_AHEAD	8
+
+/* Inlined by force: a function of prefetches alone looks pure to GCC,
+ * which then drops its calls as having no effect. */
+static inline __attribute__((always_inline)) void
+prefetch_ahead(size_t i)
+{
+	const struct store_node *n;
+	const char *p;
+
+	if (i + SM_AHEAD < sm_nsorted)
+		__builtin_prefetch(sm_sorted[i + SM_AHEAD]);
+	if (i + SM_AHEAD / 2 >= sm_nsorted ||
+	    (n = sm_sorted[i + SM_AHEAD / 2])->ports == NULL)
+		return;
+	p = (const char *)n->ports;
+	__builtin_prefetch(p + offsetof(struct store_port, pinfo_ok));
+	p += sizeof(struct store_port);
+	__builtin_prefetch(p + offsetof(struct store_port, pinfo_ok));
+	__builtin_prefetch(p + offsetof(struct store_port, pinfo) + 32);
+}
+
 int
 gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
     struct gw_row *out, gw_sm_node_fn fn)
@@ -184,6 +212,8 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	for (; i < sm_nsorted; i++, bounded = 0) {
 		const struct store_node *n = sm_sorted[i];
 		int rc;
+
+		prefetch_ahead(i);
 
 		/* The subnet as it is now: a node the last sweep did not
 		 * reach is in the node table (IBSNMPGW-MIB), not here. */

@@ -93,7 +93,8 @@ start_fabric() {	# name topology [map [extra-yaml]]
 	"$SIM" start "$@" > "$d.info"
 	sed -n 's/^endpoint: //p' "$d.info"
 }
-med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
+# The median (of an even count, the lower middle one).
+med() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 # stock_run DIR OUT TOOL: a stock tool on the simulated fabric. umad2sim
 # (ibsim 0.10) can crash a client at exit when a MAD arrives after its
 # port closed (tests/sim/README.md): such a run is not timed, and the
@@ -153,7 +154,7 @@ sweeps_vs_stock() {
 	nd_nodes=$(grep -c '^\(Switch\|Ca\)' "$work/ibnd-$1.out")
 }
 
-an_names="" r7="" big_nodes="" big_smps="" big_cpu="" b_floor="" d_floor="" b_floor_w="" d_floor_w="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
+an_names="" b_pair="" d_pair="" r7="" big_nodes="" big_smps="" big_cpu="" b_floor="" d_floor="" b_floor_w="" d_floor_w="" gw_out="" snmpd_out="" gw_ms="" nd_ms="" poll_ms="" iqe_ms="" rssp="" r6="" g_out="" i_out="" j_out="" k_out="" l_out=""
 h_tun1="" smps=""
 if want a c; then
 echo "== (a) cached GET throughput, window $WIN, $DUR s each"
@@ -352,6 +353,80 @@ floor_run() {
 	done
 }
 
+# poll_wait NAME PID: SIGUSR2 (a full counter poll) to fabric NAME's
+# gateway (PID); wait for its "poll done".
+poll_wait() {
+	pw0=$(grep -c "poll done" "$work/fab-$1/ibsnmpgw.log" || true)
+	kill -USR2 "$2"
+	for pw_t in $(seq 1 300); do
+		[ "$(grep -c "poll done" "$work/fab-$1/ibsnmpgw.log" || true)" \
+		    -gt "$pw0" ] && return 0
+		sleep 0.1
+	done
+}
+# idle PID: wait (10 s at most) until PID's CPU stands still: at most a
+# tick (10 ms) in 0.3 s. A sweep's or a poll's last writes come after
+# its "done" line, and would slow a floor run started at once.
+idle() {
+	id_c=$(cpu_ms "$1")
+	for id_t in $(seq 1 30); do
+		sleep 0.3
+		id_n=$(cpu_ms "$1")
+		[ "$id_n" -le $((id_c + 10)) ] && return 0
+		id_c=$id_n
+	done
+}
+# paired NAME PID KIND N: nine rounds, each the gateway's own job on
+# fabric NAME (KIND dr: a forced sweep; perf: a full counter poll) and
+# the floor for the same N MADs at 64 in flight, the gateway's window
+# ($work/floor.t from floor_run), each once the gateway is idle; odd
+# rounds the gateway first, even ones the floor. This machine's speed
+# drifts by up to 2x over minutes (tests/bench/README.md, stop 45): the
+# gateway's runs, then the floor's minutes later, compared two
+# intervals; a ratio per round compares the two in one. Sets pr_ratio
+# (the median round's). Run without the fabric's env: only madfloor
+# gets it.
+paired() {
+	pr_ratios="" pr_pairs=""
+	for pr_i in 1 2 3 4 5 6 7 8 9; do
+		pr_g="" pr_f=""
+		for pr_k in 1 2; do
+			settle "$1"
+			idle "$2"
+			if [ $(( (pr_i + pr_k) % 2 )) = 0 ]; then
+				pair_gw "$1" "$2" "$3"
+			else
+				pair_floor "$1" "$3" "$4"
+			fi
+		done
+		[ -n "$pr_g" ] && [ -n "$pr_f" ] || continue
+		pr_pairs="$pr_pairs $pr_g/$pr_f"
+		pr_ratios="$pr_ratios $(ratio "$pr_g" "$pr_f")"
+	done
+	pr_ratio=$(med $pr_ratios)
+	echo "paired rounds, gateway / floor at 64 in flight (ms; odd rounds the gateway first):$pr_pairs; ratios$pr_ratios, median $pr_ratio"
+}
+# pair_gw NAME PID KIND: the gateway's sweep or poll; sets pr_g (ms).
+pair_gw() {
+	if [ "$3" = dr ]; then
+		sweep_wait "$1" "$2"
+		pr_g=$(grep "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log" |
+		    tail -1 | sed 's/.* in \([0-9]*\) ms.*/\1/')
+	else
+		poll_wait "$1" "$2"
+		pr_g=$(grep "poll done" "$work/fab-$1/ibsnmpgw.log" |
+		    tail -1 | sed 's/.* in \([0-9]*\) ms.*/\1/')
+	fi
+}
+# pair_floor NAME KIND N: madfloor at 64 in flight; sets pr_f (ms).
+pair_floor() {
+	pf_out=$(eval "$("$SIM" env "$work/fab-$1")"; cd "$work/fab-$1" &&
+	    SIM_HOST=node0003 timeout 120 "$work/madfloor" -c "$2" \
+	    -f "$work/floor.t" -n "$3" -w 64) ||
+	    { echo "(madfloor failed: $pf_out)" >&2; return 0; }
+	pr_f=$(field "$pf_out" ms)
+}
+
 if want b; then
 echo
 echo "== (b) full-fabric discovery on a ~2,000-node fabric (mad.rate-limit off, as the stock tool has none)"
@@ -367,6 +442,8 @@ b_floor=$floor_ms
 # The gateway's own window for a sweep: mad.max-in-flight (64).
 b_floor_w=$floor_w64
 unset LD_PRELOAD
+paired mid "$gwpid" dr "$n"
+b_pair=$pr_ratio
 nodes=$nd_nodes
 gw_ms=$(med $sweeps)
 nd_ms=$(med $ibnd)
@@ -387,14 +464,8 @@ gwpid=$(awk '$1 == "ibsnmpgw" { print $2 }' "$work/fab-ctr/pids")
 polls="" poll_cpu="" poll_per_port=""
 for i in 1 2 3; do
 	settle ctr
-	before=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log" || true)
 	c=$(cpu_ms "$gwpid")
-	kill -USR2 "$gwpid"
-	for t in $(seq 1 300); do
-		now=$(grep -c "poll done" "$work/fab-ctr/ibsnmpgw.log" || true)
-		[ "$now" -gt "$before" ] && break
-		sleep 0.1
-	done
+	poll_wait ctr "$gwpid"
 	c=$(( $(cpu_ms "$gwpid") - c ))
 	line=$(grep "poll done" "$work/fab-ctr/ibsnmpgw.log" | tail -1)
 	polls="$polls $(echo "$line" | sed 's/.* in \([0-9]*\) ms.*/\1/')"
@@ -429,6 +500,8 @@ d_floor=$floor_ms
 # with the floor at 16.
 d_floor_w=$floor_w64
 unset LD_PRELOAD
+paired ctr "$gwpid" perf "$poll_mads"
+d_pair=$pr_ratio
 ports=$(sed -n 's/^## *\([0-9]*\) ports checked.*/\1/p' "$work/iqe.out")
 poll_ms=$(med $polls)
 iqe_ms=$(med $iqe)
@@ -574,7 +647,9 @@ fi
 
 echo
 echo "== summary (goals: issue 21; (a), (b), (d) and (f) as issue 36 sets them)"
-ok() { awk -v x="$1" -v op="$2" -v t="$3" 'BEGIN { print ((op == ">=" ? x >= t : x <= t) ? "met" : "NOT met") }'; }
+# No reading (a part that failed) is not met: awk would compare "" as a
+# string, and "" <= 1.25 holds.
+ok() { [ -n "$1" ] || { echo "NOT met: no reading"; return; }; awk -v x="$1" -v op="$2" -v t="$3" 'BEGIN { print ((op == ">=" ? x >= t : x <= t) ? "met" : "NOT met") }'; }
 if want a c; then
 	r1=$(ratio "$(field "$gw_out" rate)" "$(field "$snmpd_out" rate)")
 	p1=$(ratio "$(field "$gw_out" p99_us)" "$(field "$snmpd_out" p99_us)")
@@ -591,14 +666,16 @@ fi
 if want b; then
 	r3=$(ratio "$gw_ms" "$nd_ms")
 	r3f=$(ratio "$gw_ms" "$b_floor_w")
-	echo "(b)  gateway / floor (a bare client's same SMPs, 64 in flight as the gateway, $b_floor_w ms): ${r3f}x (goal <= 1.25: $(ok "$r3f" "<=" 1.25)); gateway CPU per SMP (us):$sweep_cpu"
+	echo "(b)  gateway / floor, paired (a bare client's same SMPs at 64 in flight, as the gateway, alternated with the sweeps; the median of nine rounds): ${b_pair}x (goal <= 1.25: $(ok "$b_pair" "<=" 1.25)); gateway CPU per SMP (us):$sweep_cpu"
+	echo "(b)  gateway / floor, unpaired (the sweeps' median against the floor's at 64, $b_floor_w ms, minutes later; before stop 45 the goal was judged on this): ${r3f}x"
 	echo "(b)  gateway / the floor's best window ($b_floor ms): $(ratio "$gw_ms" "$b_floor")x"
 	echo "(b)  gateway/ibnetdiscover discovery time: ${r3}x (issue 21's goal <= 0.25: $(ok "$r3" "<=" 0.25)); floor/ibnetdiscover $(ratio "$b_floor" "$nd_ms")x: that goal is reachable through umad2sim only if this is <= 0.25"
 fi
 if want d; then
 	r4=$(ratio "$poll_ms" "$iqe_ms")
 	r4f=$(ratio "$poll_ms" "$d_floor_w")
-	echo "(d)  gateway / floor (a bare client's $poll_mads PortCounters, 64 in flight as the gateway's full poll, $d_floor_w ms): ${r4f}x (goal <= 1.25: $(ok "$r4f" "<=" 1.25)); gateway CPU per MAD (us):$poll_cpu; $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') MADs per port"
+	echo "(d)  gateway / floor, paired (a bare client's $poll_mads PortCounters at 64 in flight, as the gateway's full poll, alternated with the polls; the median of nine rounds): ${d_pair}x (goal <= 1.25: $(ok "$d_pair" "<=" 1.25)); gateway CPU per MAD (us):$poll_cpu; $(awk -v m="$poll_mads" -v p="$ports" 'BEGIN { printf("%.2f", p ? m / p : 0) }') MADs per port"
+	echo "(d)  gateway / floor, unpaired (the polls' median against the floor's at 64, $d_floor_w ms, minutes later; before stop 45 the goal was judged on this): ${r4f}x"
 	echo "(d)  gateway / the floor's best window ($d_floor ms): $(ratio "$poll_ms" "$d_floor")x"
 	echo "(d)  gateway/ibqueryerrors full counter poll: ${r4}x (issue 21's goal <= 0.15: $(ok "$r4" "<=" 0.15)); floor/ibqueryerrors $(ratio "$d_floor" "$iqe_ms")x: that goal is reachable through umad2sim only if this is <= 0.15"
 fi

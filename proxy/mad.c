@@ -408,6 +408,34 @@ mad_dispatch(struct mad_engine *e)
 	arm_timer(e);
 }
 
+/* The low 32 bits of the TransactionID (IBA 13.4.3): ours. */
+static uint32_t
+answer_tid(const uint8_t *mad)
+{
+	return (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 |
+	    (uint32_t)mad[14] << 8 | mad[15];
+}
+
+/* What is read while the engine stops (mad_rx_drain): an answer ends
+ * its request as the stop ends every other one, the rest is dropped. */
+static void
+drop_answer(struct mad_engine *e, uint8_t *umad, int len)
+{
+	uint8_t *mad = umad_get_mad(umad);
+	uint32_t tid;
+	struct mad_req *r;
+
+	if (len < (int)umad_size() + 24 ||
+	    (!(mad[3] & 0x80) && umad_status(umad) != ETIMEDOUT))
+		return;
+	tid = answer_tid(mad);
+	r = e->slots[tid & (SLOT_COUNT - 1)];
+	if (r == NULL || r->tid != tid)
+		return;
+	inflight_remove(e, r);
+	req_finish(e, r, -ECANCELED, NULL, 0);
+}
+
 static void
 handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 {
@@ -430,8 +458,7 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 		mad_handle_request(e, umad, len);
 		return;
 	}
-	tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 |
-	    (uint32_t)mad[14] << 8 | mad[15];
+	tid = answer_tid(mad);
 	r = e->slots[tid & (SLOT_COUNT - 1)];
 	if (r == NULL || r->tid != tid) {
 		/* Late (after its timeout or retry), twice, or to nothing
@@ -496,8 +523,8 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	struct mad_req *r;
 	uint8_t *mad;
 
-	if (e->fd < 0 || e->down) {
-		errno = e->down ? ENETDOWN : EINVAL;
+	if (e->fd < 0 || e->down || e->stopping) {
+		errno = e->down ? ENETDOWN : e->stopping ? ECANCELED : EINVAL;
 		return -1;
 	}
 	if (a->ctx_len > PROXY_MAD_CTX) {
@@ -655,7 +682,7 @@ proxy_mad_init(const char *ca, int port, int timeout_ms, int retries,
 	e->max = max_inflight < (int)SLOT_COUNT ? max_inflight :
 	    (int)SLOT_COUNT / 2;
 	e->max_node = max_inflight_node;
-	e->down = 0;
+	e->down = e->stopping = e->exiting = 0;
 	htab_init(&e->nodes);
 	ev_timer_init(&e->timer, mad_timeout_cb, e);
 	ev_timer_init(&e->rate_timer, rate_timer_cb, e);
@@ -709,6 +736,15 @@ proxy_mad_stop(void)
 	ev_timer_del(&e->rate_timer);
 	ev_timer_del(&e->reopen_timer);
 	mad_rx_stop(e);
+	/* The callbacks of what ends now must not send more. */
+	e->stopping = 1;
+	if (e->exiting && e->fd >= 0 && !e->down && e->inflight_n > 0) {
+		int n = e->inflight_n;
+
+		mad_rx_drain(e, e->timeout, drop_answer);
+		log_info("mad: %d MADs in flight at exit, %d answers taken",
+		    n, n - e->inflight_n);
+	}
 	mad_port_close(e);
 	mad_rx_close(e);
 	while ((r = TAILQ_FIRST(&e->inflight)) != NULL) {

@@ -110,8 +110,9 @@ struct mad_engine {
 	int			 issm, issm_fd;
 	int			 reports;	/* SA agent takes Reports */
 	uint64_t		 port_guid;
-	/* The process is about to exit (proxy_mad_exiting). */
-	int			 exiting;
+	/* The process is about to exit (proxy_mad_exiting); the engine
+	 * stops: nothing more is sent (proxy_mad_stop). */
+	int			 exiting, stopping;
 
 	/* The reader thread and its hand-off to the loop. */
 	pthread_t		 thread;
@@ -171,6 +172,8 @@ void	mad_port_set_issm(struct mad_engine *e, int on);
 int	mad_rx_start(struct mad_engine *e);
 void	mad_rx_stop(struct mad_engine *e);
 void	mad_rx_close(struct mad_engine *e);
+void	mad_rx_drain(struct mad_engine *e, int ms,
+	    void (*drop)(struct mad_engine *, uint8_t *, int));
 void	mad_rx_finalise(struct mad_engine *e);
 int	mad_reader_start(struct mad_engine *e);
 void	mad_reader_stop(struct mad_engine *e);

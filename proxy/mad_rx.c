@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -376,6 +377,53 @@ mad_rx_stop(struct mad_engine *e)
 
 /* Shutdown, after mad_rx_stop: the wake pipe closes, and answers the
  * reader queued and the loop did not take go with it. */
+/* Before the process exits, the answers to what is still in flight
+ * are read, for at most ms, and handed to drop. Under umad2sim (ibsim
+ * 0.10) a MAD that arrives during its exit handler hangs the exit: the
+ * handler holds the lock its receiver thread takes for each MAD, then
+ * waits for that thread (tests/sim/README.md). Called with the reader
+ * thread stopped. */
+void
+mad_rx_drain(struct mad_engine *e, int ms,
+    void (*drop)(struct mad_engine *, uint8_t *, int))
+{
+	struct mad_rx *rx, *nx, *spare = NULL;
+	struct timespec ts;
+	int64_t end, left;
+
+	/* First what the reader took and the loop has not handled yet. */
+	pthread_mutex_lock(&e->rx_lock);
+	rx = e->rx_head;
+	e->rx_head = NULL;
+	e->rx_tail = &e->rx_head;
+	pthread_mutex_unlock(&e->rx_lock);
+	for (; rx != NULL; rx = nx) {
+		nx = rx->next;
+		drop(e, rx->umad, rx->len);
+		rx_free(rx);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + ms;
+	while (e->inflight_n > 0) {
+		struct pollfd pfd = { e->fd, POLLIN, 0 };
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		left = end - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			break;
+		/* Until the queue is empty (1) or the port fails. */
+		while (e->inflight_n > 0 && reader_take(e, &rx, &spare) == 0)
+			if (rx != NULL) {
+				drop(e, rx->umad, rx->len);
+				rx_keep(rx, &spare);
+			}
+	}
+	if (spare != NULL)
+		rx_free(spare);
+}
+
 void
 mad_rx_close(struct mad_engine *e)
 {

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <cmocka.h>
@@ -55,6 +56,7 @@ static struct req {
 	int		accepted;	/* proxy_mad_submit took it */
 } reqs[MAX_REQS];
 static int nreqs;
+static int resubmit_refused;	/* the engine stops: a resubmit fails */
 
 static int submit(uint64_t node, int optional);
 
@@ -69,10 +71,28 @@ fake_clock(void)
  * as the kernel does with an RMPP reassembly (it stays queued). */
 static int recv_len = PROXY_MAD_SIZE, recv_agent;
 
+/* Or, with recv_queued set, the MADs queued here (recv_queue), in
+ * order, then -EAGAIN as from an empty queue. */
+static int recv_queued, recv_n, recv_taken;
+static struct {
+	int	agent;
+	uint8_t	umad[512];
+} recv_q[8];
+
 /* libibumad, device side. */
 int
 umad_recv(int fd, void *umad, int *length, int timeout_ms)
 {
+	if (recv_queued) {
+		if (recv_taken == recv_n) {
+			errno = EAGAIN;
+			return -EAGAIN;
+		}
+		memcpy(umad, recv_q[recv_taken].umad, umad_size() +
+		    PROXY_MAD_SIZE);
+		*length = PROXY_MAD_SIZE;
+		return recv_q[recv_taken++].agent;
+	}
 	if (*length < recv_len) {
 		*length = recv_len;
 		errno = ENOSPC;
@@ -172,7 +192,11 @@ req_cb(void *arg, int status, const uint8_t *mad, size_t len)
 	q->status = status;
 	if (q->resubmit) {
 		q->resubmit = 0;
-		assert_int_equal(submit(q->node, 0), 0);
+		if (resubmit_refused) {
+			assert_int_equal(submit(q->node, 0), -1);
+			assert_int_equal(errno, ECANCELED);
+		} else
+			assert_int_equal(submit(q->node, 0), 0);
 	}
 }
 
@@ -226,6 +250,21 @@ answer(int i, int mad_status)
 	handle_answer(e, umad, UMAD_LEN);
 }
 
+/* Queue the answer to the i-th MAD sent for umad_recv(), or (i < 0)
+ * a request to us. */
+static void
+recv_queue(int i)
+{
+	void *mad = umad_get_mad(recv_q[recv_n].umad);
+
+	memcpy(recv_q[recv_n].umad, sent[i < 0 ? 0 : i].umad,
+	    sizeof(recv_q[0].umad));
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, i >= 0);
+	recv_q[recv_n].agent = sent[i < 0 ? 0 : i].agent;
+	recv_n++;
+	recv_queued = 1;
+}
+
 static void
 expire(void)
 {
@@ -251,6 +290,7 @@ start(int retries, int max, int max_node)
 	ev_set_clock(fake_clock);
 	agents_live = 0;
 	nsent = nreqs = send_errno = 0;
+	recv_queued = recv_n = recv_taken = resubmit_refused = 0;
 	port_state = 4;
 	memset(&e->st, 0, sizeof(e->st));
 	e->state_checked = 0;
@@ -799,6 +839,70 @@ test_finalise_cancels(void **state)
 	assert_int_equal(proxy_mad_init(NULL, 0, 1000, 2, 4, 2), 0);
 }
 
+/* Before the process exits, the answers to what is in flight are read
+ * (umad2sim hangs an exit that a MAD arrives in): those the reader
+ * thread had taken and those still queued. Each ends its request with
+ * -ECANCELED, as the stop ends the others; a callback cannot send
+ * more; what is not an answer is dropped; and the unanswered are waited
+ * for no longer than the MAD timeout. */
+static void
+test_exit_drains(void **state)
+{
+	struct mad_rx *rx;
+
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(submit(1 + i % 2, 0), 0);
+	assert_int_equal(nsent, 4);
+	reqs[0].resubmit = 1;
+	resubmit_refused = 1;
+	recv_queue(0);
+	recv_queue(-1);		/* a request to us: dropped */
+	recv_queue(2);
+	/* The answer to the second, taken by the reader thread. */
+	assert_non_null(rx = malloc(sizeof(*rx) + e->umad_len));
+	memcpy(rx->umad, sent[1].umad, (size_t)UMAD_LEN);
+	mad_set_field(umad_get_mad(rx->umad), 0, IB_MAD_RESPONSE_F, 1);
+	rx->len = UMAD_LEN;
+	rx->mapped = 0;
+	rx->next = NULL;
+	*e->rx_tail = rx;
+	e->rx_tail = &rx->next;
+
+	e->stopping = 1;	/* as proxy_mad_stop sets it */
+	mad_rx_drain(e, 20, drop_answer);	/* the fourth never comes */
+	assert_int_equal(e->inflight_n, 1);
+	assert_int_equal(recv_taken, 3);
+	assert_null(e->rx_head);
+	assert_int_equal(nsent, 4);
+	assert_int_equal(nreqs, 5);	/* the resubmit, refused */
+	assert_int_equal(reqs[4].accepted, 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(reqs[i].calls, 1);
+		assert_int_equal(reqs[i].status, -ECANCELED);
+	}
+	assert_int_equal(reqs[3].calls, 0);
+
+	/* The exit's stop: the same, then the rest ends. */
+	e->timeout = 20;
+	proxy_mad_exiting();
+	proxy_mad_stop();
+	assert_int_equal(reqs[3].calls, 1);
+	assert_int_equal(reqs[3].status, -ECANCELED);
+	assert_int_equal(proxy_mad_init(NULL, 0, 1000, 2, 4, 2), 0);
+}
+
+/* A stop that is not the process's exit reads nothing. */
+static void
+test_stop_no_drain(void **state)
+{
+	assert_int_equal(submit(1, 0), 0);
+	recv_queue(0);
+	proxy_mad_stop();
+	assert_int_equal(recv_taken, 0);
+	assert_int_equal(reqs[0].status, -ECANCELED);
+	assert_int_equal(proxy_mad_init(NULL, 0, 1000, 2, 4, 2), 0);
+}
+
 /* proxy_mad_status reads what libibmad's status fields read: a
  * directed-route SMP's 15 bits (its D bit apart), the whole 16 else. */
 static void
@@ -859,6 +963,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_port_down, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_local_link_down, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_exit_drains, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_stop_no_drain, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_finalise_cancels, setup,
 		    teardown),

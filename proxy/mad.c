@@ -416,21 +416,26 @@ answer_tid(const uint8_t *mad)
 	    (uint32_t)mad[14] << 8 | mad[15];
 }
 
+/* The request in flight that an answer's TID names, or NULL. */
+static struct mad_req *
+answer_req(struct mad_engine *e, uint32_t tid)
+{
+	struct mad_req *r = e->slots[tid & (SLOT_COUNT - 1)];
+
+	return r != NULL && r->tid == tid ? r : NULL;
+}
+
 /* What is read while the engine stops (mad_rx_drain): an answer ends
  * its request as the stop ends every other one, the rest is dropped. */
 static void
 drop_answer(struct mad_engine *e, uint8_t *umad, int len)
 {
 	uint8_t *mad = umad_get_mad(umad);
-	uint32_t tid;
 	struct mad_req *r;
 
 	if (len < (int)umad_size() + 24 ||
-	    (!(mad[3] & 0x80) && umad_status(umad) != ETIMEDOUT))
-		return;
-	tid = answer_tid(mad);
-	r = e->slots[tid & (SLOT_COUNT - 1)];
-	if (r == NULL || r->tid != tid)
+	    (!(mad[3] & 0x80) && umad_status(umad) != ETIMEDOUT) ||
+	    (r = answer_req(e, answer_tid(mad))) == NULL)
 		return;
 	inflight_remove(e, r);
 	req_finish(e, r, -ECANCELED, NULL, 0);
@@ -459,8 +464,7 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 		return;
 	}
 	tid = answer_tid(mad);
-	r = e->slots[tid & (SLOT_COUNT - 1)];
-	if (r == NULL || r->tid != tid) {
+	if ((r = answer_req(e, tid)) == NULL) {
 		/* Late (after its timeout or retry), twice, or to nothing
 		 * we sent. */
 		e->st.stale++;

@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -286,6 +285,20 @@ direct_wait(void *arg, int wait_ms)
 	e->deliver_end(e);
 }
 
+/* What the reader thread queued for the loop, all of it. */
+static struct mad_rx *
+rx_take_all(struct mad_engine *e)
+{
+	struct mad_rx *rx;
+
+	pthread_mutex_lock(&e->rx_lock);
+	rx = e->rx_head;
+	e->rx_head = NULL;
+	e->rx_tail = &e->rx_head;
+	pthread_mutex_unlock(&e->rx_lock);
+	return rx;
+}
+
 static void
 mad_wake_cb(int fd, short revents, void *arg)
 {
@@ -298,12 +311,7 @@ mad_wake_cb(int fd, short revents, void *arg)
 	 * wakes the loop again (an empty batch then). */
 	while (read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf))
 		;
-	pthread_mutex_lock(&e->rx_lock);
-	rx = e->rx_head;
-	e->rx_head = NULL;
-	e->rx_tail = &e->rx_head;
-	pthread_mutex_unlock(&e->rx_lock);
-	if (rx != NULL)
+	if ((rx = rx_take_all(e)) != NULL)
 		e->last_io = ev_now();
 	e->batch = 1;
 	for (; rx != NULL; rx = nx) {
@@ -375,8 +383,6 @@ mad_rx_stop(struct mad_engine *e)
 	mad_reader_stop(e);
 }
 
-/* Shutdown, after mad_rx_stop: the wake pipe closes, and answers the
- * reader queued and the loop did not take go with it. */
 /* Before the process exits, the answers to what is still in flight
  * are read, for at most ms, and handed to drop. Under umad2sim (ibsim
  * 0.10) a MAD that arrives during its exit handler hangs the exit: the
@@ -388,30 +394,18 @@ mad_rx_drain(struct mad_engine *e, int ms,
     void (*drop)(struct mad_engine *, uint8_t *, int))
 {
 	struct mad_rx *rx, *nx, *spare = NULL;
-	struct timespec ts;
-	int64_t end, left;
+	uint64_t end = ev_now() + (uint64_t)ms, now;
 
 	/* First what the reader took and the loop has not handled yet. */
-	pthread_mutex_lock(&e->rx_lock);
-	rx = e->rx_head;
-	e->rx_head = NULL;
-	e->rx_tail = &e->rx_head;
-	pthread_mutex_unlock(&e->rx_lock);
-	for (; rx != NULL; rx = nx) {
+	for (rx = rx_take_all(e); rx != NULL; rx = nx) {
 		nx = rx->next;
 		drop(e, rx->umad, rx->len);
 		rx_free(rx);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + ms;
-	while (e->inflight_n > 0) {
+	while (e->inflight_n > 0 && (now = ev_now()) < end) {
 		struct pollfd pfd = { e->fd, POLLIN, 0 };
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		left = end - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-		if (left <= 0)
-			break;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, (int)(end - now)) < 0 && errno != EINTR)
 			break;
 		/* Until the queue is empty (1) or the port fails. */
 		while (e->inflight_n > 0 && reader_take(e, &rx, &spare) == 0)
@@ -424,6 +418,8 @@ mad_rx_drain(struct mad_engine *e, int ms,
 		rx_free(spare);
 }
 
+/* Shutdown, after mad_rx_stop: the wake pipe closes, and answers the
+ * reader queued and the loop did not take go with it. */
 void
 mad_rx_close(struct mad_engine *e)
 {
@@ -433,12 +429,10 @@ mad_rx_close(struct mad_engine *e)
 		close(e->wake[0]);
 		close(e->wake[1]);
 		e->wake[0] = e->wake[1] = -1;
-		for (rx = e->rx_head; rx != NULL; rx = nx) {
+		for (rx = rx_take_all(e); rx != NULL; rx = nx) {
 			nx = rx->next;
 			rx_free(rx);
 		}
-		e->rx_head = NULL;
-		e->rx_tail = &e->rx_head;
 	}
 }
 

@@ -78,14 +78,31 @@ big_topo() {
 	    --node-name-map "$work/big.map" > "$work/big.topo"
 }
 # SIGUSR1 to the gateway of fabric $1 (pid $2); wait for its sweep.
-sweep_wait() {
-	sw0=$(grep -c "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log")
-	kill -USR1 "$2"
-	for sw_t in $(seq 1 600); do
-		[ "$(grep -c "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log")" \
-		    -gt "$sw0" ] && return 0
+sweep_wait() { signal_wait "$1" "$2" USR1 "sweep [0-9]* done"; }
+# poll_wait NAME PID: SIGUSR2 (a full counter poll); wait for its end.
+poll_wait() { signal_wait "$1" "$2" USR2 "poll done"; }
+# signal_wait NAME PID SIG LINE: SIG to fabric NAME's gateway (PID);
+# wait (60 s at most) for one more LINE in its log.
+signal_wait() {
+	sg0=$(grep -c "$4" "$work/fab-$1/ibsnmpgw.log" || true)
+	kill -"$3" "$2"
+	for sg_t in $(seq 1 600); do
+		[ "$(grep -c "$4" "$work/fab-$1/ibsnmpgw.log" || true)" \
+		    -gt "$sg0" ] && return 0
 		sleep 0.1
 	done
+}
+# last_ms NAME LINE: the "in N ms" of the last LINE in fabric NAME's log.
+last_ms() {
+	grep "$2" "$work/fab-$1/ibsnmpgw.log" | tail -1 |
+	    sed 's/.* in \([0-9]*\) ms.*/\1/'
+}
+# floor_once DIR CLASS N W: one madfloor run for N MADs of CLASS with W
+# in flight, on fabric DIR (its env given to madfloor alone).
+floor_once() {
+	(eval "$("$SIM" env "$1")"; cd "$1" && SIM_HOST=node0003 \
+	    timeout 120 "$work/madfloor" -c "$2" -f "$work/floor.t" -n "$3" \
+	    -w "$4")
 }
 start_fabric() {	# name topology [map [extra-yaml]]
 	d=$work/fab-$1
@@ -338,9 +355,8 @@ floor_run() {
 	for fr_w in 16 64 256; do
 		fr_all="" fr_cpu=""
 		for fr_i in 1 2 3; do
-			fr_out=$(cd "$1" && SIM_HOST=node0003 timeout 120 \
-			    "$work/madfloor" -c "$2" -f "$work/floor.t" -n "$3" \
-			    -w "$fr_w") || { echo "(madfloor failed: $fr_out)" >&2; continue; }
+			fr_out=$(floor_once "$1" "$2" "$3" "$fr_w") ||
+			    { echo "(madfloor failed: $fr_out)" >&2; continue; }
 			fr_all="$fr_all $(field "$fr_out" ms)"
 			fr_cpu="$fr_cpu $(field "$fr_out" us_per_mad)"
 		done
@@ -353,17 +369,6 @@ floor_run() {
 	done
 }
 
-# poll_wait NAME PID: SIGUSR2 (a full counter poll) to fabric NAME's
-# gateway (PID); wait for its "poll done".
-poll_wait() {
-	pw0=$(grep -c "poll done" "$work/fab-$1/ibsnmpgw.log" || true)
-	kill -USR2 "$2"
-	for pw_t in $(seq 1 300); do
-		[ "$(grep -c "poll done" "$work/fab-$1/ibsnmpgw.log" || true)" \
-		    -gt "$pw0" ] && return 0
-		sleep 0.1
-	done
-}
 # idle PID: wait (10 s at most) until PID's CPU stands still: at most a
 # tick (10 ms) in 0.3 s. A sweep's or a poll's last writes come after
 # its "done" line, and would slow a floor run started at once.
@@ -410,19 +415,15 @@ paired() {
 pair_gw() {
 	if [ "$3" = dr ]; then
 		sweep_wait "$1" "$2"
-		pr_g=$(grep "sweep [0-9]* done" "$work/fab-$1/ibsnmpgw.log" |
-		    tail -1 | sed 's/.* in \([0-9]*\) ms.*/\1/')
+		pr_g=$(last_ms "$1" "sweep [0-9]* done")
 	else
 		poll_wait "$1" "$2"
-		pr_g=$(grep "poll done" "$work/fab-$1/ibsnmpgw.log" |
-		    tail -1 | sed 's/.* in \([0-9]*\) ms.*/\1/')
+		pr_g=$(last_ms "$1" "poll done")
 	fi
 }
 # pair_floor NAME KIND N: madfloor at 64 in flight; sets pr_f (ms).
 pair_floor() {
-	pf_out=$(eval "$("$SIM" env "$work/fab-$1")"; cd "$work/fab-$1" &&
-	    SIM_HOST=node0003 timeout 120 "$work/madfloor" -c "$2" \
-	    -f "$work/floor.t" -n "$3" -w 64) ||
+	pf_out=$(floor_once "$work/fab-$1" "$2" "$3" 64) ||
 	    { echo "(madfloor failed: $pf_out)" >&2; return 0; }
 	pr_f=$(field "$pf_out" ms)
 }

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -404,15 +405,23 @@ mad_rx_drain(struct mad_engine *e, int ms,
 	}
 	while (e->inflight_n > 0 && (now = ev_now()) < end) {
 		struct pollfd pfd = { e->fd, POLLIN, 0 };
+		int rc = 1;
 
 		if (poll(&pfd, 1, (int)(end - now)) < 0 && errno != EINTR)
 			break;
-		/* Until the queue is empty (1) or the port fails. */
-		while (e->inflight_n > 0 && reader_take(e, &rx, &spare) == 0)
+		/* Until the queue is empty (1) or the port fails: a failed
+		 * port answers every poll at once, and no answer comes. */
+		while (e->inflight_n > 0 &&
+		    (rc = reader_take(e, &rx, &spare)) == 0)
 			if (rx != NULL) {
 				drop(e, rx->umad, rx->len);
 				rx_keep(rx, &spare);
 			}
+		if (e->inflight_n > 0 && rc != 1) {
+			log_warnx("mad: exit: the answers in flight cannot be "
+			    "read: %s", strerror(rc));
+			break;
+		}
 	}
 	if (spare != NULL)
 		rx_free(spare);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pthread.h>
 #include <cmocka.h>
 
@@ -74,6 +75,8 @@ static int recv_len = PROXY_MAD_SIZE, recv_agent;
 /* Or, with recv_queued set, the MADs queued here (recv_queue), in
  * order, then -EAGAIN as from an empty queue. */
 static int recv_queued, recv_n, recv_taken;
+/* And then -recv_err (a port error) instead of -EAGAIN. */
+static int recv_err;
 static struct {
 	int	agent;
 	uint8_t	umad[512];
@@ -85,8 +88,8 @@ umad_recv(int fd, void *umad, int *length, int timeout_ms)
 {
 	if (recv_queued) {
 		if (recv_taken == recv_n) {
-			errno = EAGAIN;
-			return -EAGAIN;
+			errno = recv_err ? recv_err : EAGAIN;
+			return -errno;
 		}
 		memcpy(umad, recv_q[recv_taken].umad, umad_size() +
 		    PROXY_MAD_SIZE);
@@ -290,7 +293,7 @@ start(int retries, int max, int max_node)
 	ev_set_clock(fake_clock);
 	agents_live = 0;
 	nsent = nreqs = send_errno = 0;
-	recv_queued = recv_n = recv_taken = resubmit_refused = 0;
+	recv_queued = recv_n = recv_taken = resubmit_refused = recv_err = 0;
 	port_state = 4;
 	memset(&e->st, 0, sizeof(e->st));
 	e->state_checked = 0;
@@ -894,6 +897,38 @@ test_exit_drains(void **state)
 	assert_int_equal(proxy_mad_init(NULL, 0, 1000, 2, 4, 2), 0);
 }
 
+/* A port that fails during the exit's drain ends it at once: no
+ * answer can come, and its poll() would not wait (a busy loop for the
+ * whole MAD timeout). */
+static void
+test_exit_drain_port_fails(void **state)
+{
+	struct timespec t0, t1;
+	long ms;
+
+	assert_int_equal(submit(1, 0), 0);
+	assert_int_equal(submit(2, 0), 0);
+	recv_queue(0);
+	recv_err = EIO;
+	e->stopping = 1;
+	ev_set_clock(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mad_rx_drain(e, 5000, drop_answer);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ev_set_clock(fake_clock);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) /
+	    1000000;
+	assert_true(ms < 1000);
+	assert_int_equal(recv_taken, 1);
+	assert_int_equal(e->inflight_n, 1);
+	assert_int_equal(reqs[0].status, -ECANCELED);
+	assert_int_equal(reqs[1].calls, 0);
+	recv_err = 0;
+	proxy_mad_stop();
+	assert_int_equal(reqs[1].status, -ECANCELED);
+	assert_int_equal(proxy_mad_init(NULL, 0, 1000, 2, 4, 2), 0);
+}
+
 /* A stop that is not the process's exit reads nothing. */
 static void
 test_stop_no_drain(void **state)
@@ -969,6 +1004,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_exit_drains, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_exit_drain_port_fails,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_no_drain, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_finalise_cancels, setup,

@@ -507,6 +507,43 @@ signal_cb(int fd, short revents, void *arg)
 	}
 }
 
+/* How long the stop waits for the SM to take the unsubscriptions. */
+#define LEAVE_MS	1000
+
+static int	left_done;
+
+static void
+left(void *arg)
+{
+	(void)arg;
+	left_done = 1;
+	ev_break();
+}
+
+static void
+leave_late(void *arg)
+{
+	(void)arg;
+	log_warnx("inform: the SM did not answer the unsubscriptions in "
+	    "%d ms", LEAVE_MS);
+	ev_break();
+}
+
+/* Before the port closes, the SM is told to send no more Reports: the
+ * loop runs on, everything else as before, until it has answered. */
+static void
+leave(void)
+{
+	struct ev_timer t;
+
+	if (proxy_inform_leave(left, NULL) == 0 || left_done)
+		return;
+	ev_timer_init(&t, leave_late, NULL);
+	ev_timer_add(&t, LEAVE_MS);
+	ev_run();
+	ev_timer_del(&t);
+}
+
 static int
 signals_init(void)
 {
@@ -754,6 +791,7 @@ run(struct gw_conf *c)
 	log_info("ready");
 	ev_run();
 	rc = 0;
+	leave();
 	proxy_mad_exiting();
 
 out_poll:

@@ -639,6 +639,61 @@ unsubscribe(void)
 	log_info("inform: unsubscribed at the SM (LID %u)", lid);
 }
 
+/* The process stops: Subscribe 0 for every trap (13.4.8.3), so the SM
+ * sends no Report to a port about to close, nor keeps resending it to
+ * a subscriber that is gone. (Under umad2sim a Report arriving during
+ * the exit can hang it: tests/sim/README.md.) */
+static unsigned		 inf_leaving;	/* unsubscriptions unanswered */
+static void		(*inf_left_fn)(void *);
+static void		*inf_left_arg;
+
+static void
+leave_cb(void *arg, int status, const uint8_t *mad, size_t len)
+{
+	(void)arg;
+	(void)mad;
+	(void)len;
+	/* Canceled: the stop's wait ended first (and said so). */
+	if (status != 0 && status != -ECANCELED)
+		log_warnx("inform: an unsubscription at exit failed: %s",
+		    strerror(status < 0 ? -status : status));
+	if (inf_leaving > 0 && --inf_leaving == 0 && inf_left_fn != NULL)
+		inf_left_fn(inf_left_arg);
+}
+
+unsigned
+proxy_inform_leave(void (*left)(void *), void *arg)
+{
+	uint64_t key = 0;
+	uint16_t lid = proxy_sa_master_lid(&key);
+	enum sub_state was = inf_state;
+
+	if (!inf_inited)
+		return 0;
+	ev_timer_del(&inf_timer);
+	ev_timer_del(&inf_master_timer);
+	inf_on = 0;
+	inf_state = SUB_OFF;
+	inf_gen++;		/* a round under way ends unheard */
+	/* Pending: its Sets may be taken; the zeroes after them undo it. */
+	if ((was != SUB_UP && was != SUB_PENDING) || lid == 0)
+		return 0;
+	inf_leaving = 0;
+	inf_left_fn = NULL;
+	for (size_t i = 0; i < NTRAPS; i++) {
+		if (!trap_allowed(sub_traps[i]))
+			continue;
+		inf_leaving++;	/* before: an answer may come at once */
+		if (send_set(sub_traps[i], 0, key, lid, leave_cb, NULL) == -1)
+			inf_leaving--;
+	}
+	inf_left_fn = left;
+	inf_left_arg = arg;
+	if (inf_leaving > 0)
+		log_info("inform: unsubscribing at the SM (LID %u)", lid);
+	return inf_leaving;
+}
+
 /* ---- Checking it (15.2.5.12: InformInfoRecord by SubscriberGID) */
 
 static void

@@ -24,6 +24,10 @@ struct proxy_inform_stats {
 /* on: subscribe (events.sm-events). Installs the Report handler. */
 int	proxy_inform_init(int on);
 void	proxy_inform_finalise(void);
+/* The process stops: unsubscribe at the SM. Returns how many
+ * unsubscriptions are out; left(arg) is called when the last one is
+ * answered or failed (not from this call). 0: none (not subscribed). */
+unsigned proxy_inform_leave(void (*left)(void *), void *arg);
 /* A reload: subscribe, or unsubscribe. */
 void	proxy_inform_set(int on);
 /* After every sweep: subscribe if not yet (or after a failure), check

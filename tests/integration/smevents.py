@@ -15,7 +15,8 @@ counted) and settles into one last notification of where the link
 ended, and the gateway's memory does not grow with the flood. While the
 subscription stands, the Reports are read into the inventory with no
 sweep (a host link, and a link the routes cross: they go around it) and
-the interval brings a light check instead of a sweep.""" 
+the interval brings a light check instead of a sweep. Last, a SIGTERM
+unsubscribes: the SA lists none of the port's records after the exit.""" 
 
 import os
 import re
@@ -327,6 +328,40 @@ def main():
     time.sleep(4)       # its own hold-down, should the above have damped
     flood()
     check_light()
+    check_leave()
+
+
+def my_records():
+    """The trap numbers of the gateway's port's InformInfoRecords."""
+    g = NAMES["node02"] + 1
+    me = ":".join("%x" % (g >> s & 0xffff) for s in (48, 32, 16, 0))
+    sa = fab.diag(["saquery", "-I"])
+    recs = re.split(r"InformInfoRecord dump:", sa.stdout)
+    return sa, sorted(int(t) for r in recs if "::" + me in r
+                      for t in re.findall(r"trap_num\.+(\d+)", r))
+
+
+def check_leave():
+    """A stop unsubscribes: the SM keeps no record of a port that is
+    gone, and sends it no more Reports."""
+    sa, before = my_records()
+    R.check(before, "before the stop, the SA has the gateway's "
+            "subscriptions", sa.stdout)
+    pid = fab.pid()
+    t0 = time.time()
+    os.kill(pid, simlib.signal.SIGTERM)
+    gone = wait(lambda: not os.path.exists("/proc/%d" % pid) or
+                open("/proc/%d/stat" % pid).read().split()[2] == "Z", 30)
+    took = time.time() - t0
+    log = fab.log()
+    R.check(gone and "inform: unsubscribing at the SM" in log and
+            "did not answer the unsubscriptions" not in log,
+            "SIGTERM: the gateway unsubscribes and exits (in %.1f s)" % took,
+            log[-600:])
+    sa, after = my_records()
+    R.check(sa.returncode == 0 and after == [],
+            "after the stop, saquery -I lists none of its "
+            "InformInfoRecords (it had %s)" % before, sa.stdout[-600:])
 
 
 def rss_kb():

@@ -387,14 +387,14 @@ trap_allowed(uint16_t trap)
 	return trap < 256 || proxy_mad_has_sa_key();
 }
 
+/* SubnAdmSet(InformInfo) of d (INFORM_LEN octets). */
 static int
-send_set(uint16_t trap, int on, uint64_t key, uint16_t lid, proxy_mad_cb cb,
+send_info(const uint8_t *d, uint64_t key, uint16_t lid, proxy_mad_cb cb,
     void *arg)
 {
+	uint16_t trap = (uint16_t)(d[26] << 8 | d[27]);
 	struct proxy_mad_args a;
-	uint8_t d[INFORM_LEN];
 
-	proxy_inform_encode(d, trap, on);
 	memset(&a, 0, sizeof(a));
 	a.node_key = key;
 	a.target.lid = lid;
@@ -405,6 +405,16 @@ send_set(uint16_t trap, int on, uint64_t key, uint16_t lid, proxy_mad_cb cb,
 	a.data_len = INFORM_LEN;
 	a.sa_trusted = trap >= 256;
 	return proxy_mad_submit(&a, cb, arg);
+}
+
+static int
+send_set(uint16_t trap, int on, uint64_t key, uint16_t lid, proxy_mad_cb cb,
+    void *arg)
+{
+	uint8_t d[INFORM_LEN];
+
+	proxy_inform_encode(d, trap, on);
+	return send_info(d, key, lid, cb, arg);
 }
 
 static void
@@ -459,10 +469,30 @@ unsubscribe(void)
 /* The process stops: Subscribe 0 for every trap (13.4.8.3), so the SM
  * sends no Report to a port about to close, nor keeps resending it to
  * a subscriber that is gone. (Under umad2sim a Report arriving during
- * the exit can hang it: tests/sim/README.md.) */
+ * the exit can hang it: tests/sim/README.md.) Then the SA's records of
+ * our port are read back, and any still there (an older subscription
+ * the SA keeps in another form: it refuses the Subscribe 0 of ours as
+ * matching nothing) is unsubscribed as the SA lists it, a few rounds
+ * at most. */
+#define LEAVE_ROUNDS		3
+#define IIR_INFORM_OFFS		24	/* InformInfo in InformInfoRecord
+					   (15.2.5.12 Table 214) */
 static unsigned		 inf_leaving;	/* unsubscriptions unanswered */
+static unsigned		 inf_leave_round;
 static void		(*inf_left_fn)(void *);
 static void		*inf_left_arg;
+
+static void	leave_read(void);
+
+static void
+leave_done(void)
+{
+	void (*fn)(void *) = inf_left_fn;
+
+	inf_left_fn = NULL;
+	if (fn != NULL)
+		fn(inf_left_arg);
+}
 
 static void
 leave_cb(void *arg, int status, const uint8_t *mad, size_t len)
@@ -470,12 +500,72 @@ leave_cb(void *arg, int status, const uint8_t *mad, size_t len)
 	(void)arg;
 	(void)mad;
 	(void)len;
-	/* Canceled: the stop's wait ended first (and said so). */
+	/* Refused (matching nothing): the read-back finds what is left.
+	 * Canceled: the stop's wait ended first (and said so). */
 	if (status != 0 && status != -ECANCELED)
-		log_warnx("inform: an unsubscription at exit failed: %s",
+		log_debug("inform: an unsubscription at exit was refused: %s",
 		    strerror(status < 0 ? -status : status));
-	if (inf_leaving > 0 && --inf_leaving == 0 && inf_left_fn != NULL)
-		inf_left_fn(inf_left_arg);
+	if (inf_leaving > 0 && --inf_leaving == 0 && inf_left_fn != NULL &&
+	    status != -ECANCELED)
+		leave_read();
+}
+
+static void
+leave_table_cb(void *arg, int status, const uint8_t *recs, size_t n,
+    size_t stride, size_t announced)
+{
+	struct proxy_local_port lp;
+	uint64_t key = 0;
+	uint16_t lid = proxy_sa_master_lid(&key);
+
+	(void)arg;
+	(void)announced;
+	if (status != 0 || lid == 0 || stride < IIR_INFORM_OFFS +
+	    INFORM_LEN || proxy_mad_local(&lp) == -1) {
+		leave_done();	/* none (-ENOENT), or nothing more to do */
+		return;
+	}
+	inf_leaving++;		/* until all are out: answers may come at once */
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *r = recs + i * stride;
+		uint8_t d[INFORM_LEN];
+		uint64_t g = 0;
+
+		for (int k = 8; k < 16; k++)
+			g = g << 8 | r[k];
+		if (g != lp.port_guid)
+			continue;
+		memcpy(d, r + IIR_INFORM_OFFS, INFORM_LEN);
+		d[23] = 0;	/* Subscribe */
+		/* QPN: the SA lists none (opensm: 0) and keeps the one the
+		 * Set came from, always ours, QP1 (13.4.8.3). */
+		d[28] = d[29] = 0;
+		d[30] = 0x01;
+		log_info("inform: the SA still lists trap %u for us: "
+		    "unsubscribing it as listed", d[26] << 8 | d[27]);
+		inf_leaving++;
+		if (send_info(d, key, lid, leave_cb, NULL) == -1)
+			inf_leaving--;
+	}
+	if (--inf_leaving == 0)
+		leave_done();	/* none of ours left */
+}
+
+/* Read back the SA's records (all of them, as check_subscription: the
+ * SubscriberGID's prefix is the SM's). */
+static void
+leave_read(void)
+{
+	uint8_t rec[24];
+
+	if (inf_leave_round++ >= LEAVE_ROUNDS) {
+		leave_done();
+		return;
+	}
+	memset(rec, 0, sizeof(rec));
+	if (proxy_sa_query(PROXY_SA_GET_TABLE, ATTR_INFORM_RECORD, 0, rec,
+	    sizeof(rec), 24, leave_table_cb, NULL) == -1)
+		leave_done();
 }
 
 unsigned
@@ -496,6 +586,7 @@ proxy_inform_leave(void (*left)(void *), void *arg)
 	if ((was != SUB_UP && was != SUB_PENDING) || lid == 0)
 		return 0;
 	inf_leaving = 0;
+	inf_leave_round = 0;
 	inf_left_fn = NULL;
 	for (size_t i = 0; i < NTRAPS; i++) {
 		if (!trap_allowed(sub_traps[i]))

@@ -24,9 +24,11 @@ struct proxy_inform_stats {
 /* on: subscribe (events.sm-events). Installs the Report handler. */
 int	proxy_inform_init(int on);
 void	proxy_inform_finalise(void);
-/* The process stops: unsubscribe at the SM. Returns how many
- * unsubscriptions are out; left(arg) is called when the last one is
- * answered or failed (not from this call). 0: none (not subscribed). */
+/* The process stops: unsubscribe at the SM, then read the SA's records
+ * back and unsubscribe any of ours still listed. Returns how many
+ * unsubscriptions are out; left(arg) is called once the SA lists none
+ * of ours, or no more can be done (not from this call). 0: none (not
+ * subscribed). */
 unsigned proxy_inform_leave(void (*left)(void *), void *arg);
 /* A reload: subscribe, or unsubscribe. */
 void	proxy_inform_set(int on);

@@ -16,7 +16,8 @@ ended, and the gateway's memory does not grow with the flood. While the
 subscription stands, the Reports are read into the inventory with no
 sweep (a host link, and a link the routes cross: they go around it) and
 the interval brings a light check instead of a sweep. Last, a SIGTERM
-unsubscribes: the SA lists none of the port's records after the exit.""" 
+unsubscribes: the SA lists none of the port's records after the exit,
+not even one another client made for it in another form.""" 
 
 import os
 import re
@@ -332,18 +333,49 @@ def main():
 
 
 def my_records():
-    """The trap numbers of the gateway's port's InformInfoRecords."""
+    """(trap number, RespTimeValue) of the gateway's port's
+    InformInfoRecords, as far as one MAD of them shows (no RMPP)."""
     g = NAMES["node02"] + 1
     me = ":".join("%x" % (g >> s & 0xffff) for s in (48, 32, 16, 0))
     sa = fab.diag(["saquery", "-I"])
     recs = re.split(r"InformInfoRecord dump:", sa.stdout)
-    return sa, sorted(int(t) for r in recs if "::" + me in r
-                      for t in re.findall(r"trap_num\.+(\d+)", r))
+    return sa, sorted(
+        (int(t.group(1)), int(v.group(1), 16)) for r in recs
+        if "::" + me in r
+        for t, v in [(re.search(r"trap_num\.+(\d+)", r),
+                      re.search(r"resp_time_val\.+0x([0-9a-fA-F]+)", r))]
+        if t and v)
+
+
+def stray_subscription():
+    """A subscription of the gateway's port that is not the gateway's
+    own form (trap 130, RespTimeValue 18, where the gateway asks 19),
+    made by another client on its host: the gateway's Subscribe 0
+    matches nothing of it."""
+    cc = simlib.shutil.which("cc") or simlib.shutil.which("gcc")
+    exe = os.path.join(fab.dir, "sa-client")
+    out = simlib.subprocess.run(
+        [cc, "-O2", "-o", exe, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "..", "sim", "sa-client.c"),
+         "-libmad", "-libumad"], capture_output=True, text=True,
+        timeout=120)
+    R.check(out.returncode == 0, "sa-client builds", out.stderr)
+    out = simlib.subprocess.run(
+        [exe, "inform", "130", "18"], capture_output=True, text=True,
+        timeout=30, env=dict(fab.diag_env, SIM_HOST="node02"),
+        cwd=fab.dir)
+    ok = wait(lambda: (130, 18) in my_records()[1], 5)
+    R.check(out.returncode == 0 and ok, "sa-client subscribes the "
+            "gateway's port to trap 130 in another form (RespTimeValue "
+            "18): the SA lists it", out.stderr + str(my_records()[1]))
 
 
 def check_leave():
     """A stop unsubscribes: the SM keeps no record of a port that is
-    gone, and sends it no more Reports."""
+    gone, and sends it no more Reports. One the gateway did not make in
+    its own form is found by reading the SA's records back, and
+    unsubscribed as listed."""
+    stray_subscription()
     sa, before = my_records()
     R.check(before, "before the stop, the SA has the gateway's "
             "subscriptions", sa.stdout)
@@ -355,9 +387,11 @@ def check_leave():
     took = time.time() - t0
     log = fab.log()
     R.check(gone and "inform: unsubscribing at the SM" in log and
-            "did not answer the unsubscriptions" not in log,
-            "SIGTERM: the gateway unsubscribes and exits (in %.1f s)" % took,
-            log[-600:])
+            "did not answer the unsubscriptions" not in log and
+            "the SA still lists trap 130 for us" in log,
+            "SIGTERM: the gateway unsubscribes, reads back the record "
+            "of trap 130 left, unsubscribes it, and exits (in %.1f s)" %
+            took, log[-600:])
     sa, after = my_records()
     R.check(sa.returncode == 0 and after == [],
             "after the stop, saquery -I lists none of its "

@@ -3,6 +3,8 @@
  *
  *   sa-client service ID NAME     register a service (lease: forever)
  *   sa-client join MGID           join a multicast group as a full member
+ *   sa-client inform TRAP RTV     subscribe to generic trap TRAP, with
+ *                                 RespTimeValue RTV (InformInfo, 13.4.8.3)
  *
  * Runs as a umad2sim client (SIM_HOST names the host); the records
  * stay with the SA after it exits. Exit 0 when the SA accepted. */
@@ -65,9 +67,11 @@ main(int argc, char **argv)
 	int rc;
 
 	if (!(argc == 4 && strcmp(argv[1], "service") == 0) &&
+	    !(argc == 4 && strcmp(argv[1], "inform") == 0) &&
 	    !(argc == 3 && strcmp(argv[1], "join") == 0)) {
 		fprintf(stderr, "usage: sa-client service ID NAME\n"
-		    "       sa-client join MGID\n");
+		    "       sa-client join MGID\n"
+		    "       sa-client inform TRAP RTV\n");
 		return 2;
 	}
 	madrpc_show_errors(1);
@@ -89,6 +93,25 @@ main(int argc, char **argv)
 		rec[48] = 0x01;
 		rc = set_record(port, &sm, IB_SA_ATTR_MCRECORD,
 		    1ULL << 0 | 1ULL << 1 | 1ULL << 16, rec);
+		mad_rpc_close_port(port);
+		return rc == 0 ? 0 : 1;
+	}
+	if (strcmp(argv[1], "inform") == 0) {
+		/* InformInfo (13.4.8.3 Table 107): GID 0 and LIDRangeBegin
+		 * 0xFFFF (all producers), IsGeneric, Subscribe, Type 0xFFFF,
+		 * TrapNumber, QPN 1 and RespTimeValue, ProducerType any. */
+		unsigned trap = (unsigned)strtoul(argv[2], NULL, 0);
+
+		rec[16] = rec[17] = 0xff;
+		rec[22] = 1;
+		rec[23] = 1;
+		rec[24] = rec[25] = 0xff;
+		rec[26] = (uint8_t)(trap >> 8);
+		rec[27] = (uint8_t)trap;
+		rec[30] = 0x01;
+		rec[31] = (uint8_t)(strtoul(argv[3], NULL, 0) & 0x1f);
+		rec[33] = rec[34] = rec[35] = 0xff;
+		rc = set_record(port, &sm, 0x0003, 0, rec);
 		mad_rpc_close_port(port);
 		return rc == 0 ? 0 : 1;
 	}

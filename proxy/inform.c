@@ -479,6 +479,7 @@ unsubscribe(void)
 					   (15.2.5.12 Table 214) */
 static unsigned		 inf_leaving;	/* unsubscriptions unanswered */
 static unsigned		 inf_leave_round;
+static int		 inf_gone;	/* proxy_inform_leave was called */
 static void		(*inf_left_fn)(void *);
 static void		*inf_left_arg;
 
@@ -577,6 +578,7 @@ proxy_inform_leave(void (*left)(void *), void *arg)
 
 	if (!inf_inited)
 		return 0;
+	inf_gone = 1;
 	ev_timer_del(&inf_timer);
 	ev_timer_del(&inf_master_timer);
 	inf_on = 0;
@@ -869,6 +871,7 @@ int
 proxy_inform_init(int on)
 {
 	inf_on = on;
+	inf_gone = 0;
 	inf_state = SUB_OFF;
 	ev_timer_init(&inf_timer, timer_cb, NULL);
 	ev_timer_init(&inf_master_timer, master_timer_cb, NULL);
@@ -883,7 +886,8 @@ proxy_inform_init(int on)
 void
 proxy_inform_set(int on)
 {
-	if (on == inf_on)
+	/* A reload in the stop's last second subscribes nothing again. */
+	if (on == inf_on || inf_gone)
 		return;
 	inf_on = on;
 	if (!on) {

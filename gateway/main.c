@@ -510,13 +510,10 @@ signal_cb(int fd, short revents, void *arg)
 /* How long the stop waits for the SM to take the unsubscriptions. */
 #define LEAVE_MS	1000
 
-static int	left_done;
-
 static void
 left(void *arg)
 {
 	(void)arg;
-	left_done = 1;
 	ev_break();
 }
 
@@ -536,8 +533,8 @@ leave(void)
 {
 	struct ev_timer t;
 
-	if (proxy_inform_leave(left, NULL) == 0 || left_done)
-		return;
+	if (proxy_inform_leave(left, NULL) == 0)
+		return;		/* left() is never called from it */
 	ev_timer_init(&t, leave_late, NULL);
 	ev_timer_add(&t, LEAVE_MS);
 	ev_run();

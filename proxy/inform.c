@@ -167,7 +167,8 @@ notice_post(const uint8_t *nt, uint16_t trap, const struct store_node *n,
 	 * CA port that went Active, or down. */
 	if ((trap == 64 || trap == 65) && n != NULL && port != 0 &&
 	    port <= n->num_ports && n->type != STORE_NODE_SWITCH)
-		(void)proxy_portread_link_changed(n, port, lid, trap == 65 ? 1 : 4, trap);
+		(void)proxy_portread_link_changed(n, port, lid,
+		    trap == 65 ? 1 : 4, trap);
 	/* What the inventory and the fabric view hold changed: the ports
 	 * named are read into it (proxy/reread.c), or a sweep soon where
 	 * that cannot be done, in place of the periodic ones. */
@@ -453,17 +454,54 @@ unset_cb(void *arg, int status, const uint8_t *mad, size_t len)
 		log_debug("inform: an unsubscription was not answered");
 }
 
-/* Subscribe 0 (13.4.8.3): events turned off by a reload. */
+/* Subscribe 0 (13.4.8.3) for every trap we subscribe to; *out counts
+ * those sent, raised before each send (an answer may come at once). */
+static void
+unset_all(uint64_t key, uint16_t lid, proxy_mad_cb cb, unsigned *out)
+{
+	for (size_t i = 0; i < NTRAPS; i++) {
+		if (!trap_allowed(sub_traps[i]))
+			continue;
+		(*out)++;
+		if (send_set(sub_traps[i], 0, key, lid, cb, NULL) == -1)
+			(*out)--;
+	}
+}
+
+/* Events turned off by a reload. */
 static void
 unsubscribe(void)
 {
 	uint64_t key = 0;
 	uint16_t lid = proxy_sa_master_lid(&key);
+	unsigned sent = 0;
 
-	for (size_t i = 0; lid != 0 && i < NTRAPS; i++)
-		if (trap_allowed(sub_traps[i]))
-			(void)send_set(sub_traps[i], 0, key, lid, unset_cb, NULL);
+	if (lid != 0)
+		unset_all(key, lid, unset_cb, &sent);
 	log_info("inform: unsubscribed at the SM (LID %u)", lid);
+}
+
+/* The port GUID in an InformInfoRecord's SubscriberGID (15.2.5.12). */
+static uint64_t
+record_guid(const uint8_t *r)
+{
+	uint64_t g = 0;
+
+	for (int k = 8; k < 16; k++)
+		g = g << 8 | r[k];
+	return g;
+}
+
+/* SubnAdmGetTable(InformInfoRecord), every record: SubscriberGID's
+ * prefix is the SM's to set, so ours is found by its port GUID. */
+static int
+read_records(proxy_sa_cb cb)
+{
+	uint8_t rec[24];
+
+	memset(rec, 0, sizeof(rec));
+	return proxy_sa_query(PROXY_SA_GET_TABLE, ATTR_INFORM_RECORD, 0, rec,
+	    sizeof(rec), 24, cb, NULL);
 }
 
 /* The process stops: Subscribe 0 for every trap (13.4.8.3), so the SM
@@ -530,11 +568,8 @@ leave_table_cb(void *arg, int status, const uint8_t *recs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *r = recs + i * stride;
 		uint8_t d[INFORM_LEN];
-		uint64_t g = 0;
 
-		for (int k = 8; k < 16; k++)
-			g = g << 8 | r[k];
-		if (g != lp.port_guid)
+		if (record_guid(r) != lp.port_guid)
 			continue;
 		memcpy(d, r + IIR_INFORM_OFFS, INFORM_LEN);
 		d[23] = 0;	/* Subscribe */
@@ -552,20 +587,12 @@ leave_table_cb(void *arg, int status, const uint8_t *recs, size_t n,
 		leave_done();	/* none of ours left */
 }
 
-/* Read back the SA's records (all of them, as check_subscription: the
- * SubscriberGID's prefix is the SM's). */
+/* Read the SA's records back. */
 static void
 leave_read(void)
 {
-	uint8_t rec[24];
-
-	if (inf_leave_round++ >= LEAVE_ROUNDS) {
-		leave_done();
-		return;
-	}
-	memset(rec, 0, sizeof(rec));
-	if (proxy_sa_query(PROXY_SA_GET_TABLE, ATTR_INFORM_RECORD, 0, rec,
-	    sizeof(rec), 24, leave_table_cb, NULL) == -1)
+	if (inf_leave_round++ >= LEAVE_ROUNDS ||
+	    read_records(leave_table_cb) == -1)
 		leave_done();
 }
 
@@ -590,13 +617,7 @@ proxy_inform_leave(void (*left)(void *), void *arg)
 	inf_leaving = 0;
 	inf_leave_round = 0;
 	inf_left_fn = NULL;
-	for (size_t i = 0; i < NTRAPS; i++) {
-		if (!trap_allowed(sub_traps[i]))
-			continue;
-		inf_leaving++;	/* before: an answer may come at once */
-		if (send_set(sub_traps[i], 0, key, lid, leave_cb, NULL) == -1)
-			inf_leaving--;
-	}
+	unset_all(key, lid, leave_cb, &inf_leaving);
 	inf_left_fn = left;
 	inf_left_arg = arg;
 	if (inf_leaving > 0)
@@ -647,14 +668,9 @@ verify_cb(void *arg, int status, const uint8_t *recs, size_t n,
 	inf_verify_fails = 0;
 	if (proxy_mad_local(&lp) == -1)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t g = 0;
-
-		for (int k = 8; k < 16; k++)
-			g = g << 8 | recs[i * stride + k];
-		if (g == lp.port_guid)
+	for (size_t i = 0; i < n; i++)
+		if (record_guid(recs + i * stride) == lp.port_guid)
 			return;
-	}
 	/* Only part of the table came (no RMPP under ibsim; a pair's or a
 	 * fabric manager's subscriptions fill the first MAD): ours may be
 	 * in the rest. Not a loss; the other checks still see an SM
@@ -691,17 +707,12 @@ static void
 check_subscription(void)
 {
 	struct proxy_local_port lp;
-	uint8_t rec[24];
 
 	if (inf_state != SUB_UP || inf_verifying ||
 	    proxy_mad_local(&lp) == -1)
 		return;
-	/* SubscriberGID: the subnet prefix is the SM's to set, so ask
-	 * for every record and look for our port GUID. */
-	memset(rec, 0, sizeof(rec));
 	inf_verifying = 1;
-	if (proxy_sa_query(PROXY_SA_GET_TABLE, ATTR_INFORM_RECORD, 0, rec,
-	    sizeof(rec), 24, verify_cb, NULL) == -1)
+	if (read_records(verify_cb) == -1)
 		inf_verifying = 0;
 }
 

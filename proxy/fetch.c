@@ -19,6 +19,7 @@
 
 struct fetch {
 	struct cache_key	key;
+	const struct cache_key	*entry;		/* the cache's, until complete */
 	uint16_t		offs, len;	/* the attribute in the MAD */
 	int			probe;		/* HEALTH_PROBE of a held node */
 };
@@ -150,7 +151,7 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 				    (uint8_t)f->key.mod, &pi);
 			}
 		}
-		cache_complete(&f->key, 0, d, f->len);
+		cache_complete_fetched(f->entry, 0, d, f->len);
 	} else {
 		if (status == -EIO && mad != NULL) {
 			int st = proxy_mad_status(mad);
@@ -172,7 +173,7 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 				break;
 			}
 		}
-		cache_complete(&f->key, status, NULL, 0);
+		cache_complete_fetched(f->entry, status, NULL, 0);
 	}
 }
 
@@ -248,6 +249,7 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 	uint8_t sel[4];
 
 	f.key = *key;
+	f.entry = key;
 	f.probe = probe;
 	if (key->mclass == ATTR_CLASS_SMI_DR) {
 		a.node_key = n->guid;

@@ -13,6 +13,7 @@
 static uint64_t now_ms;
 static int fetches, fail_start, complete_inside;
 static struct cache_key last;
+static const struct cache_key *last_ptr;	/* as the fetch got it */
 
 static uint64_t
 fake_clock(void)
@@ -27,6 +28,7 @@ fake_fetch(const struct cache_key *k, void *arg)
 		return -1;
 	fetches++;
 	last = *k;
+	last_ptr = k;
 	/* A send that fails at once completes inside the fetch. */
 	if (complete_inside)
 		cache_complete(k, -EIO, NULL, 0);
@@ -374,6 +376,44 @@ test_complete_inside_fetch(void **state)
 	assert_int_equal(fetches, 1);
 }
 
+/* The fetch's own key pointer completes its entry without a lookup:
+ * it must still name that entry after the table grew around it and a
+ * flush passed it, and a second completion changes nothing. */
+static void
+test_complete_fetched(void **state)
+{
+	struct waiter w = { 0 }, w2 = { 0 };
+	const struct cache_key *p;
+	const uint8_t *d;
+	size_t len;
+	uint8_t payload[64] = { 7 }, other[64] = { 8 };
+
+	(void)state;
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len,
+	    waiter_cb, &w), 1);
+	p = last_ptr;
+	for (uint32_t i = 0; i < 5000; i++) {
+		struct cache_key k = K;
+
+		k.node = 1000 + i;
+		cache_prefetch(&k, ATTR_TTL_PORTINFO);
+		cache_complete(&k, 0, other, sizeof(other));
+	}
+	assert_int_equal(cache_flush(UINT32_MAX), 5000);
+	assert_int_equal(w.calls, 0);
+	cache_complete_fetched(p, 0, payload, sizeof(payload));
+	assert_int_equal(w.calls, 1);
+	assert_int_equal(w.status, 0);
+	assert_int_equal(w.first, 7);
+	assert_int_equal(cache_read(&K, 0, &d, &len), 0);
+	assert_int_equal(d[0], 7);
+	cache_complete_fetched(p, -ETIMEDOUT, NULL, 0);
+	assert_int_equal(cache_read(&K, 0, &d, &len), 0);
+	assert_int_equal(cache_lookup(&K, ATTR_TTL_PORTINFO, &d, &len,
+	    waiter_cb, &w2), 0);
+	assert_int_equal(w.calls, 1);
+}
+
 int
 main(void)
 {
@@ -394,6 +434,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_complete_inside_fetch,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_complete_fetched, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_late_completion, setup,
 		    teardown),
 	};

@@ -151,6 +151,18 @@ cmd_node(FILE *f, const char *name)
 		    proxy_tun_last_raddr(n->idx),
 		    proxy_tun_node_inflight(n->idx));
 	}
+	{
+		struct proxy_mad_node_stats ms;
+
+		(void)proxy_mad_node_stats(n->guid, &ms);	/* zero if none */
+		fprintf(f, "mads: sent %llu (PerfMgt %llu, retries %llu) "
+		    "timeouts %llu errors %llu\n",
+		    (unsigned long long)ms.sent,
+		    (unsigned long long)ms.perf_sent,
+		    (unsigned long long)ms.retries,
+		    (unsigned long long)ms.timeouts,
+		    (unsigned long long)ms.errors);
+	}
 	dg = gw_degraded_get(n->idx);
 	fprintf(f, "cache entries: %zu\n", cache_node_entries(n->idx));
 	fprintf(f, "degraded answers: stale %llu zero %llu skipped %llu\n",

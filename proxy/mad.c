@@ -189,8 +189,10 @@ send_req(struct mad_engine *e, struct mad_req *r)
 	e->st.sent++;
 	e->last_io = ev_now();
 	/* MgmtClass is the MAD header's second octet (IBA 13.4.2). */
-	if (((const uint8_t *)mad)[1] == ATTR_CLASS_PERF)
+	if (((const uint8_t *)mad)[1] == ATTR_CLASS_PERF) {
 		e->st.perf_sent++;
+		r->node->st.perf_sent++;
+	}
 	r->node->st.sent++;
 	r->deadline = ev_now() + e->timeout;
 	TAILQ_INSERT_TAIL(&e->inflight, r, link);
@@ -287,6 +289,7 @@ req_retry(struct mad_engine *e, struct mad_req *r)
 	e->queued_n++;
 	node_make_ready(e, r->node);
 	e->st.retries++;
+	r->node->st.retries++;
 	return 0;
 }
 

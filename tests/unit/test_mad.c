@@ -440,6 +440,42 @@ test_retry_fresh_tid(void **state)
 	answer(1, 0);			/* a duplicate of the last one */
 	assert_int_equal(q->calls, 1);
 	assert_int_equal(e->st.answered, 1);
+	/* The node's own counts (ctl node): both sends, one a retry. */
+	{
+		struct proxy_mad_node_stats ns;
+
+		assert_int_equal(proxy_mad_node_stats(1, &ns), 0);
+		assert_int_equal(ns.sent, 2);
+		assert_int_equal(ns.retries, 1);
+		assert_int_equal(ns.perf_sent, 0);
+		assert_int_equal(ns.timeouts, 0);
+	}
+}
+
+/* PerfMgt MADs are counted apart, per node too. */
+static void
+test_node_stats_perf(void **state)
+{
+	struct proxy_mad_args a;
+	struct proxy_mad_node_stats ns;
+	struct req *q = &reqs[nreqs++];
+
+	memset(q, 0, sizeof(*q));
+	memset(&a, 0, sizeof(a));
+	a.node_key = 7;
+	a.target.lid = 5;
+	a.mgmt_class = ATTR_CLASS_PERF;
+	a.method = IB_MAD_METHOD_GET;
+	a.attr_id = 0x12;		/* PortCounters */
+	assert_int_equal(proxy_mad_submit(&a, req_cb, q), 0);
+	q->accepted = 1;
+	assert_int_equal(submit(7, 0), 0);
+	assert_int_equal(proxy_mad_node_stats(7, &ns), 0);
+	assert_int_equal(ns.sent, 2);
+	assert_int_equal(ns.perf_sent, 1);
+	assert_int_equal(ns.retries, 0);
+	assert_int_equal(proxy_mad_node_stats(8, &ns), -1);
+	assert_int_equal(ns.sent, 0);
 }
 
 /* 1 + retries sends, then one -ETIMEDOUT; every TID differs. */
@@ -1007,6 +1043,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_exit_drain_port_fails,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_no_drain, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_node_stats_perf, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_finalise_cancels, setup,
 		    teardown),

@@ -151,7 +151,7 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 				    (uint8_t)f->key.mod, &pi);
 			}
 		}
-		cache_complete_fetched(f->entry, 0, d, f->len);
+		cache_complete_fetched(f->entry, &f->key, 0, d, f->len);
 	} else {
 		if (status == -EIO && mad != NULL) {
 			int st = proxy_mad_status(mad);
@@ -173,7 +173,8 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 				break;
 			}
 		}
-		cache_complete_fetched(f->entry, status, NULL, 0);
+		cache_complete_fetched(f->entry, &f->key, status, NULL,
+		    0);
 	}
 }
 

@@ -417,7 +417,7 @@ entry_complete(struct cache_entry *e, int status, const uint8_t *data,
 	struct cache_waiter *w, *nx;
 
 	if (e == NULL || e->state != CACHE_PENDING)
-		return;		/* flushed while the fetch was under way */
+		return;		/* unknown, or no fetch under way */
 	e->completed = ev_now();
 	if (status == 0 && entry_store(e, data, len) == -1) {
 		log_warn("cache: answer");
@@ -458,13 +458,19 @@ cache_complete(const struct cache_key *key, int status, const uint8_t *data,
 
 /* The key the fetch function was handed is its entry's own, and a
  * pending entry is never freed nor moved (drop_where keeps it): no
- * second lookup, which a counter poll paid on every MAD, cold. */
+ * second lookup, which a counter poll paid on every MAD, cold. Should
+ * the entry not be that key's pending one (a second completion), the
+ * lookup decides, as in cache_complete. */
 void
-cache_complete_fetched(const struct cache_key *fkey, int status,
-    const uint8_t *data, size_t len)
+cache_complete_fetched(const struct cache_key *fkey,
+    const struct cache_key *key, int status, const uint8_t *data, size_t len)
 {
-	entry_complete((struct cache_entry *)((uintptr_t)fkey -
-	    offsetof(struct cache_entry, key)), status, data, len);
+	struct cache_entry *e = (struct cache_entry *)((uintptr_t)fkey -
+	    offsetof(struct cache_entry, key));
+
+	if (e->state != CACHE_PENDING || memcmp(&e->key, key, sizeof(*key)))
+		e = entry_get(key, 0);
+	entry_complete(e, status, data, len);
 }
 
 /* FNV-1a, never 0 (0 means "nothing rejected"). */

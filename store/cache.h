@@ -86,9 +86,11 @@ int	 cache_cancel(const struct cache_key *key, cache_waiter_cb cb,
 void	 cache_complete(const struct cache_key *key, int status,
 	    const uint8_t *data, size_t len);
 /* The same, given the very pointer the fetch function was handed (it
- * stays valid until this call): no lookup. */
-void	 cache_complete_fetched(const struct cache_key *fkey, int status,
-	    const uint8_t *data, size_t len);
+ * stays valid until this call, made once) and a copy of the key: no
+ * lookup. */
+void	 cache_complete_fetched(const struct cache_key *fkey,
+	    const struct cache_key *key, int status, const uint8_t *data,
+	    size_t len);
 /* Forget everything about one node (UINT32_MAX: all nodes). */
 /* A valid entry whose contents the caller found unusable (a value
  * outside the MIB's range): failed with status for the error TTL, so it

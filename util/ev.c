@@ -316,10 +316,8 @@ ev_run_once(int max_wait_ms)
 		timeout = 0;
 		ev_owed = 0;
 	}
-	/* With a timer due the waiter is read too, without waiting: an
-	 * answer already there must be matched before the MAD timeout
-	 * would send its request again (a loaded host that ran us late). */
-	waiter = ev_waiter.active != NULL && ev_waiter.active(ev_waiter.arg);
+	waiter = ev_waiter.active != NULL && timeout != 0 &&
+	    ev_waiter.active(ev_waiter.arg);
 	ready = poll(pfd, n, waiter ? 0 : timeout);
 	ev_polled_at = ev_now();
 	if (ready == -1 && errno != EINTR) {

@@ -60,8 +60,8 @@ int	 ev_hook_add(const struct ev_hook *h);
 /* A waiter reads a descriptor poll() cannot share (umad2sim's fake umad
  * fd) while it has work outstanding: active() says whether it has; then
  * the loop polls its own descriptors without waiting and calls wait()
- * at every iteration, before the timers, with wait_ms 0 when any of
- * them is ready or a timer is due, else at most a millisecond. */
+ * at every iteration, with wait_ms 0 when any of them is ready, else at
+ * most a millisecond. */
 struct ev_waiter {
 	int	(*active)(void *arg);
 	void	(*wait)(void *arg, int wait_ms);

@@ -121,9 +121,8 @@ test_clock(void)
 }
 
 /* An active waiter is called at every iteration: without waiting when a
- * descriptor of the loop is ready (it is served too) or work is due now,
- * else for at most a millisecond whatever the loop's own timeout; an
- * inactive one never.
+ * descriptor of the loop is ready (it is served too), else for at most a
+ * millisecond whatever the loop's own timeout; an inactive one never.
  * Within the millisecond of the loop's last poll() only the waiter
  * runs: the loop's descriptors wait for the next one. */
 static void
@@ -157,35 +156,25 @@ test_waiter(void **state)
 	assert_int_equal(last_wait_ms, 1);
 	assert_false(got_fd);
 	/* The next millisecond: the loop's poll() serves the pipe, at
-	 * once after the waiter ran alone (test_waiter_owes_hooks), and
-	 * the waiter is read too, without waiting. */
+	 * once after the waiter ran alone (test_waiter_owes_hooks). */
 	clock_ms++;
-	last_wait_ms = -1;
 	ev_run_once(1000);
-	assert_int_equal(waits, 4);
-	assert_int_equal(last_wait_ms, 0);
+	assert_int_equal(waits, 3);
 	assert_true(got_fd);
 	got_fd = 0;
 	assert_int_equal(write(p[1], "x", 1), 1);
 	clock_ms++;
-	last_wait_ms = -1;
 	ev_run_once(1000);
-	assert_int_equal(waits, 5);
+	assert_int_equal(waits, 4);
 	assert_int_equal(last_wait_ms, 0);
 	assert_true(got_fd);
-	/* A zero timeout (work due now) reads it without waiting. */
+	/* A zero timeout (work due now) does not wait there either. */
 	clock_ms++;
-	last_wait_ms = -1;
 	ev_run_once(0);
-	assert_int_equal(waits, 6);
-	assert_int_equal(last_wait_ms, 0);
-	waiter_on = 0;
-	ev_run_once(0);
-	assert_int_equal(waits, 6);
-	waiter_on = 1;
+	assert_int_equal(waits, 4);
 	ev_waiter_set(NULL);
 	ev_run_once(0);
-	assert_int_equal(waits, 6);
+	assert_int_equal(waits, 4);
 	ev_set_clock(NULL);
 	ev_fd_del(p[0]);
 	close(p[0]);
@@ -225,57 +214,6 @@ test_waiter_owes_hooks(void **state)
 	ev_finalise();
 }
 
-/* A timer due now (a MAD's deadline) runs after the waiter was read, at
- * once: an answer the waiter finds is matched before the timeout would
- * send its request again. Before, a due timer skipped the waiter. */
-static int seq, wait_at, timer_at;
-
-static void
-w_wait_order(void *arg, int wait_ms)
-{
-	wait_at = ++seq;
-	last_wait_ms = wait_ms;
-}
-
-static void
-due_cb(void *arg)
-{
-	timer_at = ++seq;
-}
-
-static void
-test_waiter_before_timers(void **state)
-{
-	static const struct ev_waiter w = { w_active, w_wait_order, NULL };
-	struct ev_timer t;
-
-	ev_init();
-	ev_set_clock(test_clock);
-	ev_waiter_set(&w);
-	waiter_on = 1;
-	seq = wait_at = timer_at = 0;
-	ev_timer_init(&t, due_cb, NULL);
-	ev_timer_add(&t, 5);
-	clock_ms += 10;		/* the loop ran late: the timer is overdue */
-	last_wait_ms = -1;
-	ev_run_once(-1);
-	assert_int_equal(wait_at, 1);
-	assert_int_equal(last_wait_ms, 0);
-	assert_int_equal(timer_at, 2);
-	/* The waiter alone, in the same millisecond, with a timer due:
-	 * still read first and without waiting. */
-	ev_timer_add(&t, 0);
-	last_wait_ms = -1;
-	ev_run_once(-1);
-	assert_int_equal(wait_at, 3);
-	assert_int_equal(last_wait_ms, 0);
-	assert_int_equal(timer_at, 4);
-	waiter_on = 0;
-	ev_waiter_set(NULL);
-	ev_set_clock(NULL);
-	ev_finalise();
-}
-
 int
 main(void)
 {
@@ -284,7 +222,6 @@ main(void)
 		cmocka_unit_test(test_fd),
 		cmocka_unit_test(test_waiter),
 		cmocka_unit_test(test_waiter_owes_hooks),
-		cmocka_unit_test(test_waiter_before_timers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

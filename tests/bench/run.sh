@@ -199,6 +199,7 @@ echo "== (c) bulk walk of a 36-port switch's whole IB-SMA-MIB (leaf01), cold and
 leaf_smps() { "$IBSNMPGW" -c "$work/fab-small/ibsnmpgw.yaml" ctl node leaf01 |
     awk '$1 == "mads:" { gsub(/[(),]/, ""); print $3 - $5 - $7 }'; }
 sent0=$(leaf_smps)
+[ -n "$sent0" ] || echo "(ctl node leaf01 gave no mads: line; (c)'s SMP count is wrong)" >&2
 t=$(date +%s%N)
 snmpbulkwalk -v2c -c public@leaf01 -Cr30 -t 10 "$ep" .1.3.6.1.3.117.3 > "$work/cold.walk"
 cold_ms=$(ms $t)

@@ -41,6 +41,8 @@ struct mad_req {
 	int			 optional;	/* proxy_mad_args.optional */
 	int			 no_answer;	/* a Send: done when sent */
 	int			 garbled;	/* a malformed answer came */
+	int			 resend;	/* queued again (req_retry) */
+	int			 graced;	/* this send's deadline moved */
 	uint64_t		 deadline;
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
 	uint8_t			 mod_check[4];	/* attr modifier (be32) */
@@ -191,10 +193,14 @@ send_req(struct mad_engine *e, struct mad_req *r)
 	/* MgmtClass is the MAD header's second octet (IBA 13.4.2). */
 	if (((const uint8_t *)mad)[1] == ATTR_CLASS_PERF) {
 		e->st.perf_sent++;
-		r->node->st.perf_sent++;
+		if (!r->resend)
+			r->node->st.perf_sent++;
 	}
 	r->node->st.sent++;
+	if (r->resend)
+		r->node->st.retries++;
 	r->deadline = ev_now() + e->timeout;
+	r->graced = 0;
 	TAILQ_INSERT_TAIL(&e->inflight, r, link);
 	return 0;
 }
@@ -289,15 +295,35 @@ req_retry(struct mad_engine *e, struct mad_req *r)
 	e->queued_n++;
 	node_make_ready(e, r->node);
 	e->st.retries++;
-	r->node->st.retries++;
+	r->resend = 1;
 	return 0;
 }
 
+/* A timer that fires MAD_LATE_MS after the deadline says the loop was
+ * not running (a loaded host, a VM pause), and the reader thread maybe
+ * not either: answers may still be on their way in. What is overdue
+ * then gets MAD_GRACE_MS more, once per send, before it times out. */
+#define MAD_LATE_MS	50
+#define MAD_GRACE_MS	20
+
 static void
-mad_timeout_cb(void *arg)
+late_grace(struct mad_engine *e, uint64_t now)
 {
-	struct mad_engine *e = arg;
-	uint64_t now = ev_now();
+	struct mad_req *r = TAILQ_FIRST(&e->inflight);
+
+	if (r == NULL || r->deadline > now || now - r->deadline < MAD_LATE_MS)
+		return;
+	TAILQ_FOREACH(r, &e->inflight, link)
+		if (r->deadline <= now && !r->graced) {
+			r->graced = 1;
+			r->deadline = now + MAD_GRACE_MS;
+		}
+}
+
+/* What is in flight past its deadline is sent again or fails. */
+static void
+timeouts_run(struct mad_engine *e, uint64_t now)
+{
 	struct mad_req *r;
 
 	r = TAILQ_FIRST(&e->inflight);
@@ -329,6 +355,23 @@ mad_timeout_cb(void *arg)
 			node_fail_queue(e, n, -EHOSTUNREACH);
 	}
 	mad_dispatch(e);
+}
+
+static void
+mad_timeout_cb(void *arg)
+{
+	struct mad_engine *e = arg;
+	uint64_t now = ev_now();
+	struct mad_req *r = TAILQ_FIRST(&e->inflight);
+
+	/* Answers that came before the deadline but were not read yet
+	 * (the host ran us late) are handled first: a timeout now would
+	 * send their requests again and drop the answers as stale. */
+	if (r != NULL && r->deadline <= now) {
+		mad_rx_take_now(e);
+		late_grace(e, now);
+	}
+	timeouts_run(e, now);
 }
 
 static int
@@ -479,7 +522,7 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 		r->deadline = 0;
 		TAILQ_REMOVE(&e->inflight, r, link);
 		TAILQ_INSERT_HEAD(&e->inflight, r, link);
-		mad_timeout_cb(e);
+		timeouts_run(e, ev_now());
 		return;
 	}
 	/* SMPs and PerfMgt MADs are always 256 octets (IBA 13.4.2); the

@@ -171,6 +171,9 @@ void	mad_port_set_issm(struct mad_engine *e, int on);
 /* proxy/mad_rx.c: reading the port. */
 int	mad_rx_start(struct mad_engine *e);
 void	mad_rx_stop(struct mad_engine *e);
+/* What the reader queued and what the port has now, handled at once,
+ * without waiting (before a MAD timeout). */
+void	mad_rx_take_now(struct mad_engine *e);
 void	mad_rx_close(struct mad_engine *e);
 void	mad_rx_drain(struct mad_engine *e, int ms,
 	    void (*drop)(struct mad_engine *, uint8_t *, int));

@@ -331,6 +331,28 @@ mad_wake_cb(int fd, short revents, void *arg)
 	}
 }
 
+void
+mad_rx_take_now(struct mad_engine *e)
+{
+	struct mad_rx *rx, *nx;
+
+	if (e->down || e->fd < 0 || e->stopping)
+		return;
+	rx = rx_take_all(e);
+	e->batch = 1;
+	for (; rx != NULL; rx = nx) {
+		nx = rx->next;
+		if (!e->down)
+			e->deliver(e, rx->umad, rx->len);
+		rx_free(rx);
+	}
+	/* The port's own queue too, whichever thread reads it now: one
+	 * that is mid-read (read_lock) hands its batch to the loop. */
+	if (!e->down && e->fd >= 0)
+		direct_batch(e);
+	e->deliver_end(e);
+}
+
 int
 mad_reader_start(struct mad_engine *e)
 {

@@ -90,8 +90,8 @@ struct proxy_mad_stats {
  * status error or malformed. */
 struct proxy_mad_node_stats {
 	uint64_t sent, timeouts, errors;
-	uint64_t retries;	/* of sent, sends again after a timeout */
-	uint64_t perf_sent;	/* of sent, PerfMgt (class 0x04) */
+	uint64_t retries;	/* of sent, sends again (timeout, garbled) */
+	uint64_t perf_sent;	/* of sent, PerfMgt requests, first sends */
 };
 
 struct proxy_local_port {

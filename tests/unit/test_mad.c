@@ -293,7 +293,8 @@ start(int retries, int max, int max_node)
 	ev_set_clock(fake_clock);
 	agents_live = 0;
 	nsent = nreqs = send_errno = 0;
-	recv_queued = recv_n = recv_taken = resubmit_refused = recv_err = 0;
+	recv_n = recv_taken = resubmit_refused = recv_err = 0;
+	recv_queued = 1;	/* an empty port; test_oversized_answer's own */
 	port_state = 4;
 	memset(&e->st, 0, sizeof(e->st));
 	e->state_checked = 0;
@@ -476,6 +477,78 @@ test_node_stats_perf(void **state)
 	assert_int_equal(ns.retries, 0);
 	assert_int_equal(proxy_mad_node_stats(8, &ns), -1);
 	assert_int_equal(ns.sent, 0);
+}
+
+/* The loop ran late: answers at the port, or queued by the reader
+ * thread, when a deadline passes end their requests; only the
+ * unanswered are sent again. */
+static void
+test_timeout_takes_answers_first(void **state)
+{
+	struct req *q1, *q2;
+	struct mad_rx *rx;
+
+	assert_int_equal(submit_to(1, 0, &q1), 0);
+	assert_int_equal(submit_to(2, 0, &q2), 0);
+	assert_int_equal(nsent, 2);
+	recv_queue(0);			/* q1's answer, at the port */
+	expire();
+	assert_int_equal(q1->calls, 1);
+	assert_int_equal(q1->status, 0);
+	assert_int_equal(q2->calls, 0);
+	assert_int_equal(nsent, 3);	/* q2 alone, again */
+	assert_int_equal(e->st.retries, 1);
+	/* q2's new answer, taken by the reader thread already. */
+	assert_non_null(rx = malloc(sizeof(*rx) + e->umad_len));
+	memcpy(rx->umad, sent[2].umad, (size_t)UMAD_LEN);
+	mad_set_field(umad_get_mad(rx->umad), 0, IB_MAD_RESPONSE_F, 1);
+	rx->len = UMAD_LEN;
+	rx->mapped = 0;
+	rx->next = NULL;
+	*e->rx_tail = rx;
+	e->rx_tail = &rx->next;
+	expire();
+	assert_int_equal(q2->calls, 1);
+	assert_int_equal(q2->status, 0);
+	assert_int_equal(nsent, 3);
+	assert_int_equal(e->st.retries, 1);
+	assert_int_equal(e->st.timeouts, 0);
+	assert_null(e->rx_head);
+}
+
+/* A timer that fires well after the deadline (we were not running)
+ * gives what is overdue MAD_GRACE_MS more, once per send: answers still
+ * on their way in are taken; a request still unanswered then is sent
+ * again, and its new send is on time again. */
+static void
+test_late_timer_grace(void **state)
+{
+	struct req *q1, *q2;
+
+	assert_int_equal(submit_to(1, 0, &q1), 0);
+	assert_int_equal(submit_to(2, 0, &q2), 0);
+	now_ms += 1000 + MAD_LATE_MS;
+	mad_timeout_cb(e);
+	assert_int_equal(nsent, 2);		/* nothing sent again yet */
+	assert_int_equal(e->st.retries, 0);
+	answer(0, 0);				/* q1's comes in the grace */
+	assert_int_equal(q1->calls, 1);
+	assert_int_equal(q1->status, 0);
+	now_ms += MAD_GRACE_MS;
+	mad_timeout_cb(e);			/* q2: no second grace */
+	assert_int_equal(nsent, 3);
+	assert_int_equal(e->st.retries, 1);
+	assert_int_equal(q2->calls, 0);
+	/* On time (the timer is not late): no grace for the new send. */
+	now_ms += 1000;
+	mad_timeout_cb(e);
+	assert_int_equal(nsent, 4);
+	assert_int_equal(e->st.retries, 2);
+	/* Late but within MAD_LATE_MS: no grace either. */
+	now_ms += 1000 + MAD_LATE_MS - 1;
+	mad_timeout_cb(e);
+	assert_int_equal(q2->calls, 1);
+	assert_int_equal(q2->status, -ETIMEDOUT);
 }
 
 /* 1 + retries sends, then one -ETIMEDOUT; every TID differs. */
@@ -679,6 +752,7 @@ test_oversized_answer(void **state)
 {
 	struct mad_rx *rx = NULL, *spare = NULL, *kept;
 
+	recv_queued = 0;
 	recv_agent = e->agent_sa;
 	recv_len = 4096;
 	assert_int_equal(reader_take(e, &rx, &spare), 0);
@@ -1043,6 +1117,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_exit_drain_port_fails,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_no_drain, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_timeout_takes_answers_first,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_timer_grace, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_node_stats_perf, setup,
 		    teardown),

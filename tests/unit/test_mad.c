@@ -475,6 +475,14 @@ test_node_stats_perf(void **state)
 	assert_int_equal(ns.sent, 2);
 	assert_int_equal(ns.perf_sent, 1);
 	assert_int_equal(ns.retries, 0);
+	/* Both sent again: retries, not more PerfMgt requests, so sent -
+	 * PerfMgt - retries stays the SMP request's one. */
+	expire();
+	assert_int_equal(proxy_mad_node_stats(7, &ns), 0);
+	assert_int_equal(ns.sent, 4);
+	assert_int_equal(ns.perf_sent, 1);
+	assert_int_equal(ns.retries, 2);
+	assert_int_equal(ns.sent - ns.perf_sent - ns.retries, 1);
 	assert_int_equal(proxy_mad_node_stats(8, &ns), -1);
 	assert_int_equal(ns.sent, 0);
 }

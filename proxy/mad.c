@@ -309,10 +309,8 @@ req_retry(struct mad_engine *e, struct mad_req *r)
 static void
 late_grace(struct mad_engine *e, uint64_t now)
 {
-	struct mad_req *r = TAILQ_FIRST(&e->inflight);
+	struct mad_req *r;
 
-	if (r == NULL || r->deadline > now || now - r->deadline < MAD_LATE_MS)
-		return;
 	TAILQ_FOREACH(r, &e->inflight, link)
 		if (r->deadline <= now && !r->graced) {
 			r->graced = 1;
@@ -320,41 +318,41 @@ late_grace(struct mad_engine *e, uint64_t now)
 		}
 }
 
-/* What is in flight past its deadline is sent again or fails. */
-static void
-timeouts_run(struct mad_engine *e, uint64_t now)
+/* The local port's state, read at most once a second while MADs go
+ * unanswered: silence behind a dead link is -ENETDOWN, not the nodes'.
+ * -1 when it failed (everything in flight has ended). */
+static int
+port_check(struct mad_engine *e, uint64_t now)
 {
-	struct mad_req *r;
+	if (now - e->state_checked < 1000)
+		return 0;
+	e->state_checked = now;
+	if (mad_local_port_active(e))
+		return 0;
+	port_failed(e, "local port state", ENETDOWN);
+	return -1;
+}
 
-	r = TAILQ_FIRST(&e->inflight);
-	if (r != NULL && r->deadline <= now && now - e->state_checked >= 1000) {
-		e->state_checked = now;
-		if (!mad_local_port_active(e)) {
-			port_failed(e, "local port state", ENETDOWN);
-			return;
-		}
+/* One request past its deadline: sent again, or it ends. */
+static void
+timeout_one(struct mad_engine *e, struct mad_req *r)
+{
+	struct mad_node *n = r->node;
+	int optional = r->optional;
+
+	inflight_remove(e, r);
+	if (req_retry(e, r) == 0)
+		return;
+	/* A node that answered, if garbled, is not silent: neither a
+	 * timeout (health.c, the "never answers this attribute" test) nor
+	 * a reason to fail its queue. */
+	if (r->garbled) {
+		req_finish(e, r, -EPROTO, NULL, 0);
+		return;
 	}
-
-	while ((r = TAILQ_FIRST(&e->inflight)) != NULL && r->deadline <= now) {
-		struct mad_node *n = r->node;
-
-		inflight_remove(e, r);
-		if (req_retry(e, r) == 0)
-			continue;
-		/* A node that answered, if garbled, is not silent: neither a
-		 * timeout (health.c, the "never answers this attribute"
-		 * test) nor a reason to fail its queue. */
-		if (r->garbled) {
-			req_finish(e, r, -EPROTO, NULL, 0);
-			continue;
-		}
-		int optional = r->optional;
-
-		req_finish(e, r, -ETIMEDOUT, NULL, 0);
-		if (!optional)
-			node_fail_queue(e, n, -EHOSTUNREACH);
-	}
-	mad_dispatch(e);
+	req_finish(e, r, -ETIMEDOUT, NULL, 0);
+	if (!optional)
+		node_fail_queue(e, n, -EHOSTUNREACH);
 }
 
 static void
@@ -363,15 +361,26 @@ mad_timeout_cb(void *arg)
 	struct mad_engine *e = arg;
 	uint64_t now = ev_now();
 	struct mad_req *r = TAILQ_FIRST(&e->inflight);
+	int late;
 
+	if (r == NULL || r->deadline > now) {
+		mad_dispatch(e);
+		return;
+	}
 	/* Answers that came before the deadline but were not read yet
 	 * (the host ran us late) are handled first: a timeout now would
 	 * send their requests again and drop the answers as stale. */
-	if (r != NULL && r->deadline <= now) {
-		mad_rx_take_now(e);
+	late = now - r->deadline >= MAD_LATE_MS;
+	mad_rx_take_now(e);
+	now = ev_now();
+	if (late)
 		late_grace(e, now);
-	}
-	timeouts_run(e, now);
+	r = TAILQ_FIRST(&e->inflight);
+	if (r != NULL && r->deadline <= now && port_check(e, now) == -1)
+		return;
+	while ((r = TAILQ_FIRST(&e->inflight)) != NULL && r->deadline <= now)
+		timeout_one(e, r);
+	mad_dispatch(e);
 }
 
 static int
@@ -518,11 +527,12 @@ handle_answer(struct mad_engine *e, uint8_t *umad, int len)
 		return;
 	}
 	if (umad_status(umad) == ETIMEDOUT) {
-		/* Kernel timeout: let our own timer retry now. */
-		r->deadline = 0;
-		TAILQ_REMOVE(&e->inflight, r, link);
-		TAILQ_INSERT_HEAD(&e->inflight, r, link);
-		timeouts_run(e, ev_now());
+		/* The kernel's timeout, echoed: this request alone is sent
+		 * again now (the others' answers may be next in the batch). */
+		if (port_check(e, ev_now()) == 0) {
+			timeout_one(e, r);
+			mad_dispatch(e);
+		}
 		return;
 	}
 	/* SMPs and PerfMgt MADs are always 256 octets (IBA 13.4.2); the

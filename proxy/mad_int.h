@@ -60,7 +60,9 @@ struct mad_engine {
 	uint32_t		 next_slot;
 	struct htab		 nodes;
 	TAILQ_HEAD(, mad_node)	 ready;
-	/* In send order; equal timeouts keep it sorted by deadline. */
+	/* In send order; equal timeouts keep it sorted by deadline, but
+	 * for a grace (mad.c late_grace): one behind a graced request
+	 * waits at most MAD_GRACE_MS more. */
 	TAILQ_HEAD(, mad_req)	 inflight;
 	struct ev_timer		 timer;
 	/* Fabric protection: a token bucket on MADs put on the wire, on

@@ -300,27 +300,35 @@ rx_take_all(struct mad_engine *e)
 	return rx;
 }
 
+/* What the reader thread queued, handled now. */
 static void
-mad_wake_cb(int fd, short revents, void *arg)
+rx_deliver_queued(struct mad_engine *e)
 {
-	struct mad_engine *e = arg;
-	char buf[256];
 	struct mad_rx *rx, *nx;
 
-	/* One read empties the pipe unless it was full: the reader
-	 * writes a byte per batch, and a byte written after this read
-	 * wakes the loop again (an empty batch then). */
-	while (read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf))
-		;
 	if ((rx = rx_take_all(e)) != NULL)
 		e->last_io = ev_now();
-	e->batch = 1;
 	for (; rx != NULL; rx = nx) {
 		nx = rx->next;
 		if (!e->down)
 			e->deliver(e, rx->umad, rx->len);
 		rx_free(rx);
 	}
+}
+
+static void
+mad_wake_cb(int fd, short revents, void *arg)
+{
+	struct mad_engine *e = arg;
+	char buf[256];
+
+	/* One read empties the pipe unless it was full: the reader
+	 * writes a byte per batch, and a byte written after this read
+	 * wakes the loop again (an empty batch then). */
+	while (read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf))
+		;
+	e->batch = 1;
+	rx_deliver_queued(e);
 	e->deliver_end(e);
 	if (atomic_load(&e->rx_err) != 0) {
 		int err = atomic_exchange(&e->rx_err, 0);
@@ -334,22 +342,15 @@ mad_wake_cb(int fd, short revents, void *arg)
 void
 mad_rx_take_now(struct mad_engine *e)
 {
-	struct mad_rx *rx, *nx;
-
 	if (e->down || e->fd < 0 || e->stopping)
 		return;
-	rx = rx_take_all(e);
 	e->batch = 1;
-	for (; rx != NULL; rx = nx) {
-		nx = rx->next;
-		if (!e->down)
-			e->deliver(e, rx->umad, rx->len);
-		rx_free(rx);
-	}
-	/* The port's own queue too, whichever thread reads it now: one
-	 * that is mid-read (read_lock) hands its batch to the loop. */
+	rx_deliver_queued(e);
+	/* The port's own queue too. A reader thread that is mid-read
+	 * (read_lock) queues what it takes: looked at again after. */
 	if (!e->down && e->fd >= 0)
 		direct_batch(e);
+	rx_deliver_queued(e);
 	e->deliver_end(e);
 }
 

@@ -527,7 +527,7 @@ test_timeout_takes_answers_first(void **state)
 /* A timer that fires well after the deadline (we were not running)
  * gives what is overdue MAD_GRACE_MS more, once per send: answers still
  * on their way in are taken; a request still unanswered then is sent
- * again, and its new send is on time again. */
+ * again, and its new send may have a grace of its own. */
 static void
 test_late_timer_grace(void **state)
 {
@@ -542,21 +542,49 @@ test_late_timer_grace(void **state)
 	answer(0, 0);				/* q1's comes in the grace */
 	assert_int_equal(q1->calls, 1);
 	assert_int_equal(q1->status, 0);
-	now_ms += MAD_GRACE_MS;
-	mad_timeout_cb(e);			/* q2: no second grace */
+	/* Late again, past the graced deadline: no second grace. */
+	now_ms += MAD_GRACE_MS + MAD_LATE_MS;
+	mad_timeout_cb(e);
 	assert_int_equal(nsent, 3);
 	assert_int_equal(e->st.retries, 1);
-	assert_int_equal(q2->calls, 0);
-	/* On time (the timer is not late): no grace for the new send. */
-	now_ms += 1000;
+	/* The new send's own grace, then its end on time. */
+	now_ms += 1000 + MAD_LATE_MS;
+	mad_timeout_cb(e);
+	assert_int_equal(nsent, 3);
+	now_ms += MAD_GRACE_MS;
 	mad_timeout_cb(e);
 	assert_int_equal(nsent, 4);
 	assert_int_equal(e->st.retries, 2);
-	/* Late but within MAD_LATE_MS: no grace either. */
+	assert_int_equal(q2->calls, 0);
+	/* Late but within MAD_LATE_MS: no grace; retries spent. */
 	now_ms += 1000 + MAD_LATE_MS - 1;
 	mad_timeout_cb(e);
 	assert_int_equal(q2->calls, 1);
 	assert_int_equal(q2->status, -ETIMEDOUT);
+}
+
+/* The kernel's timeout echo (our request back, status ETIMEDOUT) sends
+ * that request again, and only it: the answer to another overdue one,
+ * next in the same batch, still ends that one. */
+static void
+test_kernel_echo_alone(void **state)
+{
+	struct req *q1, *q2;
+	uint8_t umad[sizeof(sent[0].umad)];
+
+	assert_int_equal(submit_to(1, 0, &q1), 0);
+	assert_int_equal(submit_to(2, 0, &q2), 0);
+	now_ms += 1000 + MAD_LATE_MS;		/* both overdue */
+	memcpy(umad, sent[0].umad, sizeof(umad));
+	((struct ib_user_mad *)umad)->status = ETIMEDOUT;
+	handle_answer(e, umad, UMAD_LEN);
+	assert_int_equal(nsent, 3);		/* q1 alone, again */
+	assert_int_equal(sent[2].node, 1);
+	answer(1, 0);
+	assert_int_equal(q2->calls, 1);
+	assert_int_equal(q2->status, 0);
+	assert_int_equal(e->st.retries, 1);
+	assert_int_equal(e->st.stale, 0);
 }
 
 /* 1 + retries sends, then one -ETIMEDOUT; every TID differs. */
@@ -1129,6 +1157,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timeout_takes_answers_first,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_timer_grace, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_echo_alone, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_node_stats_perf, setup,
 		    teardown),

@@ -268,6 +268,23 @@ recv_queue(int i)
 	recv_queued = 1;
 }
 
+/* The answer to the i-th MAD sent, as the reader thread queues it for
+ * the loop (mad_reader). */
+static void
+reader_queued(int i)
+{
+	struct mad_rx *rx;
+
+	assert_non_null(rx = malloc(sizeof(*rx) + e->umad_len));
+	memcpy(rx->umad, sent[i].umad, (size_t)UMAD_LEN);
+	mad_set_field(umad_get_mad(rx->umad), 0, IB_MAD_RESPONSE_F, 1);
+	rx->len = UMAD_LEN;
+	rx->mapped = 0;
+	rx->next = NULL;
+	*e->rx_tail = rx;
+	e->rx_tail = &rx->next;
+}
+
 static void
 expire(void)
 {
@@ -494,7 +511,6 @@ static void
 test_timeout_takes_answers_first(void **state)
 {
 	struct req *q1, *q2;
-	struct mad_rx *rx;
 
 	assert_int_equal(submit_to(1, 0, &q1), 0);
 	assert_int_equal(submit_to(2, 0, &q2), 0);
@@ -506,15 +522,7 @@ test_timeout_takes_answers_first(void **state)
 	assert_int_equal(q2->calls, 0);
 	assert_int_equal(nsent, 3);	/* q2 alone, again */
 	assert_int_equal(e->st.retries, 1);
-	/* q2's new answer, taken by the reader thread already. */
-	assert_non_null(rx = malloc(sizeof(*rx) + e->umad_len));
-	memcpy(rx->umad, sent[2].umad, (size_t)UMAD_LEN);
-	mad_set_field(umad_get_mad(rx->umad), 0, IB_MAD_RESPONSE_F, 1);
-	rx->len = UMAD_LEN;
-	rx->mapped = 0;
-	rx->next = NULL;
-	*e->rx_tail = rx;
-	e->rx_tail = &rx->next;
+	reader_queued(2);		/* q2's new answer, in the reader's queue */
 	expire();
 	assert_int_equal(q2->calls, 1);
 	assert_int_equal(q2->status, 0);
@@ -997,8 +1005,6 @@ test_finalise_cancels(void **state)
 static void
 test_exit_drains(void **state)
 {
-	struct mad_rx *rx;
-
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(submit(1 + i % 2, 0), 0);
 	assert_int_equal(nsent, 4);
@@ -1007,15 +1013,7 @@ test_exit_drains(void **state)
 	recv_queue(0);
 	recv_queue(-1);		/* a request to us: dropped */
 	recv_queue(2);
-	/* The answer to the second, taken by the reader thread. */
-	assert_non_null(rx = malloc(sizeof(*rx) + e->umad_len));
-	memcpy(rx->umad, sent[1].umad, (size_t)UMAD_LEN);
-	mad_set_field(umad_get_mad(rx->umad), 0, IB_MAD_RESPONSE_F, 1);
-	rx->len = UMAD_LEN;
-	rx->mapped = 0;
-	rx->next = NULL;
-	*e->rx_tail = rx;
-	e->rx_tail = &rx->next;
+	reader_queued(1);	/* the second's, taken by the reader thread */
 
 	e->stopping = 1;	/* as proxy_mad_stop sets it */
 	/* The wait is the machine's time: the loop does not run. */

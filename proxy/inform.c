@@ -22,6 +22,7 @@
 #include <infiniband/mad.h>
 
 #include "codec/attr.h"
+#include "codec/be.h"
 #include "codec/smp.h"
 #include "proxy/discover.h"
 #include "proxy/inform.h"
@@ -485,11 +486,7 @@ unsubscribe(void)
 static uint64_t
 record_guid(const uint8_t *r)
 {
-	uint64_t g = 0;
-
-	for (int k = 8; k < 16; k++)
-		g = g << 8 | r[k];
-	return g;
+	return ld64(r + 8);
 }
 
 /* SubnAdmGetTable(InformInfoRecord), every record: SubscriberGID's

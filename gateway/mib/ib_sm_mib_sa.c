@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/be.h"
 #include "gateway/mib.h"
 #include "gateway/oids.h"
 #include "gateway/mib/ib_sm_mib.h"
@@ -142,22 +143,12 @@ refs_refresh(void)
 	port_nodes = count;
 }
 
-static uint64_t
-get64(const uint8_t *p)
-{
-	uint64_t x = 0;
-
-	for (int k = 0; k < 8; k++)
-		x = x << 8 | p[k];
-	return x;
-}
-
 /* Whether the requester may see the port of this GID (its low 64 bits
  * are the port GUID, IBA 4.1.1). */
 static int
 gid_visible(struct gw_eval *e, const uint8_t *gid)
 {
-	struct port_ref key = { .guid = get64(gid + 8) }, *r;
+	struct port_ref key = { .guid = ld64(gid + 8) }, *r;
 
 	if (gw_visible_all(e))
 		return 1;

@@ -46,6 +46,10 @@ ev_finalise(void)
 }
 
 static uint64_t (*ev_clock)(void);
+/* Under a test clock, the wall clock moves with it, as it does with
+ * the real one: event times and the ev_now() times derived from them
+ * stay one timeline. */
+static int64_t		 ev_wall_base;
 
 static int64_t	(*ev_wall_fn)(void);
 
@@ -68,7 +72,14 @@ ev_waiter_set(const struct ev_waiter *w)
 void
 ev_set_clock(uint64_t (*fn)(void))
 {
+	struct timespec ts;
+
 	ev_clock = fn;
+	if (fn != NULL) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ev_wall_base = (int64_t)ts.tv_sec * 1000 +
+		    ts.tv_nsec / 1000000 - (int64_t)fn();
+	}
 }
 
 uint64_t
@@ -99,6 +110,8 @@ ev_wall_ms(void)
 {
 	struct timespec ts;
 
+	if (ev_clock != NULL)
+		return ev_wall_base + (int64_t)ev_clock();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -37,7 +37,8 @@ void	 ev_finalise(void);
 
 /* Monotonic clock in milliseconds, and wall clock in seconds. */
 uint64_t ev_now(void);
-/* Tests only: replace the monotonic clock (NULL restores it). */
+/* Tests only: replace the monotonic clock (NULL restores it); the
+ * wall clock in milliseconds then moves with it. */
 void	 ev_set_clock(uint64_t (*fn)(void));
 int64_t	 ev_wall(void);
 /* Tests only: replace the wall clock in seconds (NULL restores it). */

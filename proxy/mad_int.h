@@ -96,6 +96,7 @@ struct mad_engine {
 	 * the batch ends (deliver_end), back to back, unless fewer than
 	 * half the window is out (mad_dispatch). */
 	int			 batch;
+	int			 last_batch;	/* answers the last direct read took */
 	void			(*deliver_end)(struct mad_engine *e);
 	void			*up_arg;
 	uint64_t		 state_checked;

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -237,10 +238,12 @@ direct_active(void *arg)
  * its other descriptors and timers. */
 #define DIRECT_BATCH	64
 
-static void
+static int
 direct_batch(struct mad_engine *e)
 {
-	for (int k = 0; k < DIRECT_BATCH; k++) {
+	int k;
+
+	for (k = 0; k < DIRECT_BATCH; k++) {
 		struct mad_rx *rx;
 		int rc;
 
@@ -248,14 +251,14 @@ direct_batch(struct mad_engine *e)
 		 * The lock is not held while an answer is handled: its
 		 * callbacks may close the port (e->port_failed joins it). */
 		if (pthread_mutex_trylock(&e->read_lock) != 0)
-			return;
+			return k;
 		rc = reader_take(e, &rx, &e->direct_spare);
 		pthread_mutex_unlock(&e->read_lock);
 		if (rc == 1)
-			return;
+			return k;
 		if (rc != 0) {
 			e->port_failed(e, "umad_recv", rc);
-			return;
+			return k;
 		}
 		if (rx == NULL)
 			continue;
@@ -264,8 +267,30 @@ direct_batch(struct mad_engine *e)
 			e->deliver(e, rx->umad, rx->len);
 		rx_keep(rx, &e->direct_spare);
 		if (e->down || e->fd < 0)
-			return;
+			return k;
 	}
+	return k;
+}
+
+/* Coalescing: with a wide window mostly out, the first answer of a
+ * run wakes the loop while the rest are still on their way, and each
+ * wake-up takes one or two. Waiting MAD_COALESCE_US then takes about a
+ * tenth of the window at once, for one wake-up (alternated with the
+ * code before it: 2,000-node sweeps 442 -> 389 ms, 25,810-MAD polls
+ * 391 -> 348 ms, medians, and less CPU). Not while the last read took
+ * a batch already, nor with few MADs out, whose answers it would only
+ * delay. */
+#define MAD_COALESCE_US		80
+#define MAD_COALESCE_BATCH	8	/* a last read this big: no wait */
+#define MAD_COALESCE_OUT	16	/* in flight, at least, and half max */
+
+static int
+coalesce_us(const struct mad_engine *e)
+{
+	if (e->last_batch >= MAD_COALESCE_BATCH ||
+	    e->inflight_n < MAD_COALESCE_OUT || e->inflight_n < e->max / 2)
+		return 0;
+	return MAD_COALESCE_US;
 }
 
 static void
@@ -273,16 +298,22 @@ direct_wait(void *arg, int wait_ms)
 {
 	struct mad_engine *e = arg;
 	struct pollfd pfd = { e->fd, POLLIN, 0 };
+	int us;
 
 	if (poll(&pfd, 1, wait_ms) <= 0)
 		return;
+	if ((us = coalesce_us(e)) > 0) {
+		struct timespec ts = { 0, us * 1000L };
+
+		(void)nanosleep(&ts, NULL);
+	}
 	/* What the batch's callbacks submit is sent after it, back to
 	 * back, while half the window is still out (mad_dispatch): the
 	 * simulator (or the HCA's send queue) takes the run in one
 	 * wake-up, not one per answer (a sweep's CPU at 18,602 SMPs,
 	 * alternated: medians 385-445 -> 340-395 ms). */
 	e->batch = 1;
-	direct_batch(e);
+	e->last_batch = direct_batch(e);
 	e->deliver_end(e);
 }
 

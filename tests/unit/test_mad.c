@@ -595,6 +595,31 @@ test_kernel_echo_alone(void **state)
 	assert_int_equal(e->st.stale, 0);
 }
 
+/* The direct reader waits a little before it reads (coalescing) only
+ * with a wide window mostly out and a small last read. */
+static void
+test_coalesce(void **state)
+{
+	e->max = 64;
+	e->inflight_n = 64;
+	e->last_batch = 1;
+	assert_int_equal(coalesce_us(e), MAD_COALESCE_US);
+	e->last_batch = MAD_COALESCE_BATCH;	/* the last read took a run */
+	assert_int_equal(coalesce_us(e), 0);
+	e->last_batch = 0;
+	e->inflight_n = 31;			/* under half the window */
+	assert_int_equal(coalesce_us(e), 0);
+	e->inflight_n = 32;
+	assert_int_equal(coalesce_us(e), MAD_COALESCE_US);
+	e->max = 8;				/* a narrow window: never */
+	e->inflight_n = 8;
+	assert_int_equal(coalesce_us(e), 0);
+	e->max = 16;
+	e->inflight_n = MAD_COALESCE_OUT;
+	assert_int_equal(coalesce_us(e), MAD_COALESCE_US);
+	e->inflight_n = 0;			/* as it was, for teardown */
+}
+
 /* 1 + retries sends, then one -ETIMEDOUT; every TID differs. */
 static void
 test_retries_bounded(void **state)
@@ -1156,6 +1181,7 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_timer_grace, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_echo_alone, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_node_stats_perf, setup,

@@ -17,7 +17,6 @@ import os
 import random
 import re
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -51,12 +50,12 @@ def measure(fab, sink, guid, timeout, phase=0.0):
     for _ in range(ROUNDS):
         time.sleep(phase * rnd.random())
         n = len(sink.notes())
-        t0 = time.time()
-        fab.cmd('Unlink "leaf01"[5]')
+        p, t0 = fab.cmd_begin('Unlink "leaf01"[5]')
         while time.time() - t0 < timeout and not downs(sink, n, guid):
             time.sleep(0.005)
         if downs(sink, n, guid):
             got.append(time.time() - t0)
+        fab.cmd_end(p)
         fab.cmd('ReLink "leaf01"[5]')
         time.sleep(2)
         fab.sweep(timeout=60)   # back to Active in the inventory
@@ -70,24 +69,29 @@ def stock(fab):
     for _ in range(ROUNDS):
         seen = threading.Event()
         stop = threading.Event()
-        t0 = [0.0]
+        asked = threading.Event()
+        at = [0.0]
 
         def poll():
             # The poller runs on its own clock, started before the
             # Unlink at a random phase, as a cron job would be.
             while not stop.is_set():
                 out = fab.diag(["smpquery", "portinfo", "3", "5"])
-                if t0[0] and re.search(r"LinkState:\.+Down", out.stdout):
-                    got.append(time.time() - t0[0])
+                if asked.is_set() and \
+                        re.search(r"LinkState:\.+Down", out.stdout):
+                    at[0] = time.time()
                     seen.set()
                     return
                 stop.wait(1.0)
         th = threading.Thread(target=poll)
         th.start()
         time.sleep(0.37 * (len(got) + 1) % 1.0)
-        t0[0] = time.time()
-        fab.cmd('Unlink "leaf01"[5]')
+        asked.set()
+        p, t0 = fab.cmd_begin('Unlink "leaf01"[5]')
         seen.wait(10)
+        fab.cmd_end(p)
+        if seen.is_set():
+            got.append(at[0] - t0)
         stop.set()
         th.join()
         fab.cmd('ReLink "leaf01"[5]')

@@ -131,6 +131,24 @@ class Fabric:
         subprocess.run([SIM, "cmd", self.dir, line], check=True,
                        timeout=30)
 
+    def cmd_begin(self, line):
+        """Start cmd(line): (its process, when ibsim carried the command
+        out: ibsim flushes its answer to ibsim.log then, watched from
+        here). The launcher's start-up and polling around it (100-450 ms
+        on a 2-core machine) are not the gateway's time."""
+        log = os.path.join(self.dir, "ibsim.log")
+        size = os.path.getsize(log)
+        p = subprocess.Popen([SIM, "cmd", self.dir, line])
+        wait(lambda: os.path.getsize(log) > size or p.poll() is not None,
+             30, 0.002)
+        return p, time.time()
+
+    @staticmethod
+    def cmd_end(p):
+        """As cmd(): the command started by cmd_begin must have worked."""
+        if p.wait(30) != 0:
+            raise subprocess.CalledProcessError(p.returncode, p.args)
+
     def pid(self, prog="ibsnmpgw"):
         """The newest process of that name the launcher or a test
         started (a restarted gateway is appended)."""

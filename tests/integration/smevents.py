@@ -219,31 +219,12 @@ def check_light():
             str(d1) + str(stats()) + str(sweeps_done()[n:]))
 
 
-def change(line):
-    """Start fab.cmd(line): (its process, when ibsim carried the command
-    out: ibsim flushes its answer to ibsim.log then, watched from here).
-    The launcher's start-up and polling around it are not the gateway's
-    time."""
-    log = os.path.join(fab.dir, "ibsim.log")
-    size = os.path.getsize(log)
-    p = simlib.subprocess.Popen([simlib.SIM, "cmd", fab.dir, line])
-    wait(lambda: os.path.getsize(log) > size or p.poll() is not None, 30,
-         0.002)
-    return p, time.time()
-
-
-def done(p):
-    """As fab.cmd: the command must have worked."""
-    if p.wait(30) != 0:
-        raise simlib.subprocess.CalledProcessError(p.returncode, p.args)
-
-
 def unlink_relink(what, cmd, want_down, want_up, sma_lids):
     n = len(SINK.notes())
-    p, t0 = change('Unlink %s' % cmd)
+    p, t0 = fab.cmd_begin('Unlink %s' % cmd)
     ok = wait(lambda: links(n, LINK_DOWN) == want_down, 5)
     took = time.time() - t0
-    done(p)
+    fab.cmd_end(p)
     R.check(ok and took < 1.0, "Unlink %s: linkDown of %s through the SM "
             "in %.0f ms (goal < 1 s)" % (what, want_down, took * 1000),
             str(links(n, LINK_DOWN)) + fab.ctl("events", 8).stdout)
@@ -257,10 +238,10 @@ def unlink_relink(what, cmd, want_down, want_up, sma_lids):
     R.equal(links(n2, LINK_DOWN), [], "... a sweep that sees the same "
             "sends nothing more")
     n = len(SINK.notes())
-    p, t0 = change('ReLink %s' % cmd)
+    p, t0 = fab.cmd_begin('ReLink %s' % cmd)
     ok = wait(lambda: links(n, LINK_UP) == want_up, 5)
     took = time.time() - t0
-    done(p)
+    fab.cmd_end(p)
     R.check(ok and took < 1.0, "ReLink: linkUp of the same in %.0f ms" %
             (took * 1000), str(links(n, LINK_UP)))
     fab.sweep()

@@ -432,6 +432,15 @@ def flood():
             "rest damped (%s; %d pauses of hold-down in the flood)" % (
                 len(got), m.group(0) if m else "?", released),
             str(got) + ev)
+    if got[-1:] != [LINK_UP]:
+        # What the port is now, and what the watch did: whether the
+        # gateway missed where it settled, or it has not settled.
+        pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
+                                         "0x%016x" % leaf04, "7"]).stdout)
+        print("# leaf04[7] now: %s, %s; %s" % (
+            pi.get("LinkState"), pi.get("PhysLinkState"),
+            " ".join(ln for ln in fab.ctl("stats").stdout.splitlines()
+                     if ln.startswith("watch "))))
     R.check(got[-1:] == [LINK_UP], "quiet again: the last word is linkUp "
             "(where it settled), %.1f s after the flood" % (
                 last[1] - t0), str(got) + fab.ctl("events", 5).stdout)

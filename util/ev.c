@@ -72,14 +72,10 @@ ev_waiter_set(const struct ev_waiter *w)
 void
 ev_set_clock(uint64_t (*fn)(void))
 {
-	struct timespec ts;
-
+	ev_clock = NULL;
+	if (fn != NULL)
+		ev_wall_base = ev_wall_ms() - (int64_t)fn();
 	ev_clock = fn;
-	if (fn != NULL) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ev_wall_base = (int64_t)ts.tv_sec * 1000 +
-		    ts.tv_nsec / 1000000 - (int64_t)fn();
-	}
 }
 
 uint64_t

@@ -387,10 +387,10 @@ idle() {
 		id_c=$id_n
 	done
 }
-# paired NAME PID KIND N: BENCH_PAIRS rounds (15), each the gateway's own job on
-# fabric NAME (KIND dr: a forced sweep; perf: a full counter poll) and
-# the floor for the same N MADs at 64 in flight, the gateway's window
-# ($work/floor.t from floor_run), each once the gateway is idle; odd
+# paired NAME PID KIND N: BENCH_PAIRS rounds (15), each the gateway's
+# own job on fabric NAME (KIND dr: a forced sweep; perf: a full counter
+# poll) and the floor for the same N MADs at 64 in flight, the gateway's
+# window ($work/floor.t from floor_run), each once the gateway is idle; odd
 # rounds the gateway first, even ones the floor. This machine's speed
 # drifts by up to 2x over minutes (tests/bench/README.md, stop 45): the
 # gateway's runs, then the floor's minutes later, compared two

@@ -59,6 +59,7 @@ struct mad_engine {
 	struct mad_req		*slots[SLOT_COUNT];
 	uint32_t		 next_slot;
 	struct htab		 nodes;
+	struct mad_node		*last_node;	/* node_get's last answer */
 	TAILQ_HEAD(, mad_node)	 ready;
 	/* In send order; equal timeouts keep it sorted by deadline, but
 	 * for a grace (mad.c late_grace): one behind a graced request

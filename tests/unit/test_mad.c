@@ -470,6 +470,40 @@ test_retry_fresh_tid(void **state)
 	}
 }
 
+/* node_get's last node: submits that alternate between nodes, and
+ * runs to one, are each counted on their own node (and capped per
+ * node); after a stop and a new start no old node is handed out (the
+ * sanitizer build sees a use after free). */
+static void
+test_node_lookup(void **state)
+{
+	static const uint64_t keys[] = { 1, 2, 1, 1, 3, 2, 1 };
+	struct proxy_mad_node_stats ns;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_int_equal(submit(keys[i], 0), 0);
+	/* max 4, max_node 2: 1, 2, 1 and 3 out; then one per answer. */
+	assert_int_equal(nsent, 4);
+	assert_int_equal(inflight_for(1), 2);
+	for (int i = 0; i < nsent; i++)
+		answer(i, 0);
+	assert_int_equal(nsent, 7);
+	assert_int_equal(proxy_mad_node_stats(1, &ns), 0);
+	assert_int_equal(ns.sent, 4);
+	assert_int_equal(proxy_mad_node_stats(2, &ns), 0);
+	assert_int_equal(ns.sent, 2);
+	assert_int_equal(proxy_mad_node_stats(3, &ns), 0);
+	assert_int_equal(ns.sent, 1);
+	proxy_mad_stop();
+	proxy_mad_finalise();
+	ev_finalise();
+	start(2, 4, 2);
+	assert_int_equal(submit(1, 0), 0);
+	assert_int_equal(proxy_mad_node_stats(1, &ns), 0);
+	assert_int_equal(ns.sent, 1);
+	answer(0, 0);
+}
+
 /* PerfMgt MADs are counted apart, per node too. */
 static void
 test_node_stats_perf(void **state)
@@ -1183,6 +1217,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_echo_alone, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_node_lookup, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_node_stats_perf, setup,
 		    teardown),

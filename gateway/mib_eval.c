@@ -344,15 +344,25 @@ col_get(struct gw_eval *e, const struct gw_col *c, const struct gw_row *row,
 
 /* Evaluation */
 
+/* The first column at or after subid (columns are in subid order): a
+ * search, as every step of a walk asks, and a PortInfo table has 40. */
 static const struct gw_col *
 find_col(const struct gw_table *t, oid subid, size_t *ci)
 {
-	for (size_t i = 0; i < t->ncols; i++)
-		if (t->cols[i].subid >= subid) {
-			*ci = i;
-			return &t->cols[i];
-		}
-	return NULL;
+	size_t lo = 0, hi = t->ncols;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->cols[mid].subid < subid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->ncols)
+		return NULL;
+	*ci = lo;
+	return &t->cols[lo];
 }
 
 /* A value outside the MIB's range: genErr now, and the attribute it came

@@ -34,8 +34,12 @@ gw_sm_prefix(void)
 
 			if (!pt->pinfo_ok)
 				continue;
-			x = mad_get_field64((void *)pt->pinfo, 0,
-			    IB_PORT_GID_PREFIX_F);
+			/* GIDPrefix, octets 8-15 after the M_Key (IBA
+			 * 14.2.5.6 Table 155): read directly, as every walk
+			 * step asks. */
+			x = 0;
+			for (int k = 8; k < 16; k++)
+				x = x << 8 | pt->pinfo[k];
 			if (x != 0)
 				return x;
 		}
@@ -47,20 +51,32 @@ gw_sm_prefix(void)
 void
 gw_sm_put64(uint32_t *sub, uint64_t x)
 {
-	for (int k = 0; k < 8; k++)
-		sub[k] = (uint32_t)(x >> (56 - 8 * k)) & 0xff;
+	/* Spelled out: a walk step makes several of these, and GCC at
+	 * -O2 kept the loop. */
+	sub[0] = (uint32_t)(x >> 56);
+	sub[1] = (uint32_t)(x >> 48) & 0xff;
+	sub[2] = (uint32_t)(x >> 40) & 0xff;
+	sub[3] = (uint32_t)(x >> 32) & 0xff;
+	sub[4] = (uint32_t)(x >> 24) & 0xff;
+	sub[5] = (uint32_t)(x >> 16) & 0xff;
+	sub[6] = (uint32_t)(x >> 8) & 0xff;
+	sub[7] = (uint32_t)x & 0xff;
 }
 
 /* 8 index subids back into a 64-bit value; -1 if one is not an octet. */
 int
 gw_sm_get64(const uint32_t *sub, uint64_t *x)
 {
-	*x = 0;
-	for (int k = 0; k < 8; k++) {
-		if (sub[k] > 0xff)
-			return -1;
-		*x = *x << 8 | sub[k];
+	uint64_t v = 0;
+
+	if ((sub[0] | sub[1] | sub[2] | sub[3] | sub[4] | sub[5] | sub[6] |
+	    sub[7]) > 0xff) {
+		*x = 0;
+		return -1;
 	}
+	for (int k = 0; k < 8; k++)
+		v = v << 8 | sub[k];
+	*x = v;
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
+#include "tests/unit/unit_db.h"
 
 #define SW	0x100ULL
 #define HA	0x200ULL
@@ -72,14 +73,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char p[80];
-
 	close_all();
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unit_db_remove(dbpath);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "store/store.h"
 #include "util/log.h"
+#include "tests/unit/unit_db.h"
 
 static char dbpath[64], mappath[64];
 
@@ -32,15 +33,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char p[80];
-
 	store_finalise();
-	unlink(dbpath);
+	unit_db_remove(dbpath);
 	unlink(mappath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "store/events.h"
 #include "store/store.h"
 #include "util/ev.h"
+#include "tests/unit/unit_db.h"
 
 static uint64_t now_ms = 1000;
 static struct store_event heard[64];
@@ -347,15 +348,9 @@ db_setup(void **state)
 static int
 db_teardown(void **state)
 {
-	char p[80];
-
 	teardown(state);
 	store_finalise();
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unit_db_remove(dbpath);
 	return 0;
 }
 

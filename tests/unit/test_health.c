@@ -16,6 +16,7 @@
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
+#include "tests/unit/unit_db.h"
 
 static uint64_t now_ms = 1000;
 static char dbpath[64];
@@ -72,15 +73,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char p[80];
-
 	proxy_health_finalise();
 	store_finalise();
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unit_db_remove(dbpath);
 	ev_set_clock(NULL);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "gateway/mib/ib_sm_mib.h"
 #include "store/store.h"
+#include "tests/unit/unit_db.h"
 
 static char dbpath[64];
 
@@ -30,15 +31,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char p[80];
-
 	(void)state;
 	store_finalise();
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unit_db_remove(dbpath);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
+#include "tests/unit/unit_db.h"
 
 static char dbpath[64];
 static int64_t wall = 1700000000;	/* the sweeps' clock */
@@ -45,16 +46,10 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char p[96];
-
 	(void)state;
 	store_finalise();
 	ev_set_wall(NULL);
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unit_db_remove(dbpath);
 	return 0;
 }
 

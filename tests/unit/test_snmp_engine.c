@@ -23,6 +23,7 @@
 #include "store/schema.h"
 #include "store/store.h"
 #include "util/log.h"
+#include "tests/unit/unit_db.h"
 
 static char dbpath[64];
 static struct gw_conf conf;
@@ -33,13 +34,7 @@ static const uint8_t netsnmp_id[] = { 0x80, 0x00, 0x1f, 0x88, 0x80, 1, 2,
 static void
 unlink_db(void)
 {
-	char p[96];
-
-	unlink(dbpath);
-	snprintf(p, sizeof(p), "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", dbpath);
-	unlink(p);
+	unit_db_remove(dbpath);
 }
 
 static int

@@ -20,6 +20,7 @@
 #include "store/schema.h"
 #include "store/store.h"
 #include "util/log.h"
+#include "tests/unit/unit_db.h"
 
 static char dbpath[64];
 
@@ -35,13 +36,7 @@ setup(void **state)
 static void
 unlink_db(const char *path)
 {
-	char p[128];
-
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
+	unit_db_remove(path);
 }
 
 static int

@@ -1,18 +1,6 @@
 /* gateway/conf_subnet.c: ib.ports, its errors as file:line, and what a
  * further subnet's process derives from the file. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <cmocka.h>
-
-#include "gateway/conf.h"
-
-static char path[64];
+#include "tests/unit/conf_fixture.h"
 
 #define HEAD \
     "snmp:\n" \
@@ -31,38 +19,6 @@ static char path[64];
     "    - name: public\n" \
     "store:\n" \
     "  path: /tmp/x/inventory.db\n"
-
-static struct gw_conf *
-load(const char *text, char *errbuf, size_t len)
-{
-	FILE *f = fopen(path, "w"), *err;
-	struct gw_conf *c;
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	err = fmemopen(errbuf, len, "w");
-	assert_non_null(err);
-	c = gw_conf_load(path, err);
-	fclose(err);
-	return c;
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	snprintf(path, sizeof(path), "/tmp/ibsnmpgw-subnet-%d.yaml", getpid());
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	unlink(path);
-	return 0;
-}
 
 static void
 want_err(const char *err, int line, const char *what)

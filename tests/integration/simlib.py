@@ -577,9 +577,11 @@ def keep_logs(fab):
         return
     name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
     out = os.path.join(BUILD, "tests", "integration")
-    # An HA pair's gateways log in gw1/ and gw2/.
+    # An HA pair's gateways log in gw1/ and gw2/, and so do their
+    # keepalived (VRRP's transitions, the track script's failures).
     for f in ("ibsnmpgw.log", "opensm.log", "ibsim.log",
-              "gw1/ibsnmpgw.log", "gw2/ibsnmpgw.log"):
+              "gw1/ibsnmpgw.log", "gw2/ibsnmpgw.log",
+              "gw1/keepalived.log", "gw2/keepalived.log"):
         src = os.path.join(fab.dir, f)
         if os.path.exists(src):
             dst = os.path.join(out, "%s.fail-%s" % (name,

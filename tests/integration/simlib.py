@@ -578,8 +578,10 @@ def keep_logs(fab):
     name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
     out = os.path.join(BUILD, "tests", "integration")
     # An HA pair's gateways log in gw1/ and gw2/, and so do their
-    # keepalived (VRRP's transitions, the track script's failures).
-    for f in ("ibsnmpgw.log", "opensm.log", "ibsim.log",
+    # keepalived (VRRP's transitions, the track script's failures). A
+    # second subnet's SM and a standby SM have logs of their own.
+    for f in ("ibsnmpgw.log", "opensm.log", "opensm-b.log",
+              "opensm-standby.log", "ibsim.log",
               "gw1/ibsnmpgw.log", "gw2/ibsnmpgw.log",
               "gw1/keepalived.log", "gw2/keepalived.log"):
         src = os.path.join(fab.dir, f)

@@ -57,8 +57,6 @@
 #include "util/ev.h"
 #include "util/log.h"
 
-#define CTL_MAX_LINE	512
-
 static int	ctl_fd = -1;
 static char	ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
@@ -689,7 +687,7 @@ handle(FILE *f, char *line)
 static void
 accept_cb(int fd, short revents, void *arg)
 {
-	char line[CTL_MAX_LINE];
+	char line[GW_CTL_MAX_LINE];
 	struct timeval tv = { 1, 0 };
 	ssize_t n, len = 0;
 	int c = accept(fd, NULL, NULL);
@@ -789,51 +787,4 @@ gw_ctl_finalise(void)
 		unlink(ctl_path);
 	}
 	ctl_fd = -1;
-}
-
-int
-gw_ctl_client(const char *path, int argc, char **argv)
-{
-	struct sockaddr_un sun;
-	char buf[4096], line[CTL_MAX_LINE] = "";
-	ssize_t n;
-	int s, err = 0;
-
-	for (int i = 0; i < argc; i++) {
-		if (strlen(line) + strlen(argv[i]) + 2 >= sizeof(line)) {
-			fprintf(stderr, "ibsnmpgw ctl: command too long\n");
-			return 2;
-		}
-		strcat(line, i ? " " : "");
-		strcat(line, argv[i]);
-	}
-	strcat(line, "\n");
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
-	    connect(s, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		fprintf(stderr, "ibsnmpgw ctl: %s: %s\n", path,
-		    strerror(errno));
-		return 1;
-	}
-	if (write(s, line, strlen(line)) != (ssize_t)strlen(line)) {
-		fprintf(stderr, "ibsnmpgw ctl: write: %s\n", strerror(errno));
-		close(s);
-		return 1;
-	}
-	/* ha status: exit 1 unless eligible (keepalived's track_script). */
-	if (argc >= 1 && strcmp(argv[0], "ha") == 0 && (argc == 1 ||
-	    strcmp(argv[1], "status") == 0))
-		err = 1;
-	while ((n = read(s, buf, sizeof(buf) - 1)) > 0) {
-		if (n >= 7 && memcmp(buf, "error: ", 7) == 0)
-			err = 1;
-		buf[n] = '\0';
-		if (strstr(buf, "eligible yes") != NULL)
-			err = 0;
-		fwrite(buf, 1, n, stdout);
-	}
-	close(s);
-	return err;
 }

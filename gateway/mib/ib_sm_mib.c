@@ -74,8 +74,11 @@ gw_sm_get64(const uint32_t *sub, uint64_t *x)
 		*x = 0;
 		return -1;
 	}
-	for (int k = 0; k < 8; k++)
-		v = v << 8 | sub[k];
+	/* Spelled out, as gw_sm_put64. */
+	v = (uint64_t)sub[0] << 56 | (uint64_t)sub[1] << 48 |
+	    (uint64_t)sub[2] << 40 | (uint64_t)sub[3] << 32 |
+	    (uint64_t)sub[4] << 24 | (uint64_t)sub[5] << 16 |
+	    (uint64_t)sub[6] << 8 | (uint64_t)sub[7];
 	*x = v;
 	return 0;
 }
@@ -137,31 +140,36 @@ sorted_refresh(void)
  * octets compare as the 64-bit GUID they spell (every walk step asks
  * this); others only come from hand-made OIDs. */
 static size_t
-sorted_lower(const uint32_t *sub)
+sorted_at(uint64_t key)
 {
 	static size_t hint;	/* where the last step of a walk landed */
 	size_t lo = 0, hi = sm_nsorted;
-	uint64_t key;
 
-	if (gw_sm_get64(sub, &key) == 0) {
-		/* A walk asks for the row at or after the one it was given
-		 * last time: that one, or the next. */
-		if (hint < sm_nsorted && sm_guids[hint] >= key &&
-		    (hint == 0 || sm_guids[hint - 1] < key))
-			return hint;
-		if (hint + 1 < sm_nsorted && sm_guids[hint + 1] >= key &&
-		    sm_guids[hint] < key)
-			return ++hint;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+	/* A walk asks for the row at or after the one it was given last
+	 * time: that one, or the next. */
+	if (hint < sm_nsorted && sm_guids[hint] >= key &&
+	    (hint == 0 || sm_guids[hint - 1] < key))
+		return hint;
+	if (hint + 1 < sm_nsorted && sm_guids[hint + 1] >= key &&
+	    sm_guids[hint] < key)
+		return ++hint;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-			if (sm_guids[mid] < key)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return hint = lo;
+		if (sm_guids[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	return hint = lo;
+}
+
+/* The same for 8 subids that are not all octets (hand-made OIDs). */
+static size_t
+sorted_lower(const uint32_t *sub)
+{
+	size_t lo = 0, hi = sm_nsorted;
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint32_t g[8];
@@ -206,24 +214,28 @@ int
 gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
     struct gw_row *out, gw_sm_node_fn fn)
 {
+	uint64_t prefix = gw_sm_prefix(), at;
 	uint32_t pfx[8];
 	size_t i = 0;
 	int c, bounded = 0;
 
 	if (sorted_refresh() == -1)
 		return GW_BAD;
-	gw_sm_put64(pfx, gw_sm_prefix());
-	c = gw_sm_cmp(lb->i, pfx, 8);
+	gw_sm_put64(pfx, prefix);
+	/* Octet subids compare as the 64-bit value they spell: a walk's
+	 * step is two such compares, not two of 8 subids. */
+	if (gw_sm_get64(lb->i, &at) == 0)
+		c = at < prefix ? -1 : at > prefix;
+	else
+		c = gw_sm_cmp(lb->i, pfx, 8);
 	if (c > 0)
 		return 0;
 	if (c == 0) {
-		uint32_t g[8];
-
-		i = sorted_lower(lb->i + 8);
-		if (i < sm_nsorted) {
-			gw_sm_put64(g, sm_sorted[i]->guid);
-			bounded = gw_sm_cmp(g, lb->i + 8, 8) == 0;
-		}
+		if (gw_sm_get64(lb->i + 8, &at) == 0) {
+			i = sorted_at(at);
+			bounded = i < sm_nsorted && sm_guids[i] == at;
+		} else
+			i = sorted_lower(lb->i + 8);	/* equals no GUID */
 	}
 	for (; i < sm_nsorted; i++, bounded = 0) {
 		const struct store_node *n = sm_sorted[i];

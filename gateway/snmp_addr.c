@@ -617,6 +617,29 @@ gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 /* The request ri's own addressing, kept as its agent data (freed with
  * it), or NULL without memory. Only the part before comm: the PDU's
  * strings are the PDU's. */
+/* The last request's addressing: each varbind of a PDU asks for it
+ * (its node, the fabric rows' selection), and net-snmp's data list is
+ * a search by name. Forgotten when freed with its request. */
+static netsnmp_agent_request_info	*req_last_ri;
+static struct gw_req			*req_last;
+
+static void
+req_free(void *k)
+{
+	if (k == req_last) {
+		req_last = NULL;
+		req_last_ri = NULL;
+	}
+	free(k);
+}
+
+static struct gw_req *
+req_keep(netsnmp_agent_request_info *ri, struct gw_req *q)
+{
+	req_last_ri = ri;
+	return req_last = q;
+}
+
 static struct gw_req *
 req_new(netsnmp_agent_request_info *ri)
 {
@@ -625,7 +648,8 @@ req_new(netsnmp_agent_request_info *ri)
 
 	if ((k = malloc(offsetof(struct gw_req, comm_len))) == NULL)
 		return NULL;
-	if ((dl = netsnmp_create_data_list(GW_REQ_DATA, k, free)) == NULL) {
+	if ((dl = netsnmp_create_data_list(GW_REQ_DATA, k, req_free)) ==
+	    NULL) {
 		free(k);
 		return NULL;
 	}
@@ -646,9 +670,11 @@ req_of(netsnmp_agent_request_info *ri)
 
 	if (ri == NULL || ri->asp == NULL || (pdu = ri->asp->pdu) == NULL)
 		return NULL;
+	if (ri == req_last_ri && req_last->gen == addr_gen)
+		return req_last;
 	q = netsnmp_agent_get_list_data(ri, GW_REQ_DATA);
 	if (q != NULL && q->gen == addr_gen)
-		return q;
+		return req_keep(ri, q);
 	if (q == NULL && (q = req_new(ri)) == NULL)
 		return parsed_is(pdu) ? &addr_parsed : NULL;
 	if (parsed_is(pdu))
@@ -657,7 +683,7 @@ req_of(netsnmp_agent_request_info *ri)
 		req_resolve(q, pdu->version, pdu->community, pdu->community ?
 		    pdu->community_len : 0, pdu->securityName,
 		    pdu->securityNameLen);
-	return q;
+	return req_keep(ri, q);
 }
 
 const struct store_node *

@@ -499,15 +499,27 @@ getnext_start(const struct gw_table *t, const oid *name, size_t len,
 			(*ci)++;	/* at or under col.0: next column */
 		return 0;
 	}
-	size_t m = len - bl - 1;
-	for (size_t k = 0; k < m && k < (size_t)t->nindex; k++) {
-		if (name[bl + 1 + k] > UINT32_MAX) {
-			for (; k < (size_t)t->nindex; k++)
-				lb->i[k] = UINT32_MAX;
-			*incl = 0;
-			return 0;
-		}
-		lb->i[k] = (uint32_t)name[bl + 1 + k];
+	size_t m = len - bl - 1, n = m < (size_t)t->nindex ? m :
+	    (size_t)t->nindex;
+	const oid *ix = name + bl + 1;
+	oid over = 0;
+
+	/* One pass, one test: a fabric row's index is 17 subids or more. */
+	for (size_t k = 0; k < n; k++) {
+		over |= ix[k];
+		lb->i[k] = (uint32_t)ix[k];
+	}
+	if (over > UINT32_MAX) {
+		/* No row has such a subid: the bound is past every row
+		 * that starts with the ones before it. */
+		size_t k = 0;
+
+		while (ix[k] <= UINT32_MAX)
+			k++;
+		for (; k < (size_t)t->nindex; k++)
+			lb->i[k] = UINT32_MAX;
+		*incl = 0;
+		return 0;
 	}
 	/* A full index (or longer) is passed; a partial one is not. */
 	*incl = m < (size_t)t->nindex;

@@ -214,6 +214,8 @@ def check_b_down():
     st = ctl("gw2", "ha", "status").stdout
     R.check("subnet b" in (field(st, "eligible") or ""),
             "... and it says why: subnet b", st)
+    # Its ibsim slot freed: else b's Reports after the failover go to it.
+    fab.gc(old)
     R.check(simlib.wait(lambda: b_pid("gw2") not in (None, old) and
                         ctl("gw2", "ha", "status").returncode == 0, 30),
             "... b started again, its copy whole: eligible again",
@@ -264,6 +266,7 @@ def check_active_b_respawn():
     old = b_pid("gw2")
     fails = [l for l in events("gw2") if "ha-failover" in l]
     os.kill(old, signal.SIGKILL)
+    fab.gc(old)
     R.check(simlib.wait(lambda: b_pid("gw2") not in (None, old) and
                         field(ctl("gw2", "ha", "status", sub="b").stdout,
                               "role") == "active", 30),

@@ -223,6 +223,17 @@ class Fabric:
         out = self.snmp("snmpget", self.v2(), [oid])
         return parse_vars(out.stdout).get(oid, (None, None))[1]
 
+    def gc(self, pid=None):
+        """Free the ibsim slots of our killed umad2sim clients (once pid,
+        if given, has exited). ibsim keeps a killed client's slot, and
+        hands what comes for its port (an SM's Report) to the first
+        client there: the dead one, so a process started again on that
+        port never sees it (tests/sim/README.md)."""
+        if pid is not None:
+            wait(lambda: not running(pid), 10, 0.02)
+        subprocess.run([SIM, "gc", self.dir], capture_output=True,
+                       timeout=30)
+
     def restart_gateway(self, wait=2.5, preload=None, env=None,
                         sig=signal.SIGTERM):
         """Stop the gateway (sig: SIGKILL for a crash), start it again on
@@ -447,6 +458,15 @@ def wait_replicated(status, timeout=10):
     ok = sent > 0 and wait(lambda: ha_frames(status())[1] >= sent,
                            timeout, 0.1)
     return ok, sent, ha_frames(status())
+
+
+def running(pid):
+    """pid is a process that has not exited (a zombie has)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def wait(cond, timeout, step=0.01):

@@ -211,6 +211,7 @@ def check_restart():
     os.kill(old[0], signal.SIGKILL)
     R.check(sysname(fab.v2("cn02")) == "cn02 HCA-1",
             "b's process killed: a still answers")
+    fab.gc(old[0])      # b's Reports go to the process started again
     R.check(simlib.wait(lambda: child_pids() and child_pids() != old, 15),
             "... b's process is started again", str(child_pids()))
     R.check(simlib.wait(lambda: sysname(fab.v2("b/oss01")) ==

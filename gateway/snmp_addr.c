@@ -614,9 +614,6 @@ gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 	return rc;
 }
 
-/* The request ri's own addressing, kept as its agent data (freed with
- * it), or NULL without memory. Only the part before comm: the PDU's
- * strings are the PDU's. */
 /* The last request's addressing: each varbind of a PDU asks for it
  * (its node, the fabric rows' selection), and net-snmp's data list is
  * a search by name. Forgotten when freed with its request. */
@@ -640,6 +637,9 @@ req_keep(netsnmp_agent_request_info *ri, struct gw_req *q)
 	return req_last = q;
 }
 
+/* The request ri's own addressing, kept as its agent data (freed with
+ * it), or NULL without memory. Only the part before comm: the PDU's
+ * strings are the PDU's. */
 static struct gw_req *
 req_new(netsnmp_agent_request_info *ri)
 {

@@ -136,9 +136,7 @@ sorted_refresh(void)
 	return 0;
 }
 
-/* First position whose GUID, as 8 subids, is >= sub. Subids that are
- * octets compare as the 64-bit GUID they spell (every walk step asks
- * this); others only come from hand-made OIDs. */
+/* First position whose GUID is >= key (every walk step asks this). */
 static size_t
 sorted_at(uint64_t key)
 {
@@ -164,7 +162,8 @@ sorted_at(uint64_t key)
 	return hint = lo;
 }
 
-/* The same for 8 subids that are not all octets (hand-made OIDs). */
+/* First position whose GUID, as 8 subids, is >= sub, for subids that
+ * are not all octets: only hand-made OIDs have them. */
 static size_t
 sorted_lower(const uint32_t *sub)
 {

@@ -401,24 +401,35 @@ idle() {
 # made a median that moved by 0.5x from run to run. Run without the
 # fabric's env: only madfloor gets it.
 paired() {
-	pr_ratios="" pr_pairs=""
-	for pr_i in $(seq 1 "${BENCH_PAIRS:-15}"); do
+	rounds "$1" "$2" "$3" "$4" "${BENCH_PAIRS:-15}"
+	pr_ratio=$(med $pr_ratios)
+	echo "paired rounds, gateway / floor at 64 in flight (ms; odd rounds the gateway first):$pr_pairs; ratios$pr_ratios, median $pr_ratio"
+}
+# rounds NAME PID KIND N COUNT: COUNT rounds of paired's, each the
+# gateway's job and the floor once the gateway is idle, odd rounds the
+# gateway first. Sets pr_pairs and pr_ratios, and pr_gc and pr_fc: each
+# round's CPU per MAD (us), the gateway's and the floor's.
+rounds() {
+	pr_ratios="" pr_pairs="" pr_gc="" pr_fc=""
+	for pr_i in $(seq 1 "$5"); do
 		pr_g="" pr_f=""
 		for pr_k in 1 2; do
 			settle "$1"
 			idle "$2"
 			if [ $(( (pr_i + pr_k) % 2 )) = 0 ]; then
+				pr_c=$(cpu_ms "$2")
 				pair_gw "$1" "$2" "$3"
+				pr_gc="$pr_gc $(awk -v c="$(( $(cpu_ms "$2") - pr_c ))" -v n="$4" 'BEGIN { printf("%.1f", n ? c * 1000 / n : 0) }')"
 			else
 				pair_floor "$1" "$3" "$4"
+				[ -z "$pr_f" ] ||
+				    pr_fc="$pr_fc $(field "$pf_out" us_per_mad)"
 			fi
 		done
 		[ -n "$pr_g" ] && [ -n "$pr_f" ] || continue
 		pr_pairs="$pr_pairs $pr_g/$pr_f"
 		pr_ratios="$pr_ratios $(ratio "$pr_g" "$pr_f")"
 	done
-	pr_ratio=$(med $pr_ratios)
-	echo "paired rounds, gateway / floor at 64 in flight (ms; odd rounds the gateway first):$pr_pairs; ratios$pr_ratios, median $pr_ratio"
 }
 # pair_gw NAME PID KIND: the gateway's sweep or poll; sets pr_g (ms).
 pair_gw() {
@@ -447,37 +458,20 @@ pinned() {
 	fi
 	pn_sim=$(awk '$1 == "ibsim" { print $2 }' "$work/fab-$1/pids")
 	pn_all=0-$(( $(nproc) - 1 ))
-	taskset -p -c 0 "$pn_sim" > /dev/null &&
-	    taskset -a -p -c 1 "$2" > /dev/null || {
+	if ! taskset -p -c 0 "$pn_sim" > /dev/null ||
+	    ! taskset -a -p -c 1 "$2" > /dev/null; then
 		echo "pinned rounds: taskset failed"
+		taskset -p -c "$pn_all" "$pn_sim" > /dev/null 2>&1
 		return 0
-	}
-	pn_pairs="" pn_ratios="" pn_gc="" pn_fc=""
-	for pn_i in $(seq 1 "${BENCH_PIN_ROUNDS:-5}"); do
-		pr_g="" pr_f=""
-		for pn_k in 1 2; do
-			settle "$1"
-			idle "$2"
-			if [ $(( (pn_i + pn_k) % 2 )) = 0 ]; then
-				pn_c=$(cpu_ms "$2")
-				pair_gw "$1" "$2" "$3"
-				pn_gc="$pn_gc $(awk -v c="$(( $(cpu_ms "$2") - pn_c ))" -v n="$4" 'BEGIN { printf("%.1f", n ? c * 1000 / n : 0) }')"
-			else
-				FLOOR_CPU=1
-				pair_floor "$1" "$3" "$4"
-				FLOOR_CPU=
-				pn_fc="$pn_fc $(field "$pf_out" us_per_mad)"
-			fi
-		done
-		[ -n "$pr_g" ] && [ -n "$pr_f" ] || continue
-		pn_pairs="$pn_pairs $pr_g/$pr_f"
-		pn_ratios="$pn_ratios $(ratio "$pr_g" "$pr_f")"
-	done
+	fi
+	FLOOR_CPU=1
+	rounds "$1" "$2" "$3" "$4" "${BENCH_PIN_ROUNDS:-5}"
+	FLOOR_CPU=
 	taskset -p -c "$pn_all" "$pn_sim" > /dev/null
 	taskset -a -p -c "$pn_all" "$2" > /dev/null
-	pin_ratio=$(med $pn_ratios)
-	pin_cpu="$(med $pn_gc)/$(med $pn_fc)"
-	echo "pinned rounds (ibsim on CPU 0, the client on CPU 1), gateway / floor (ms):$pn_pairs; ratios$pn_ratios, median $pin_ratio; CPU per MAD (us), gateway:$pn_gc, floor:$pn_fc"
+	pin_ratio=$(med $pr_ratios)
+	pin_cpu="$(med $pr_gc)/$(med $pr_fc)"
+	echo "pinned rounds (ibsim on CPU 0, the client on CPU 1), gateway / floor (ms):$pr_pairs; ratios$pr_ratios, median $pin_ratio; CPU per MAD (us), gateway:$pr_gc, floor:$pr_fc"
 }
 # pair_floor NAME KIND N: madfloor at 64 in flight; sets pr_f (ms).
 pair_floor() {

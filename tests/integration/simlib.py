@@ -246,16 +246,11 @@ class Fabric:
         except ProcessLookupError:
             pass            # the test stopped it itself
         for _ in range(100):
-            try:
-                if open("/proc/%d/stat" % pid).read().split()[2] == "Z":
-                    break
-            except OSError:
+            if not running(pid):
                 break
             time.sleep(0.05)
         if sig == signal.SIGKILL:
-            # A killed umad2sim client keeps its ibsim slot.
-            subprocess.run([SIM, "gc", self.dir], capture_output=True,
-                           timeout=30)
+            self.gc()       # a killed umad2sim client keeps its slot
         before = self.log().count("sweep 1 done")
         env = dict(self.diag_env, SIM_HOST=self.info["gw-host"],
                    **(env or {}))

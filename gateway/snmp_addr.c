@@ -563,7 +563,8 @@ bad_community:
 }
 
 /* Realloc-build hook: put a v3 node request's context name back before
- * the response is encoded, then encode as net-snmp would. The caller
+ * the response is encoded, then encode as net-snmp would (a v1/v2c
+ * response in one pass, snmp_enc.c). The caller
  * wants the packet at the start of the buffer, and may call us twice
  * (GETBULK too big: forward encoding at msgMaxSize), so this is
  * idempotent. */
@@ -605,6 +606,11 @@ gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 		len = *pkt_len;
 		rc = snmp_build(pkt, &len, &o, sess, pdu);
 		*offset = len;
+	} else if (gw_snmp_encode(pdu, pkt, pkt_len, offset) == 0) {
+		/* as snmp_build() leaves them on success */
+		sess->s_snmp_errno = 0;
+		sess->s_errno = 0;
+		rc = 0;
 	} else {
 		rc = snmp_build(pkt, pkt_len, &o, sess, pdu);
 		if (rc == 0)

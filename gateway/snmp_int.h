@@ -15,6 +15,10 @@ int	gw_snmp_post_parse(netsnmp_session *sess, netsnmp_pdu *pdu,
 	    int result);
 int	gw_snmp_rbuild(netsnmp_session *sess, netsnmp_pdu *pdu, u_char **pkt,
 	    size_t *pkt_len, size_t *offset);
+/* A v1/v2c Response as snmp_build() would encode it, at the start of
+ * *pkt (grown as needed); -1 where net-snmp must (snmp_enc.c). */
+int	gw_snmp_encode(const netsnmp_pdu *pdu, u_char **pkt, size_t *pkt_len,
+	    size_t *len);
 /* The access tables go (shutdown). */
 void	gw_snmp_addr_finalise(void);
 

@@ -50,6 +50,7 @@
 #include "store/blueprint.h"
 #include "proxy/verdict.h"
 #include "store/cache.h"
+#include "store/ckpt.h"
 #include "store/counters.h"
 #include "store/events.h"
 #include "store/schema.h"
@@ -217,6 +218,7 @@ static void
 cmd_stats_store(FILE *f)
 {
 	struct store_info si;
+	struct store_ckpt_stats ck;
 
 	store_info(&si);
 	fprintf(f, "store schema %d release %s previous-release %s", si.schema,
@@ -225,7 +227,9 @@ cmd_stats_store(FILE *f)
 	if (si.migrated_from > 0)
 		fprintf(f, " migrated-from %d backup %s", si.migrated_from,
 		    si.backup);
-	fputc('\n', f);
+	store_ckpt_stats(&ck);
+	fprintf(f, " checkpoints-asked %lu checkpoints %lu loop-checkpoints "
+	    "%lu\n", ck.asked, ck.done, ck.loop);
 }
 
 /* Several subnets (docs/subnets.md): the requests handed on. */

@@ -9,6 +9,7 @@
 
 #include "codec/attr.h"
 #include "codec/smp.h"
+#include "store/ckpt.h"
 #include "store/descname.h"
 #include "store/rows.h"
 #include "store/schema.h"
@@ -299,6 +300,8 @@ store_init(const char *path)
 	    store_schema_migrate(store_db, path, v) == -1 ||
 	    load_inventory() == -1)
 		goto fail;
+	/* Checkpoints off the loop; without a thread, sqlite's own. */
+	(void)store_ckpt_init(store_db, path);
 	return 0;
 fail:
 	store_finalise();
@@ -323,6 +326,7 @@ store_finalise(void)
 	store_nnodes = store_cap = 0;
 	htab_free(&store_by_guid);
 	store_schema_attach(NULL);
+	store_ckpt_finalise(store_db);
 	if (store_db != NULL)
 		sqlite3_close(store_db);
 	store_db = NULL;

@@ -219,8 +219,8 @@ gw_snmp_encode(const netsnmp_pdu *pdu, u_char **pkt, size_t *pkt_len,
 	    pdu->command != SNMP_MSG_RESPONSE ||
 	    pdu->community == NULL || pdu->community_len == 0 ||
 	    !fits_int32(pdu->reqid) || pdu->errstat < 0 ||
-	    pdu->errindex < 0 || !fits_int32(pdu->errstat) ||
-	    !fits_int32(pdu->errindex))
+	    pdu->errstat > INT32_MAX || pdu->errindex < 0 ||
+	    pdu->errindex > INT32_MAX)
 		return -1;
 	bound = 12 * HDR + pdu->community_len;
 	/* net-snmp ends a GETBULK cut short for size at ASN_PRIV_STOP. */

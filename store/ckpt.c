@@ -30,9 +30,8 @@
 #define STORE_CKPT_BACKSTOP	8
 
 static struct {
-	sqlite3		*db;		/* the thread's connection */
+	sqlite3		*db;		/* the thread's; NULL: no thread */
 	pthread_t	 thread;
-	int		 on;
 	pthread_mutex_t	 lock;
 	pthread_cond_t	 cv;
 	int		 want, stop;	/* under lock */
@@ -125,7 +124,7 @@ store_ckpt_init(sqlite3 *db, const char *path)
 {
 	const char *file = sqlite3_db_filename(db, "main");
 
-	if (ck.on || file == NULL || *file == '\0')
+	if (ck.db != NULL || file == NULL || *file == '\0')
 		return 0;	/* already, or in memory: no log */
 	if (sqlite3_open_v2(path, &ck.db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -151,7 +150,6 @@ store_ckpt_init(sqlite3 *db, const char *path)
 		ck.db = NULL;
 		return -1;
 	}
-	ck.on = 1;
 	/* Replaces the automatic checkpoint, which the hook also is. */
 	sqlite3_wal_hook(db, wal_hook, NULL);
 	return 0;
@@ -160,7 +158,7 @@ store_ckpt_init(sqlite3 *db, const char *path)
 void
 store_ckpt_finalise(sqlite3 *db)
 {
-	if (!ck.on)
+	if (ck.db == NULL)
 		return;
 	if (db != NULL)
 		sqlite3_wal_hook(db, NULL, NULL);
@@ -171,7 +169,6 @@ store_ckpt_finalise(sqlite3 *db)
 	pthread_join(ck.thread, NULL);
 	sqlite3_close(ck.db);
 	ck.db = NULL;
-	ck.on = 0;
 }
 
 void

@@ -82,15 +82,12 @@ sweep_wait() { signal_wait "$1" "$2" USR1 "sweep [0-9]* done"; }
 # poll_wait NAME PID: SIGUSR2 (a full counter poll); wait for its end.
 poll_wait() { signal_wait "$1" "$2" USR2 "poll done"; }
 # signal_wait NAME PID SIG LINE: SIG to fabric NAME's gateway (PID);
-# wait (60 s at most) for one more LINE in its log.
+# wait (60 s at most) for one more LINE in its log. logwait.py reads
+# the log 20 times a second and forks nothing meanwhile: a loop of grep
+# and sleep took CPU from the gateway it waited for (stop 52).
 signal_wait() {
-	sg0=$(grep -c "$4" "$work/fab-$1/ibsnmpgw.log" || true)
-	kill -"$3" "$2"
-	for sg_t in $(seq 1 600); do
-		[ "$(grep -c "$4" "$work/fab-$1/ibsnmpgw.log" || true)" \
-		    -gt "$sg0" ] && return 0
-		sleep 0.1
-	done
+	/usr/bin/python3 "$top/tests/bench/logwait.py" \
+	    "$work/fab-$1/ibsnmpgw.log" "$4" "$2" "$3" 60 > /dev/null || true
 }
 # last_ms NAME LINE: the "in N ms" of the last LINE in fabric NAME's log.
 last_ms() {

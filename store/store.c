@@ -21,6 +21,10 @@
 static sqlite3		 *store_db;
 static struct store_node **store_nodes;
 static size_t		  store_nnodes, store_cap;
+/* Bumped by every change to what nodes and ports hold (loads, sweeps,
+ * ports read between sweeps): a reader's memo of them is good while it
+ * is unchanged. */
+static uint64_t		  store_gen = 1;
 static struct htab	  store_by_guid, store_by_alias;
 static struct htab	  store_alias_of;	/* guid -> name */
 static struct store_node *store_by_lid[0xc000];	/* unicast LIDs */
@@ -92,6 +96,7 @@ node_new(uint64_t guid, int num_ports)
 	struct store_node *n;
 	const char *name;
 
+	store_gen++;
 	if (store_nnodes == store_cap) {
 		size_t cap = store_cap ? store_cap * 2 : 256;
 		struct store_node **v = realloc(store_nodes, cap * sizeof(*v));
@@ -324,6 +329,7 @@ store_finalise(void)
 	store_nodes = NULL;
 	store_seen = NULL;
 	store_nnodes = store_cap = 0;
+	store_gen++;
 	htab_free(&store_by_guid);
 	store_schema_attach(NULL);
 	store_ckpt_finalise(store_db);
@@ -336,6 +342,12 @@ size_t
 store_node_count(void)
 {
 	return store_nnodes;
+}
+
+uint64_t
+store_generation(void)
+{
+	return store_gen;
 }
 
 struct store_node *
@@ -671,6 +683,7 @@ store_sweep_node(const struct store_node *seen, const struct store_port *ports)
 	char *alias;
 	uint32_t idx;
 
+	store_gen++;
 	if (n == NULL) {
 		n = node_new(seen->guid, seen->num_ports);
 		n->first_seen = now;
@@ -738,6 +751,7 @@ store_sweep_end(unsigned *nodes, unsigned *lost)
 {
 	unsigned seen = 0, gone = 0;
 
+	store_gen++;
 	for (size_t i = 0; i < store_nnodes; i++) {
 		if (store_seen[i])
 			seen++;
@@ -776,6 +790,7 @@ store_node_port_set(struct store_node *n, uint8_t p,
 {
 	if (p > n->num_ports)
 		return;
+	store_gen++;
 	unindex_lids(n);
 	n->ports[p] = *pt;
 	n->ports[p].num = p;

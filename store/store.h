@@ -36,6 +36,9 @@ int	 store_load_name_map(const char *path);
 
 /* Inventory lookups. */
 size_t			 store_node_count(void);
+/* Changes with every change to the nodes and ports: loads, sweeps,
+ * ports read between sweeps. */
+uint64_t		 store_generation(void);
 struct store_node	*store_node_at(uint32_t idx);
 struct store_node	*store_node_by_guid(uint64_t guid);
 struct store_node	*store_node_by_lid(uint16_t lid);

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,11 +18,21 @@
 #include "gateway/oids.h"
 #include "gateway/mib/ib_sm_mib.h"
 
+/* What a walk's last step left (gw_sm_node_rows): the subnet prefix
+ * and the row given last, with where its node is in the sorted view.
+ * Good while the inventory is as it was then (store_generation). */
+static struct {
+	uint64_t	gen;
+	uint64_t	prefix;
+	uint32_t	last[16];	/* prefix and GUID of that row */
+	size_t		at;		/* its node in sm_sorted, or SIZE_MAX */
+} sm_memo;
+
 /* The subnet prefix: GIDPrefix of the first port the sweep read (the
  * inventory's first node is the gateway's own), else the default
  * fe80::/64 (IBA 4.1.1). */
-uint64_t
-gw_sm_prefix(void)
+static uint64_t
+prefix_read(void)
 {
 	size_t count = store_node_count();
 
@@ -35,8 +46,7 @@ gw_sm_prefix(void)
 			if (!pt->pinfo_ok)
 				continue;
 			/* GIDPrefix, octets 8-15 after the M_Key (IBA
-			 * 14.2.5.6 Table 155): read directly, as every walk
-			 * step asks. */
+			 * 14.2.5.6 Table 155). */
 			x = 0;
 			for (int k = 8; k < 16; k++)
 				x = x << 8 | pt->pinfo[k];
@@ -47,7 +57,20 @@ gw_sm_prefix(void)
 	return 0xfe80000000000000ULL;
 }
 
-/* A 64-bit value as 8 index subids, most significant octet first. */
+/* Every walk step asks: read again only when the inventory changed. */
+uint64_t
+gw_sm_prefix(void)
+{
+	uint64_t gen = store_generation();
+
+	if (sm_memo.gen != gen) {
+		sm_memo.gen = gen;
+		sm_memo.prefix = prefix_read();
+		sm_memo.at = SIZE_MAX;
+	}
+	return sm_memo.prefix;
+}
+
 void
 gw_sm_put64(uint32_t *sub, uint64_t x)
 {
@@ -216,11 +239,18 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 	uint64_t prefix = gw_sm_prefix(), at;
 	uint32_t pfx[8];
 	size_t i = 0;
-	int c, bounded = 0;
+	int c, bounded = 0, all;
 
 	if (sorted_refresh() == -1)
 		return GW_BAD;
 	gw_sm_put64(pfx, prefix);
+	if (sm_memo.at != SIZE_MAX &&
+	    memcmp(lb->i, sm_memo.last, sizeof(sm_memo.last)) == 0) {
+		/* The walk's next step: from the row given last. */
+		i = sm_memo.at;
+		bounded = 1;
+		goto rows;
+	}
 	/* Octet subids compare as the 64-bit value they spell: a walk's
 	 * step is two such compares, not two of 8 subids. */
 	if (gw_sm_get64(lb->i, &at) == 0)
@@ -236,6 +266,9 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 		} else
 			i = sorted_lower(lb->i + 8);	/* equals no GUID */
 	}
+rows:
+	/* The requester's selection, once: most see every node. */
+	all = gw_visible_all(e);
 	for (; i < sm_nsorted; i++, bounded = 0) {
 		const struct store_node *n = sm_sorted[i];
 		int rc;
@@ -244,13 +277,17 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 
 		/* The subnet as it is now: a node the last sweep did not
 		 * reach is in the node table (IBSNMPGW-MIB), not here. */
-		if (!n->reachable || !gw_visible(e, n))
+		if (!n->reachable || (!all && !gw_visible(e, n)))
 			continue;
 		memset(out, 0, sizeof(*out));
 		memcpy(out->i, pfx, sizeof(pfx));
 		gw_sm_put64(out->i + 8, n->guid);
 		out->node = n->idx + 1;
 		rc = fn(e, n, bounded ? lb->i + 16 : NULL, incl, out);
+		if (rc == 1) {
+			memcpy(sm_memo.last, out->i, sizeof(sm_memo.last));
+			sm_memo.at = i;
+		}
 		if (rc != 0)
 			return rc;
 	}
@@ -260,16 +297,14 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
 const struct store_node *
 gw_sm_row_node(const struct gw_row *row, int at)
 {
-	const struct store_node *n;
 	uint64_t guid;
 
+	/* The node rows() found the row on, in this evaluation: no search
+	 * on a walk. A GET's row has none. */
+	if (row->node != 0)
+		return store_node_at(row->node - 1);
 	if (gw_sm_get64(row->i + at, &guid) == -1)
 		return NULL;
-	/* The node rows() found the row on: no search on a walk. Checked
-	 * against the inventory as it is now, as a GET's row has none. */
-	if (row->node != 0 && (n = store_node_at(row->node - 1)) != NULL &&
-	    n->guid == guid)
-		return n;
 	return store_node_by_guid(guid);
 }
 

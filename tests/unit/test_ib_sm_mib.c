@@ -1,5 +1,6 @@
 /* gw_sm helpers (gateway/mib/ib_sm_mib.c): the subnet prefix a fabric
- * row's index starts with, and GUIDs as 8 octet subids. */
+ * row's index starts with, as the inventory changes, and GUIDs as 8
+ * octet subids. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -86,6 +87,30 @@ test_prefix_default(void **state)
 	assert_true(gw_sm_prefix() == 0xfe80000000000000ULL);
 }
 
+/* The prefix is remembered between walk steps, and read again once the
+ * inventory changes: a port read between sweeps, then a sweep. */
+static void
+test_prefix_follows_changes(void **state)
+{
+	struct store_node *n;
+	struct store_port pt;
+
+	(void)state;
+	sweep_ca(0, 0xfec0000000000042ULL, 1);
+	assert_true(gw_sm_prefix() == 0xfec0000000000042ULL);
+	assert_true(gw_sm_prefix() == 0xfec0000000000042ULL);
+	n = store_node_by_guid(0x0002c903000a1b2cULL);
+	assert_non_null(n);
+	pt = n->ports[1];
+	pt.pinfo[15] = 0x43;
+	store_node_port_set(n, 1, &pt);
+	assert_true(gw_sm_prefix() == 0xfec0000000000043ULL);
+	sweep_ca(0, 0xfec0000000000044ULL, 1);
+	assert_true(gw_sm_prefix() == 0xfec0000000000044ULL);
+	sweep_ca(0, 0xfec0000000000044ULL, 0);
+	assert_true(gw_sm_prefix() == 0xfe80000000000000ULL);
+}
+
 /* A GUID as 8 octet subids and back; a subid over 255 is no octet. */
 static void
 test_guid_subids(void **state)
@@ -122,6 +147,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefix_default, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_prefix_follows_changes,
+		    setup, teardown),
 		cmocka_unit_test(test_guid_subids),
 	};
 

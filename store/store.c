@@ -21,9 +21,12 @@
 static sqlite3		 *store_db;
 static struct store_node **store_nodes;
 static size_t		  store_nnodes, store_cap;
-/* Bumped by every change to what nodes and ports hold (loads, sweeps,
- * ports read between sweeps): a reader's memo of them is good while it
- * is unchanged. */
+/* Bumped when a node is made or the store closed, by every sweep (each
+ * node it stores, and its end: reachability) and by a port read between
+ * sweeps (store_node_port_set). Not by what proxy/reread.c moves in
+ * place (routes, a CA's LID) nor by flags and aliases: a memo of
+ * PortInfo copies, GUIDs or node positions is good while it is
+ * unchanged, a memo of routes is not. */
 static uint64_t		  store_gen = 1;
 static struct htab	  store_by_guid, store_by_alias;
 static struct htab	  store_alias_of;	/* guid -> name */

@@ -36,8 +36,8 @@ int	 store_load_name_map(const char *path);
 
 /* Inventory lookups. */
 size_t			 store_node_count(void);
-/* Changes with every change to the nodes and ports: loads, sweeps,
- * ports read between sweeps. */
+/* Changes when a node is made, at every sweep and when a port is read
+ * between sweeps (store.c says what it does not follow). */
 uint64_t		 store_generation(void);
 struct store_node	*store_node_at(uint32_t idx);
 struct store_node	*store_node_by_guid(uint64_t guid);

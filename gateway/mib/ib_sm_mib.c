@@ -463,6 +463,8 @@ ib_sm_mib_finalise(void)
 	sm_sorted = NULL;
 	sm_guids = NULL;
 	sm_nsorted = sm_cap = 0;
+	sm_memo.gen = 0;
+	sm_memo.at = SIZE_MAX;
 }
 
 static const struct gw_table *const tables[] = {

@@ -21,7 +21,9 @@ typedef int (*gw_sm_node_fn)(struct gw_eval *e, const struct store_node *n,
 /* row_next over the visible nodes in GUID order. */
 int	 gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb,
 	    int incl, struct gw_row *out, gw_sm_node_fn fn);
-/* The node whose GUID the index holds at subid at. */
+/* The node whose GUID the index holds at subid at; for a row that
+ * gw_sm_node_rows() gave, the node it found the row on (at is not
+ * read): the GUID at subid 8. */
 const struct store_node *gw_sm_row_node(const struct gw_row *row, int at);
 
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "gateway/mib_int.h"
 #include "gateway/mib/ib_sm_mib.h"
 #include "store/store.h"
 #include "tests/unit/unit_db.h"
@@ -111,6 +112,109 @@ test_prefix_follows_changes(void **state)
 	assert_true(gw_sm_prefix() == 0xfe80000000000000ULL);
 }
 
+/* One sweep that sees the CAs of guids[0..n), each with port 1. */
+static void
+sweep_cas(const uint64_t *guids, size_t n)
+{
+	unsigned nodes, lost;
+
+	store_sweep_begin();
+	for (size_t i = 0; i < n; i++) {
+		struct store_node nd;
+		struct store_port p[2];
+
+		memset(&nd, 0, sizeof(nd));
+		memset(p, 0, sizeof(p));
+		nd.guid = guids[i];
+		nd.type = STORE_NODE_CA;
+		nd.num_ports = 1;
+		snprintf(nd.desc, sizeof(nd.desc), "cn%04zu HCA-1", i);
+		p[0].route.hop[0] = 0xff;
+		p[1].num = 1;
+		p[1].route.hop[0] = 0;
+		p[1].route.hop[1] = (uint8_t)(i + 1);
+		p[1].pinfo_ok = 1;
+		p[1].pinfo[8] = 0xfe;
+		p[1].pinfo[9] = 0x80;
+		store_sweep_node(&nd, p);
+	}
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+}
+
+/* A row per node, as ibSmNodeInfoTable's: the bound's own row only
+ * when inclusive. */
+static int
+one_row(struct gw_eval *e, const struct store_node *n, const uint32_t *tail,
+    int incl, struct gw_row *out)
+{
+	(void)e;
+	(void)n;
+	(void)out;
+	return tail == NULL || incl;
+}
+
+/* The GUID of the row after lb (0: none). */
+static uint64_t
+row_after(struct gw_eval *e, const struct gw_row *lb, int incl)
+{
+	struct gw_row out;
+	uint64_t g;
+
+	if (gw_sm_node_rows(e, lb, incl, &out, one_row) != 1)
+		return 0;
+	assert_int_equal(gw_sm_get64(out.i + 8, &g), 0);
+	assert_true(gw_sm_row_node(&out, 8)->guid == g);
+	return g;
+}
+
+static struct gw_row
+row_of(uint64_t guid)
+{
+	struct gw_row r;
+
+	memset(&r, 0, sizeof(r));
+	gw_sm_put64(r.i, 0xfe80000000000000ULL);
+	gw_sm_put64(r.i + 8, guid);
+	return r;
+}
+
+/* A walk's next step starts from the row given last; a node found
+ * between two steps (the GUID-sorted view rebuilt, positions moved)
+ * and a bound that is not the last row both take the search. */
+static void
+test_walk_steps(void **state)
+{
+	static const uint64_t three[] = { 0x20, 0x30, 0x40 };
+	static const uint64_t four[] = { 0x20, 0x30, 0x40, 0x10 };
+	struct gw_eval e;
+	struct gw_row lb;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.sel_ok = 1;		/* a requester that sees every node */
+	sweep_cas(three, 3);
+	memset(&lb, 0, sizeof(lb));
+	assert_true(row_after(&e, &lb, 1) == 0x20);
+	lb = row_of(0x20);
+	assert_true(row_after(&e, &lb, 0) == 0x30);	/* from the last */
+	lb = row_of(0x30);
+	assert_true(row_after(&e, &lb, 1) == 0x30);	/* inclusive */
+	assert_true(row_after(&e, &lb, 0) == 0x40);
+	lb = row_of(0x20);
+	assert_true(row_after(&e, &lb, 0) == 0x30);	/* not the last */
+	sweep_cas(four, 4);	/* 0x10 sorts first: every position moves */
+	lb = row_of(0x30);
+	assert_true(row_after(&e, &lb, 0) == 0x40);
+	lb = row_of(0x40);
+	assert_true(row_after(&e, &lb, 0) == 0);
+	memset(&lb, 0, sizeof(lb));
+	assert_true(row_after(&e, &lb, 1) == 0x10);
+	/* The last sweep missed 0x30: unreachable, out of the walk. */
+	sweep_cas((const uint64_t[]){ 0x10, 0x20, 0x40 }, 3);
+	lb = row_of(0x20);
+	assert_true(row_after(&e, &lb, 0) == 0x40);
+}
+
 /* A GUID as 8 octet subids and back; a subid over 255 is no octet. */
 static void
 test_guid_subids(void **state)
@@ -149,6 +253,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_prefix_follows_changes,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_steps, setup,
+		    teardown),
 		cmocka_unit_test(test_guid_subids),
 	};
 

@@ -268,7 +268,8 @@ merge(struct store_bp_diff *nw, size_t nn)
 	htab_free(&old);
 	free(kept);
 	free(rows);
-	qsort(nw, nn, sizeof(*nw), by_index);
+	if (nn > 1)	/* qsort's array may not be NULL, even empty */
+		qsort(nw, nn, sizeof(*nw), by_index);
 	rows = nw;
 	nrows = nn;
 	if (changed)

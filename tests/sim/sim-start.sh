@@ -12,7 +12,7 @@ cmd_start() {
 	local ha=0 gw_host2="" ibsim_port="" sm_host2="" gw_host_b="" gw_host2_b=""
 	local umad2sim n p alive info nodes switches cas swports caports maxlid
 	local N S P L extra k sim_topo split_out cand sock t0 ibsim_pid ok i
-	local ibsim_ms conf osm_pid sm_ms sby_pid osm_b_pid listen6 authpw
+	local ibsim_ms conf osm_pid sm_ms listen6 authpw
 	local privpw yaml a gw_cmd gw_ms gw_pid tun tnode taddr tyaml tpid tbin
 	local gwlid s
 	start_args "$@"
@@ -332,56 +332,45 @@ start_sms() {
 	# ---- a standby SM: same configuration, its own files. Equal
 	# priorities, so the lower port GUID (the master's) stays master
 	# (IBA 14.4.1.1); it must not be started before the master is up.
-	if [ -n "$standby_sm" ]; then
-		mkdir -p -- "$DIR/osm-standby"
-		sed "s|$DIR/osm|$DIR/osm-standby|g" "$conf" > "$DIR/osm-standby/opensm.conf"
-		cp -- "$DIR/osm/partitions.conf" "$DIR/osm-standby/"
-		: > "$DIR/opensm-standby.log"
-		(
-			cd "$DIR" || exit 1
-			export IBSIM_SOCKNAME=$sock SIM_HOST=$standby_sm LD_PRELOAD=$umad2sim
-			sim_inet 127.0.0.1
-			export OSM_TMP_DIR=$DIR/osm-standby OSM_CACHE_DIR=$DIR/osm-standby
-			exec setsid "$OPENSM_BIN" -F "$DIR/osm-standby/opensm.conf" -d2 \
-				-f "$DIR/opensm-standby.log" < /dev/null \
-				> "$DIR/opensm-standby.out" 2>&1
-		) &
-		sby_pid=$!
-		record_pid opensm "$sby_pid"
-		wait_for_log "$DIR/opensm-standby.log" "Entering STANDBY state" "$sm_timeout" "$sby_pid"
-		case $? in
-		1) fail_start "the standby opensm on $standby_sm did not enter STANDBY within ${sm_timeout}s" "$DIR/opensm-standby.log" "$DIR/opensm-standby.out" ;;
-		2) fail_start "the standby opensm on $standby_sm exited" "$DIR/opensm-standby.log" "$DIR/opensm-standby.out" ;;
-		esac
-	fi
+	[ -z "$standby_sm" ] || start_extra_sm standby "$standby_sm" \
+	    "Entering STANDBY state" "the standby opensm on $standby_sm"
 
 	# ---- the second subnet's SM: its own configuration and files,
 	# on a host of the other fabric; both are masters.
 	rm -f -- "$DIR/sm-host2" "$DIR/gw-host-b"
 	if [ -n "$sm_host2" ]; then
-		mkdir -p -- "$DIR/osm-b"
-		sed "s|$DIR/osm|$DIR/osm-b|g" "$conf" > "$DIR/osm-b/opensm.conf"
-		cp -- "$DIR/osm/partitions.conf" "$DIR/osm-b/"
-		: > "$DIR/opensm-b.log"
 		echo "$sm_host2" > "$DIR/sm-host2"
 		echo "$gw_host_b" > "$DIR/gw-host-b"
-		(
-			cd "$DIR" || exit 1
-			export IBSIM_SOCKNAME=$sock SIM_HOST=$sm_host2 LD_PRELOAD=$umad2sim
-			sim_inet 127.0.0.1
-			export OSM_TMP_DIR=$DIR/osm-b OSM_CACHE_DIR=$DIR/osm-b
-			exec setsid "$OPENSM_BIN" -F "$DIR/osm-b/opensm.conf" -d2 \
-				-f "$DIR/opensm-b.log" < /dev/null \
-				> "$DIR/opensm-b.out" 2>&1
-		) &
-		osm_b_pid=$!
-		record_pid opensm "$osm_b_pid"
-		wait_for_log "$DIR/opensm-b.log" "SUBNET UP" "$sm_timeout" "$osm_b_pid"
-		case $? in
-		1) fail_start "the second subnet's opensm on $sm_host2 did not report SUBNET UP within ${sm_timeout}s" "$DIR/opensm-b.log" "$DIR/opensm-b.out" ;;
-		2) fail_start "the second subnet's opensm on $sm_host2 exited" "$DIR/opensm-b.log" "$DIR/opensm-b.out" ;;
-		esac
+		start_extra_sm b "$sm_host2" "SUBNET UP" \
+		    "the second subnet's opensm on $sm_host2"
 	fi
+}
+
+# An opensm besides the first, with its configuration and files in
+# DIR/osm-SUF and DIR/opensm-SUF.*: start_extra_sm SUF HOST LINE WHAT
+# starts it on HOST and waits for LINE in its log.
+start_extra_sm() {
+	local suf=$1 host=$2 line=$3 what=$4 pid
+	mkdir -p -- "$DIR/osm-$suf"
+	sed "s|$DIR/osm|$DIR/osm-$suf|g" "$conf" > "$DIR/osm-$suf/opensm.conf"
+	cp -- "$DIR/osm/partitions.conf" "$DIR/osm-$suf/"
+	: > "$DIR/opensm-$suf.log"
+	(
+		cd "$DIR" || exit 1
+		export IBSIM_SOCKNAME=$sock SIM_HOST=$host LD_PRELOAD=$umad2sim
+		sim_inet 127.0.0.1
+		export OSM_TMP_DIR=$DIR/osm-$suf OSM_CACHE_DIR=$DIR/osm-$suf
+		exec setsid "$OPENSM_BIN" -F "$DIR/osm-$suf/opensm.conf" -d2 \
+			-f "$DIR/opensm-$suf.log" < /dev/null \
+			> "$DIR/opensm-$suf.out" 2>&1
+	) &
+	pid=$!
+	record_pid opensm "$pid"
+	wait_for_log "$DIR/opensm-$suf.log" "$line" "$sm_timeout" "$pid"
+	case $? in
+	1) fail_start "$what did not log '$line' within ${sm_timeout}s" "$DIR/opensm-$suf.log" "$DIR/opensm-$suf.out" ;;
+	2) fail_start "$what exited" "$DIR/opensm-$suf.log" "$DIR/opensm-$suf.out" ;;
+	esac
 }
 
 # The gateway's configuration, then the gateway (or the pair).

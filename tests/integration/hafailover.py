@@ -95,28 +95,34 @@ class Trapd:
 
 
 TRAPD = Trapd() if shutil.which("snmptrapd") else None
-fab = simlib.Fabric(extra=["--ha"], extra_yaml=(
-    "cache:\n  ttl:\n    counters: 1\n"
-    "polling:\n"
-    "  - name: busy\n"
-    "    match: {name: \"node0[45]\"}\n"
-    "    groups: [counters]\n"
-    "    interval: 1\n"
-    "    ttl: 1\n"
-    "notify:\n"
-    "  targets:\n"
-    "    - name: sink\n"
-    "      address: \"udp:@HOST@:%d\"\n"
-    "      type: inform\n"
-    "      community: public\n"
-    "      timeout-ms: 300\n"
-    "      retries: 1\n" % SINK.port + (
-        "    - name: trapd\n"
+# A launcher that fails leaves no receiver behind.
+try:
+    fab = simlib.Fabric(extra=["--ha"], extra_yaml=(
+        "cache:\n  ttl:\n    counters: 1\n"
+        "polling:\n"
+        "  - name: busy\n"
+        "    match: {name: \"node0[45]\"}\n"
+        "    groups: [counters]\n"
+        "    interval: 1\n"
+        "    ttl: 1\n"
+        "notify:\n"
+        "  targets:\n"
+        "    - name: sink\n"
         "      address: \"udp:@HOST@:%d\"\n"
         "      type: inform\n"
         "      community: public\n"
         "      timeout-ms: 300\n"
-        "      retries: 1\n" % TRAPD.port if TRAPD else "")))
+        "      retries: 1\n" % SINK.port + (
+            "    - name: trapd\n"
+            "      address: \"udp:@HOST@:%d\"\n"
+            "      type: inform\n"
+            "      community: public\n"
+            "      timeout-ms: 300\n"
+            "      retries: 1\n" % TRAPD.port if TRAPD else "")))
+except BaseException:
+    if TRAPD:
+        TRAPD.stop()
+    raise
 BIN = os.environ.get("IBSNMPGW", os.path.join(simlib.BUILD, "gateway",
                                               "ibsnmpgw"))
 

@@ -94,6 +94,18 @@ wait_thread(unsigned long before)
 	assert_true(thread_done() > before);
 }
 
+/* 1,200 rows (4.8 MB, past the thread's 1,000 pages), then until the
+ * thread has checkpointed. */
+static void
+fill(sqlite3 *db)
+{
+	unsigned long before = thread_done();
+
+	for (int k = 0; k < 1200; k += 25)
+		put(db, k, 25);
+	wait_thread(before);
+}
+
 static void
 test_bounded(void **state)
 {
@@ -148,16 +160,12 @@ static void
 test_again(void **state)
 {
 	sqlite3 *db = open_wal();
-	unsigned long before;
 
 	(void)state;
 	assert_int_equal(store_ckpt_init(db, db_path), 0);
 	store_ckpt_finalise(db);
 	assert_int_equal(store_ckpt_init(db, db_path), 0);
-	before = thread_done();
-	for (int k = 0; k < 1200; k += 25)
-		put(db, k, 25);
-	wait_thread(before);
+	fill(db);
 	store_ckpt_finalise(db);
 	sqlite3_close(db);
 }
@@ -168,7 +176,6 @@ static void
 test_memory(void **state)
 {
 	sqlite3 *mem = NULL, *db;
-	unsigned long before;
 
 	(void)state;
 	assert_int_equal(sqlite3_open(":memory:", &mem), SQLITE_OK);
@@ -177,10 +184,7 @@ test_memory(void **state)
 	    NULL, NULL), SQLITE_OK);
 	db = open_wal();
 	assert_int_equal(store_ckpt_init(db, db_path), 0);
-	before = thread_done();
-	for (int k = 0; k < 1200; k += 25)
-		put(db, k, 25);
-	wait_thread(before);
+	fill(db);
 	store_ckpt_finalise(db);
 	store_ckpt_finalise(mem);	/* nothing of its own to stop */
 	sqlite3_close(db);

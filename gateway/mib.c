@@ -5,7 +5,7 @@
  * delegate the varbind, fetch the attribute (one MAD however many jobs
  * want it), and evaluate again when it arrives. Instances come from the
  * inventory and from attributes, never from probing OIDs one by one.
- * GETBULK is net-snmp's repeated GETNEXT over the same path.
+ * A GETBULK is the same GETNEXT, repeated here while answered at once.
  *
  * A job picks its source up front: the tables, or a tunneled node's
  * agent (mib_tunnel.c; `tunnel: prefer` first asks the agent whether it
@@ -168,20 +168,22 @@ static void job_cb(void *arg, int status, const uint8_t *data, size_t len);
 static void job_tun_cb(void *arg, int status, uint32_t gen);
 static void job_deadline(void *arg);
 
-/* A varbind answered after its delegation, in a GETBULK: bulk_to_next
- * ran while its value was still empty; move this varbind (only this
- * one) to its next repetition. */
-static void
+/* A GETBULK's varbind answered: move it (only this one) to its next
+ * repetition, as net-snmp's bulk_to_next does after a pass. 1 when it
+ * moved, 0 when it is done, left the table or was not answered. */
+static int
 bulk_fix(netsnmp_agent_request_info *ri, netsnmp_request_info *r)
 {
 	netsnmp_request_info *next;
+	int left = r->repeat;
 
 	if (ri->asp->pdu->command != SNMP_MSG_GETBULK)
-		return;
+		return 0;
 	next = r->next;
 	r->next = NULL;
 	netsnmp_bulk_to_next_fix_requests(r);
 	r->next = next;
+	return r->repeat < left;
 }
 
 static void
@@ -485,10 +487,27 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	 * request's node was resolved once, as it arrived (snmp_addr.c). */
 	const struct store_node *n = t->context == NULL ?
 	    gw_snmp_request_node(reqinfo) : NULL;
+	int bulk = reqinfo->mode == MODE_GETBULK;
 
-	for (netsnmp_request_info *r = requests; r != NULL; r = r->next)
-		if (!r->processed && !r->delegated)
+	/* GETBULK (RFC 3416 4.2.3): each varbind's repetitions here, one
+	 * after another while each is answered at once. Through
+	 * bulk_to_next, every repetition cost a pass of net-snmp's loop
+	 * (request cache, subtree lookup, handler chain). A varbind that
+	 * waits, fails or leaves the table is left to that loop, which goes
+	 * on from it. Views are not net-snmp's here (UCD_MSG_FLAG_ALWAYS_IN_
+	 * VIEW, snmp_addr.c): no repetition skips its check. */
+	if (bulk)
+		reqinfo->mode = MODE_GETNEXT;
+	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
+		if (r->processed || r->delegated)
+			continue;
+		do
 			serve(h, reg, reqinfo, r, n);
+		while (bulk && !r->delegated && !r->processed &&
+		    r->status == SNMP_ERR_NOERROR && bulk_fix(reqinfo, r));
+	}
+	if (bulk)
+		reqinfo->mode = MODE_GETBULK;
 	if (n != NULL)
 		gw_tun_flush();	/* the agent's share of this call, at once */
 	return SNMP_ERR_NOERROR;

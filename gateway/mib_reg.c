@@ -231,7 +231,7 @@ mib_register(const struct gw_table *t)
 			return -1;
 		}
 	reg = netsnmp_create_handler_registration(t->name, gw_mib_handler,
-	    t->base, t->base_len, HANDLER_CAN_RONLY);
+	    t->base, t->base_len, HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
 	if (reg == NULL)
 		return -1;
 	reg->handler->myvoid = (void *)t;

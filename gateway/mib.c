@@ -291,9 +291,8 @@ job_eval(struct gw_job *j, netsnmp_agent_request_info *ri,
 	j->e.failed = 0;
 	j->e.n = j->node;
 	/* The node itself was checked on arrival; the selector is looked
-	 * up when a row asks (sel_lookup). */
+	 * up when a row first asks (sel_lookup), once per handler call. */
 	j->e.ri = ri;
-	j->e.sel_ok = -1;
 	j->e.answered = 0;
 	if (j->src != SRC_TABLE)
 		return eval_agent(j, ri, r);
@@ -340,6 +339,7 @@ job_resume(struct gw_job *j)
 	netsnmp_delegated_cache *dc = netsnmp_handler_check_cache(j->dc);
 
 	j->waiting = 0;
+	j->e.sel_ok = -1;	/* a reload may have come meanwhile */
 	if (dc == NULL)
 		job_free(j);
 	return dc;
@@ -447,12 +447,19 @@ job_source(const struct gw_table *t, const struct store_node *n,
 	return SRC_TABLE;
 }
 
+/* The requester's selection, looked up by the first row that asks in
+ * a handler call and kept for the rest of it. */
+struct sel_memo {
+	const struct store_select *sel;
+	int			 ok;	/* -1: not looked up yet */
+};
+
 /* One varbind: evaluate it, delegating while the fabric or the agent
  * answers. */
 static void
 serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
     netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r,
-    const struct store_node *n)
+    const struct store_node *n, struct sel_memo *sm)
 {
 	const struct gw_table *t = h->myvoid;
 	struct gw_job job, *j = &job;
@@ -475,7 +482,12 @@ serve(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	job.reg = reg;
 	job.mode = reqinfo->mode;
 	job.src = src;
+	job.e.sel = sm->sel;
+	job.e.sel_ok = sm->ok;
 	job_run(&j, reqinfo, r);
+	/* Delegated or not, what it looked up holds for this call. */
+	sm->sel = job.e.sel;
+	sm->ok = job.e.sel_ok;
 }
 
 int
@@ -488,6 +500,7 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	const struct store_node *n = t->context == NULL ?
 	    gw_snmp_request_node(reqinfo) : NULL;
 	int bulk = reqinfo->mode == MODE_GETBULK;
+	struct sel_memo sm = { NULL, -1 };
 
 	/* GETBULK (RFC 3416 4.2.3): each varbind's repetitions here, one
 	 * after another while each is answered at once. Through
@@ -502,7 +515,7 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 		if (r->processed || r->delegated)
 			continue;
 		do
-			serve(h, reg, reqinfo, r, n);
+			serve(h, reg, reqinfo, r, n, &sm);
 		while (bulk && !r->delegated && !r->processed &&
 		    r->status == SNMP_ERR_NOERROR && bulk_fix(reqinfo, r));
 	}

@@ -95,6 +95,18 @@ class Trapd:
 
 
 TRAPD = Trapd() if shutil.which("snmptrapd") else None
+
+
+def inform_target(name, port):
+    """A notify target of the pair's: informs to port on the host."""
+    return ("    - name: %s\n"
+            "      address: \"udp:@HOST@:%d\"\n"
+            "      type: inform\n"
+            "      community: public\n"
+            "      timeout-ms: 300\n"
+            "      retries: 1\n" % (name, port))
+
+
 # A launcher that fails leaves no receiver behind.
 try:
     fab = simlib.Fabric(extra=["--ha"], extra_yaml=(
@@ -106,19 +118,8 @@ try:
         "    interval: 1\n"
         "    ttl: 1\n"
         "notify:\n"
-        "  targets:\n"
-        "    - name: sink\n"
-        "      address: \"udp:@HOST@:%d\"\n"
-        "      type: inform\n"
-        "      community: public\n"
-        "      timeout-ms: 300\n"
-        "      retries: 1\n" % SINK.port + (
-            "    - name: trapd\n"
-            "      address: \"udp:@HOST@:%d\"\n"
-            "      type: inform\n"
-            "      community: public\n"
-            "      timeout-ms: 300\n"
-            "      retries: 1\n" % TRAPD.port if TRAPD else "")))
+        "  targets:\n" + inform_target("sink", SINK.port) +
+        (inform_target("trapd", TRAPD.port) if TRAPD else "")))
 except BaseException:
     if TRAPD:
         TRAPD.stop()

@@ -321,12 +321,8 @@ start_sms() {
 			< /dev/null > "$DIR/opensm.out" 2>&1
 	) &
 	osm_pid=$!
-	record_pid opensm "$osm_pid"
-	wait_for_log "$DIR/opensm.log" "SUBNET UP" "$sm_timeout" "$osm_pid"
-	case $? in
-	1) fail_start "opensm did not report SUBNET UP within ${sm_timeout}s" "$DIR/opensm.log" "$DIR/opensm.out" "$DIR/ibsim.err" ;;
-	2) fail_start "opensm exited before SUBNET UP" "$DIR/opensm.log" "$DIR/opensm.out" "$DIR/ibsim.err" ;;
-	esac
+	started opensm "$osm_pid" "$DIR/opensm.log" "SUBNET UP" "$sm_timeout" \
+	    opensm "$DIR/opensm.out" "$DIR/ibsim.err"
 	sm_ms=$(elapsed_ms "$t0")
 
 	# ---- a standby SM: same configuration, its own files. Equal
@@ -365,11 +361,21 @@ start_extra_sm() {
 			> "$DIR/opensm-$suf.out" 2>&1
 	) &
 	pid=$!
-	record_pid opensm "$pid"
-	wait_for_log "$DIR/opensm-$suf.log" "$line" "$sm_timeout" "$pid"
+	started opensm "$pid" "$DIR/opensm-$suf.log" "$line" "$sm_timeout" \
+	    "$what" "$DIR/opensm-$suf.out"
+}
+
+# started NAME PID LOG LINE TIMEOUT WHAT [FILE...]: PID recorded as
+# NAME, then LINE waited for in LOG; if it does not come, the start
+# stops with the tails of LOG and the FILEs.
+started() {
+	local name=$1 pid=$2 log=$3 line=$4 timeout=$5 what=$6
+	shift 6
+	record_pid "$name" "$pid"
+	wait_for_log "$log" "$line" "$timeout" "$pid"
 	case $? in
-	1) fail_start "$what did not log '$line' within ${sm_timeout}s" "$DIR/opensm-$suf.log" "$DIR/opensm-$suf.out" ;;
-	2) fail_start "$what exited" "$DIR/opensm-$suf.log" "$DIR/opensm-$suf.out" ;;
+	1) fail_start "$what did not log '$line' within ${timeout}s" "$log" "$@" ;;
+	2) fail_start "$what exited before '$line'" "$log" "$@" ;;
 	esac
 }
 
@@ -494,12 +500,8 @@ s.bind(("::1", int(sys.argv[1])))' "$port" 2>/dev/null; then
 			exec setsid "$GW_BIN" -f -c "$yaml" < /dev/null > "$DIR/ibsnmpgw.log" 2>&1
 		) &
 		gw_pid=$!
-		record_pid ibsnmpgw "$gw_pid"
-		wait_for_log "$DIR/ibsnmpgw.log" "sweep 1 done" "$gw_timeout" "$gw_pid"
-		case $? in
-		1) fail_start "ibsnmpgw did not log 'sweep 1 done' within ${gw_timeout}s" "$DIR/ibsnmpgw.log" "$DIR/ibsim.err" ;;
-		2) fail_start "ibsnmpgw exited before 'sweep 1 done'" "$DIR/ibsnmpgw.log" "$DIR/ibsim.err" ;;
-		esac
+		started ibsnmpgw "$gw_pid" "$DIR/ibsnmpgw.log" "sweep 1 done" \
+		    "$gw_timeout" ibsnmpgw "$DIR/ibsim.err"
 		note_gw_prog "$gw_pid"
 		gw_ms=$(elapsed_ms "$t0")
 	fi

@@ -24,6 +24,7 @@
 static struct {
 	uint64_t	gen;
 	uint64_t	prefix;
+	uint32_t	pfx[8];		/* the prefix as index subids */
 	uint32_t	last[16];	/* prefix and GUID of that row */
 	size_t		at;		/* its node in sm_sorted, or SIZE_MAX */
 } sm_memo;
@@ -66,6 +67,7 @@ gw_sm_prefix(void)
 	if (sm_memo.gen != gen) {
 		sm_memo.gen = gen;
 		sm_memo.prefix = prefix_read();
+		gw_sm_put64(sm_memo.pfx, sm_memo.prefix);
 		sm_memo.at = SIZE_MAX;
 	}
 	return sm_memo.prefix;
@@ -237,13 +239,12 @@ gw_sm_node_rows(struct gw_eval *e, const struct gw_row *lb, int incl,
     struct gw_row *out, gw_sm_node_fn fn)
 {
 	uint64_t prefix = gw_sm_prefix(), at;
-	uint32_t pfx[8];
+	const uint32_t *pfx = sm_memo.pfx;
 	size_t i = 0;
 	int c, bounded = 0, all;
 
 	if (sorted_refresh() == -1)
 		return GW_BAD;
-	gw_sm_put64(pfx, prefix);
 	if (sm_memo.at != SIZE_MAX &&
 	    memcmp(lb->i, sm_memo.last, sizeof(sm_memo.last)) == 0) {
 		/* The walk's next step: from the row given last. */
@@ -279,9 +280,10 @@ rows:
 		 * reach is in the node table (IBSNMPGW-MIB), not here. */
 		if (!n->reachable || (!all && !gw_visible(e, n)))
 			continue;
-		memset(out, 0, sizeof(*out));
-		memcpy(out->i, pfx, sizeof(pfx));
-		gw_sm_put64(out->i + 8, n->guid);
+		/* Subids 0-15 are set here; only the rest is cleared. */
+		memcpy(out->i, pfx, sizeof(sm_memo.pfx));
+		gw_sm_put64(out->i + 8, sm_guids[i]);
+		memset(out->i + 16, 0, sizeof(out->i) - 16 * sizeof(out->i[0]));
 		out->node = n->idx + 1;
 		rc = fn(e, n, bounded ? lb->i + 16 : NULL, incl, out);
 		if (rc == 1) {

@@ -514,10 +514,19 @@ gw_mib_handler(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 	for (netsnmp_request_info *r = requests; r != NULL; r = r->next) {
 		if (r->processed || r->delegated)
 			continue;
-		do
+		for (;;) {
 			serve(h, reg, reqinfo, r, n, &sm);
-		while (bulk && !r->delegated && !r->processed &&
-		    r->status == SNMP_ERR_NOERROR && bulk_fix(reqinfo, r));
+			if (!bulk || r->delegated || r->processed ||
+			    r->status != SNMP_ERR_NOERROR ||
+			    !bulk_fix(reqinfo, r))
+				break;
+			/* The next repetition as net-snmp's loop hands one
+			 * over (netsnmp_reassign_requests): ASN_NULL, not
+			 * bulk_to_next's ASN_PRIV_RETRY, so one that finds
+			 * nothing here, or waits and fails, moves on to the
+			 * next subtree rather than being asked here again. */
+			r->requestvb->type = ASN_NULL;
+		}
 	}
 	if (bulk)
 		reqinfo->mode = MODE_GETBULK;

@@ -7,6 +7,7 @@ SNMP load."""
 import os
 import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -240,8 +241,49 @@ def check_deadline():
     R.check(len(got) == 10 and "genError" not in out.stdout + out.stderr,
             "the fetches went on: the same GET is answered from the cache "
             "afterwards", out.stdout + out.stderr)
+    check_bulk_deadline()
     open(path, "w").write(text)
     fab.reload()
+
+
+def check_bulk_deadline():
+    """A GETBULK whose second repetition waits behind mad.rate-limit is
+    answered at that varbind's deadline, once: genErr with the request's
+    varbind (RFC 3416 4.2.3), not asked again in the same table for a
+    second wait (bulk_to_next leaves a moved varbind ASN_PRIV_RETRY, which
+    net-snmp's loop takes for "ask this subtree again")."""
+    mtu = ".1.3.6.1.2.1.2.2.1.4"
+    fab.ctl("flush")
+    out = fab.snmp("snmpget", fab.v2("spine01"), [mtu + ".1"], timeout=5)
+    R.check(mtu + ".1" in parse_vars(out.stdout), "ifMtu.1 of spine01 is "
+            "read (the GETBULK's first repetition, from the cache)",
+            out.stdout + out.stderr)
+    # 20 other ports' PortInfo SMPs: 10 s at 2 MADs/s, ahead of the
+    # second repetition's (ifMtu.2). That GET ends first, at its own
+    # deadline (-Cf: snmpget does not ask again without the failed one).
+    out = fab.snmp("snmpget", fab.v2("spine01"),
+                   ["-Cf"] + [mtu + ".%d" % p for p in range(3, 23)],
+                   timeout=10)
+    queued = stats(7, 6)
+    R.check("genError" in out.stdout + out.stderr and
+            sum(q or 0 for q in queued) >= 8,
+            "20 ports' ifMtu wait behind mad.rate-limit (genErr at the "
+            "deadline; MADs queued and in flight: %s)" % queued,
+            out.stdout + out.stderr)
+    before = deadlines()
+    t0 = time.time()
+    out = fab.snmp("snmpbulkget", fab.v2("spine01"), ["-Cn0", "-Cr3", mtu],
+                   timeout=20)
+    took = time.time() - t0
+    after = deadlines()
+    R.check("genError" in out.stdout + out.stderr and
+            mtu in out.stdout + out.stderr and took < 2.6,
+            "a GETBULK whose second repetition waits behind "
+            "mad.rate-limit is answered genErr at its deadline (1.5 s), "
+            "once: %.1f s" % took, out.stdout + out.stderr)
+    R.check(after - before == 1, "one varbind answered by its deadline "
+            "(the repetition, once): %d -> %d" % (before, after))
+    simlib.wait(lambda: stats(7, 6) == [0, 0], 30, 0.2)
 
 
 def free_port():

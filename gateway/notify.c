@@ -445,8 +445,11 @@ inform_cb(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu,
 	(void)ss;
 	(void)reqid;
 	(void)pdu;
+	/* An entry is NULL while a reload or the stop takes its target out:
+	 * closing a session calls this for the inform it had out. */
 	for (size_t i = 0; i < nt_n; i++)
-		if (nt_targets[i]->busy && nt_targets[i]->gen == gen)
+		if (nt_targets[i] != NULL && nt_targets[i]->busy &&
+		    nt_targets[i]->gen == gen)
 			t = nt_targets[i];
 	if (t == NULL)
 		return 1;	/* a target reloaded away */
@@ -710,6 +713,17 @@ target_free(struct nt_target *t, int removed)
 	free(t);
 }
 
+/* Target i out of the list, then freed: its session's close calls
+ * inform_cb, which must not find it, nor one freed before it. */
+static void
+target_take(size_t i, int removed)
+{
+	struct nt_target *t = nt_targets[i];
+
+	nt_targets[i] = NULL;
+	target_free(t, removed);
+}
+
 /* The queue to qcap, keeping the newest. */
 static int
 resize_queue(struct nt_target *t, size_t qcap)
@@ -834,8 +848,8 @@ gw_notify_config(const struct gw_conf *c)
 		send_head(t);
 	}
 	for (size_t j = 0; j < nt_n; j++)
-		if (nt_targets[j])
-			target_free(nt_targets[j], 1);
+		if (nt_targets[j] != NULL)
+			target_take(j, 1);
 	free(nt_targets);
 	nt_targets = nt;
 	nt_n = n;
@@ -856,7 +870,7 @@ gw_notify_finalise(void)
 {
 	store_event_listen(NULL, NULL);
 	for (size_t i = 0; i < nt_n; i++)
-		target_free(nt_targets[i], 0);
+		target_take(i, 0);
 	free(nt_targets);
 	nt_targets = NULL;
 	nt_n = 0;

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -382,6 +383,59 @@ def check_reload_keeps_queue():
     fab.cmd('ReLink "leaf02"[6]')
 
 
+SILENT = """    - name: silent-inform
+      address: udp:127.0.0.1:%d
+      type: inform
+      community: public
+      timeout-ms: 60000
+      retries: 0
+  link-updown-disabled:"""
+
+
+def silent_inform_out(port, cmd):
+    """A last target whose receiver takes informs and answers none, with
+    the inform of cmd's linkDown or linkUp out to it (a minute's
+    timeout)."""
+    fab.reconfigure("  link-updown-disabled:", SILENT % port)
+    sent = targets().get("silent-inform", {}).get("sent", 0)
+    fab.cmd('%s "leaf02"[7]' % cmd)
+    fab.sweep()
+    return wait_for(lambda: targets().get("silent-inform", {})
+                    .get("sent", 0) > sent, 20)
+
+
+def check_close_with_inform_out():
+    """A target taken out, by a reload or at the stop, while an inform
+    is out to it: closing its session calls back for that inform, and
+    the callback must find neither targets moved to the new list (a
+    reload: NULL) nor ones freed before (the stop)."""
+    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    silent.bind(("127.0.0.1", 0))
+    port = silent.getsockname()[1]
+    try:
+        R.check(silent_inform_out(port, "Unlink"), "an inform is out to a "
+                "target that answers none", fab.ctl("targets").stdout)
+        fab.reconfigure(SILENT % port, "  link-updown-disabled:")
+        t = targets()
+        R.check(simlib.running(fab.pid()) and "silent-inform" not in t and
+                "trapd-inform" in t, "a reload removes that target while "
+                "its inform is out; the gateway runs on, the others kept",
+                fab.log()[-1500:])
+        R.check(silent_inform_out(port, "ReLink"), "an inform is out to "
+                "it again",
+                fab.ctl("targets").stdout)
+        pid, stops = fab.pid(), fab.log().count("stopped")
+        fab.restart_gateway(wait=0)
+        R.check(not simlib.running(pid) and
+                fab.log().count("stopped") > stops,
+                "the gateway stops cleanly with an inform out to its last "
+                "target (under ASan: no use of a freed target)",
+                fab.log()[-1500:])
+        fab.reconfigure(SILENT % port, "  link-updown-disabled:")
+    finally:
+        silent.close()
+
+
 def main():
     try:
         check_cold_start()
@@ -389,6 +443,7 @@ def main():
         check_disabled()
         check_tenant()
         check_reload_keeps_queue()
+        check_close_with_inform_out()
     finally:
         for name in list(procs):
             stop(name)

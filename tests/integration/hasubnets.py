@@ -118,6 +118,18 @@ def events(gw):
     return [l for l in out if not l.startswith("events ")]
 
 
+def b_diag(gw, mark):
+    """Where an event in b stopped on gw: its b process's Reports and
+    subscription, targets, newest events, and its log since mark."""
+    st = ctl(gw, "stats", sub="b").stdout.splitlines()
+    out = [l for l in st if l.startswith(("sm-events", "mad ", "ha "))]
+    out += ctl(gw, "targets", sub="b").stdout.splitlines()
+    out += events(gw)[-4:]
+    out += [l for l in gw_log(gw)[mark:].splitlines()
+            if "ibsnmpgw-b[" in l][-8:]
+    return "\n".join(out)
+
+
 def check_start():
     R.equal(fab.info.get("gw-host2-b"), "dual-p2",
             "start splits gw2's host too: dual-p2")
@@ -226,6 +238,7 @@ def check_failover():
     old_b = b_pid("gw1")
     n = len(SINK.notes())
     before = max([i for i, _c in b_notes()] or [0])
+    mark = len(gw_log("gw2"))
     kill = sim("ha-kill", fab.dir)
     R.check("killed: gw1" in kill.stdout, "ha-kill: gw1", kill.stdout +
             kill.stderr)
@@ -243,7 +256,7 @@ def check_failover():
     R.check(simlib.wait(lambda: [i for i, _c in b_notes(n) if i > before],
                         15), "an event in b after the failover is "
             "notified, its number after the old active's",
-            str(b_notes(n)) + " after %d" % before)
+            str(b_notes(n)) + " after %d\n" % before + b_diag("gw2", mark))
     fab.cmd('ReLink "swB1"[5]')
     out = sim("ha-restart", fab.dir, "gw1")
     R.check(out.returncode == 0, "gw1 started again", out.stdout +

@@ -250,13 +250,25 @@ proxy_inform_report(const void *req, const uint8_t *mad, size_t len)
 	return report_cb(NULL, req, mad, len);
 }
 
+/* Where Reports may come from: the SM we subscribed at; before our
+ * first subscription, the master SM. A subscription is the port's, not
+ * the process's (13.4.8.3: GID or LID, QPN), so one made by the
+ * gateway before a restart delivers to this one at once. */
+static uint16_t
+report_sm(void)
+{
+	uint64_t key = 0;
+
+	return inf_sm_lid != 0 ? inf_sm_lid : proxy_sa_master_lid(&key);
+}
+
 static int
 report_cb(void *arg, const void *req, const uint8_t *mad, size_t len)
 {
 	uint8_t resp[PROXY_MAD_SIZE];
 	const uint8_t *nt = mad + NOTICE_OFFS;
 	const struct store_node *n;
-	uint16_t trap, lid;
+	uint16_t trap, lid, sm;
 	uint8_t port;
 
 	(void)arg;
@@ -264,7 +276,7 @@ report_cb(void *arg, const void *req, const uint8_t *mad, size_t len)
 	    mad[3] != IB_MAD_METHOD_REPORT ||
 	    be16(mad + 16) != ATTR_NOTICE)
 		return -1;
-	if (req != NULL && proxy_mad_request_slid(req) != inf_sm_lid) {
+	if (req != NULL && proxy_mad_request_slid(req) != (sm = report_sm())) {
 		static struct log_limit lim;
 
 		/* Reports come from the SA we subscribed at (13.4.8.2);
@@ -273,8 +285,8 @@ report_cb(void *arg, const void *req, const uint8_t *mad, size_t len)
 		 * a switch's PortInfo reads each: not answered, dropped. */
 		inf_st.foreign++;
 		log_limited(&lim, LOG_WARNING, "inform: Report from LID %u "
-		    "dropped: the SM we subscribed at is LID %u",
-		    proxy_mad_request_slid(req), inf_sm_lid);
+		    "dropped: the master SM is LID %u",
+		    proxy_mad_request_slid(req), sm);
 		return 0;
 	}
 	inf_st.reports++;

@@ -47,7 +47,6 @@ setup(void **state)
 	struct store_port p[3];
 	unsigned nodes, lost;
 
-	(void)state;
 	snprintf(dbpath, sizeof(dbpath), "/tmp/ibsnmpgw-inform-%d.db",
 	    getpid());
 	unlink(dbpath);
@@ -75,8 +74,26 @@ setup(void **state)
 	}
 	store_sweep_begin();
 	store_sweep_node(&n, p);
+	if (*state != NULL) {
+		/* The master SM on port 1, LID 9 (SMInfo 14.2.5.13). */
+		struct store_sm sm;
+
+		memset(&sm, 0, sizeof(sm));
+		sm.node_guid = CA_GUID;
+		sm.port_guid = CA_GUID + 1;
+		sm.port = 1;
+		sm.sminfo[20] = 0xf3;		/* priority 15, master */
+		store_sweep_sm(&sm);
+	}
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
 	return 0;
+}
+
+static int
+setup_sm(void **state)
+{
+	*state = "sm";
+	return setup(state);
 }
 
 static int
@@ -195,6 +212,41 @@ test_foreign_report(void **state)
 	assert_int_equal(st.reports, st0.reports);
 }
 
+/* A Report umad from slid: taken (1) or dropped as foreign (0). */
+static int
+report_from(uint16_t slid)
+{
+	uint8_t umad[512], *mad, dd[2] = { 0x00, 0x0a };
+	struct proxy_inform_stats st, st0;
+
+	memset(umad, 0, sizeof(umad));
+	umad_set_addr(umad, slid, 1, 0, IB_DEFAULT_QP1_QKEY);
+	mad = umad_get_mad(umad);
+	report(mad, 128, dd, sizeof(dd));
+	proxy_inform_get_stats(&st0);
+	assert_int_equal(proxy_inform_report(umad, mad, 256), 0);
+	proxy_inform_get_stats(&st);
+	assert_int_equal(st.foreign + st.reports, st0.foreign +
+	    st0.reports + 1);
+	return st.reports == st0.reports + 1;
+}
+
+/* Before a subscription of our own: a Report from the master SM (a
+ * subscription our port holds from before a restart) is taken, one
+ * from another port is not. */
+static void
+test_report_before_subscription(void **state)
+{
+	(void)state;
+	assert_int_equal(report_from(7), 0);
+	assert_int_equal(nheard, 0);
+	assert_int_equal(report_from(9), 1);
+	assert_int_equal(nheard, 1);
+	assert_int_equal(heard[0].trap, 128);
+	assert_int_equal(heard[0].lid, 10);
+	assert_true(heard[0].node_guid == CA_GUID);
+}
+
 static void
 test_malformed(void **state)
 {
@@ -242,6 +294,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_report, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_report_before_subscription,
+		    setup_sm, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 		    teardown),
 	};

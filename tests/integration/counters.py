@@ -41,7 +41,6 @@ HC_IN, IN_OCT = IFX + ".6.1", IF + ".10.1"
 IN_ERR, DISC = IF + ".14.1", IFX + ".19.1"
 SETTLE = 2.5    # > polling interval + TTL
 NAMES = simlib.read_name_map()
-NODE = simlib.GW_BASE + ".5.1.1"     # ibsnmpgwNodeEntry
 
 
 def get(node, *oids):
@@ -51,26 +50,11 @@ def get(node, *oids):
 
 
 def last_poll(name):
-    """ibsnmpgwNodeLastPoll of a node (seconds; 0 before its first
-    round), found by its ibsnmpgwNodeGuid in the fabric context."""
-    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [NODE + ".3"]).stdout
-    want = "%016x" % NAMES[name]
-    for oid, (_t, v) in parse_vars(out).items():
-        if v.replace(" ", "").lower().endswith(want):
-            idx = oid.rsplit(".", 1)[1]
-            got = parse_vars(fab.snmp("snmpget", fab.v2("fabric"), [
-                NODE + ".13." + idx]).stdout)
-            return int(next(iter(got.values()))[1]) if got else 0
-    return 0
+    return simlib.last_poll(fab, NAMES[name])
 
 
 def polled_twice(name):
-    """Until two more of a node's polling rounds have ended (the first
-    may have begun before the call)."""
-    first = last_poll(name)
-    seen = {first}
-    return simlib.wait(lambda: seen.add(last_poll(name)) or
-                       len(seen - {0, first}) >= 2, 30, 0.3)
+    return simlib.polled_twice(fab, NAMES[name])
 
 
 def perfset(field, value, node="node03", port=1,

@@ -540,6 +540,31 @@ def walk_rows(fab, context, entry, columns, tries=5):
     return {i: r for i, r in rows.items() if set(columns) <= set(r)}
 
 
+def last_poll(fab, guid):
+    """ibsnmpgwNodeLastPoll of the node with that GUID: when its last
+    polling round ended, in whole seconds (0 before its first), found by
+    its ibsnmpgwNodeGuid in the fabric context."""
+    node = GW_BASE + ".5.1.1"       # ibsnmpgwNodeEntry
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [node + ".3"]).stdout
+    want = "%016x" % guid
+    for oid, (_t, v) in parse_vars(out).items():
+        if v.replace(" ", "").lower().endswith(want):
+            idx = oid.rsplit(".", 1)[1]
+            got = parse_vars(fab.snmp("snmpget", fab.v2("fabric"), [
+                node + ".13." + idx]).stdout)
+            return int(next(iter(got.values()))[1]) if got else 0
+    return 0
+
+
+def polled_twice(fab, guid, timeout=30):
+    """Until two more of a node's polling rounds have ended, one second
+    apart at least (the first may have begun before the call)."""
+    first = last_poll(fab, guid)
+    seen = {first}
+    return wait(lambda: seen.add(last_poll(fab, guid)) or
+                len(seen - {0, first}) >= 2, timeout, 0.3)
+
+
 def parse_diag(text):
     """smpquery output -> {field: value}."""
     res = {}

@@ -55,22 +55,10 @@ def wait_count(oid, n, timeout=10):
     return kinds().count(oid)
 
 
-NODE = simlib.GW_BASE + ".5.1.1"     # ibsnmpgwNodeEntry
 
 
 def last_poll(name):
-    """ibsnmpgwNodeLastPoll of a node (seconds; 0 before its first
-    round), found by its ibsnmpgwNodeGuid in the fabric context."""
-    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [NODE + ".3"]).stdout
-    guids = simlib.parse_vars(out)
-    want = "%016x" % NAMES[name]
-    for oid, (_t, v) in guids.items():
-        if v.replace(" ", "").lower().endswith(want):
-            idx = oid.rsplit(".", 1)[1]
-            got = simlib.parse_vars(fab.snmp("snmpget", fab.v2("fabric"), [
-                NODE + ".13." + idx]).stdout)
-            return int(next(iter(got.values()))[1]) if got else 0
-    return 0
+    return simlib.last_poll(fab, NAMES[name])
 
 
 def main():

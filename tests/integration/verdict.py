@@ -50,6 +50,7 @@ REASON = BASE + ".4.1.1.7"          # ibsnmpgwPortHealthReason
 UNHEALTHY = BASE + ".9.4.1"         # ibsnmpgwUnhealthyPortEntry
 CHANGED = BASE + ".7.0.15"          # ibsnmpgwPortHealthChanged
 TEXT = BASE + ".6.1.1.8."           # ibsnmpgwEventText
+IN_ERRORS = ".1.3.6.1.2.1.2.2.1.14.1"  # ifInErrors of port 1 (PortCounters)
 
 
 def port_health(node, port):
@@ -137,9 +138,35 @@ def link_downs():
     return t_bad
 
 
+def read_in_errors():
+    out = fab.snmp("snmpget", fab.v2("node03"), [IN_ERRORS])
+    return simlib.parse_vars(out.stdout).get(IN_ERRORS, (None, None))[1]
+
+
+def baseline():
+    """A rate compares two rounds' readings, so node03 port 1 must have
+    been read before the errors. link_downs() may have kept it from
+    that: its LID's route can cross leaf01 port 5, a read that bounced
+    there is remembered for cache.ttl.error (5 s), and three make a
+    hold-down. A first reading taken after the errors is only the base.
+    So: a read answered, then two of node03's rounds ended after it."""
+    R.check(simlib.wait(lambda: isinstance(read_in_errors(), int), 30,
+                        0.3), "node03 port 1's PortCounters read "
+            "(ifInErrors)", node03_log())
+    R.check(simlib.polled_twice(fab, NAMES["node03"]), "... and node03 "
+            "polled twice since: the rates' base", node03_log())
+
+
+def node03_log():
+    """The gateway's lines on node03, for a failure's diagnosis."""
+    return "\n".join([ln for ln in fab.log().splitlines()
+                      if "node03" in ln][-12:])
+
+
 def symbol_errors():
     node03 = NAMES["node03"]
     R.equal(port_health("node03", 1)[0], 1, "node03 port 1 healthy")
+    baseline()
     fab.cmd('PerformanceSet "node03"[1] PortCounters.SymbolErrorCounter=500')
     pq = fab.diag(["perfquery", "-G", simlib.port_addr("node03", 1, NAMES),
                    "1"]).stdout
@@ -147,7 +174,8 @@ def symbol_errors():
             "perfquery (the oracle): SymbolErrorCounter 500", pq)
     R.check(simlib.wait(lambda: port_health("node03", 1)[0] == 2, 15, 0.2),
             "SymbolErrorCounter +500 within a polling round: node03 port 1 "
-            "degraded(2)", str(port_health("node03", 1)))
+            "degraded(2)", "%s\n%s" % (port_health("node03", 1),
+                                         node03_log()))
     t_bad = (event_times("port-health port 1 degraded: symbol") or [0])[0]
     h, why = port_health("node03", 1)
     R.check(re.match(r"symbol errors \d+\.\d/min above 10/min$", why),

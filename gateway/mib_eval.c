@@ -243,8 +243,8 @@ gw_attr_opt(struct gw_eval *e, enum attr_idx ai, uint32_t mod, uint8_t port,
 	/* A node that answers those but never this attribute does not
 	 * implement it either (some SMAs and PMAs, and ibsim, drop what
 	 * they do not know instead of answering "unsupported"). For a PMA
-	 * the fetch layer decides: after the timeout it reads PortCounters
-	 * again, and this evaluation waits for that above. */
+	 * the fetch layer decides before the read completes: PortCounters
+	 * read afresh, the attribute asked again (proxy/fetch.c). */
 	if (err == -ETIMEDOUT && a->mclass != ATTR_CLASS_PERF)
 		err = -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {

@@ -21,8 +21,12 @@ struct fetch {
 	struct cache_key	key;
 	const struct cache_key	*entry;		/* the cache's, until complete */
 	uint16_t		offs, len;	/* the attribute in the MAD */
-	int			probe;		/* HEALTH_PROBE of a held node */
+	uint8_t			probe;		/* HEALTH_PROBE of a held node */
+	uint8_t			confirming;	/* an optional attribute asked
+						 * again, PortCounters answered */
 };
+
+static int	fetch_submit(struct store_node *, const struct fetch *);
 
 /* An optional attribute's bit in the inventory's per-node set (its
  * catalogue row), 0 for one every node answers. An "unsupported"
@@ -45,54 +49,75 @@ may_drop(const struct cache_key *k)
 }
 
 /* An optional PerfMgt attribute timed out. Some PMAs drop what they do
- * not implement (ibsim too) rather than answer "unsupported"; but the PMA
- * may also just have gone away. Read the port's PortCounters (mandatory,
- * IBA 16.1.3.5) again: if that is answered now, the PMA lacks the
- * attribute, and the inventory remembers it. */
-struct confirm {
-	uint32_t	node;
-	uint16_t	attr;
-	uint8_t		port;
-	unsigned	flag;
-};
-
+ * not implement (ibsim too) rather than answer "unsupported"; but the
+ * way to the port may also have broken under the request (a link-down,
+ * the SM's routes not yet moved), and the inventory keeps a verdict.
+ * So its entry stays pending while the port's PortCounters (mandatory,
+ * IBA 16.1.3.5) is read afresh, not joined to a read sent before the
+ * timeout, and, if that is answered, the attribute is asked once more:
+ * silent again, the PMA lacks it. The confirmation carries a copy of
+ * the fetch, entry and all. */
 static void
-confirm_cb(void *arg, int status, const uint8_t *data, size_t len)
+confirm_end(struct fetch *c, int status)
 {
-	struct confirm *c = arg;
-
-	if (status == 0) {
-		log_info("fetch: %s port %u: the PMA answers PortCounters but "
-		    "not attribute 0x%04x: taken as unsupported",
-		    store_node_ident_idx(c->node), c->port, c->attr);
-		store_node_set_unsupported(c->node, c->flag);
-	}
+	cache_complete_fetched(c->entry, &c->key, status, NULL, 0);
 	free(c);
 }
 
 static void
-confirm_pma(const struct cache_key *k)
+confirm_pc_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
-	struct cache_key pc = *k;
-	struct confirm *c = malloc(sizeof(*c));
+	struct fetch *c = arg;
+	uint32_t node = c->key.node;
+	struct store_node *n;
 
-	if (c == NULL)
+	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
+		proxy_health_answer(node);
+	else if (status == -ETIMEDOUT)
+		proxy_health_silent(node, 0);
+	if (status == 0 && len >= PERF_DATA_OFFS + PERF_DATA_SIZE &&
+	    mad[PERF_DATA_OFFS + 1] == (uint8_t)c->key.mod)
+		counters_feed(node, (uint8_t)c->key.mod,
+		    PERF_ATTR_PORT_COUNTERS, mad + PERF_DATA_OFFS,
+		    PERF_DATA_SIZE);
+	if (status != 0 || (n = store_node_at(node)) == NULL) {
+		confirm_end(c, -ETIMEDOUT);	/* the PMA, or the way */
 		return;
-	c->node = k->node;
-	c->attr = k->attr;
-	c->port = (uint8_t)k->mod;
-	c->flag = optional_flag(k);
-	pc.attr = PERF_ATTR_PORT_COUNTERS;
-	switch (cache_refetch(&pc, attr_defs[ATTR_PORT_COUNTERS].ttl,
-	    confirm_cb, c)) {
-	case 1:
-		return;		/* confirm_cb decides */
-	case 0:
-		confirm_cb(c, 0, NULL, 0);	/* answered at once */
-		return;
-	default:
-		free(c);
 	}
+	c->confirming = 1;
+	c->probe = 0;
+	if (fetch_submit(n, c) == -1) {
+		confirm_end(c, -ETIMEDOUT);
+		return;
+	}
+	free(c);		/* the request carries its own copy */
+}
+
+/* 0: the confirmation carries the entry on; -1: it could not start. */
+static int
+confirm_pma(const struct fetch *f)
+{
+	const struct store_node *n = store_node_at(f->key.node);
+	struct fetch *c;
+
+	if (n == NULL || (c = malloc(sizeof(*c))) == NULL)
+		return -1;
+	*c = *f;
+	if (proxy_perf_send(n, (uint8_t)f->key.mod, SMP_METHOD_GET,
+	    PERF_ATTR_PORT_COUNTERS, 0, confirm_pc_cb, c) == -1) {
+		free(c);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+confirmed_missing(const struct fetch *f)
+{
+	log_info("fetch: %s port %u: the PMA answers PortCounters but twice "
+	    "not attribute 0x%04x: taken as unsupported",
+	    store_node_ident_idx(f->key.node), f->key.mod, f->key.attr);
+	store_node_set_unsupported(f->key.node, optional_flag(&f->key));
 }
 
 /* A PMA that ignores PortSelect answers for the port the MAD came in
@@ -111,11 +136,20 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct fetch *f = arg;
 
-	/* Before the waiters hear of the timeout, so that they find
-	 * PortCounters being read again and wait for the verdict. */
+	/* The waiters hear of an optional attribute's timeout only with
+	 * the verdict on it. */
 	if (status == -ETIMEDOUT && optional_flag(&f->key) &&
-	    f->key.mclass == ATTR_CLASS_PERF)
-		confirm_pma(&f->key);
+	    f->key.mclass == ATTR_CLASS_PERF) {
+		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
+		if (f->confirming) {
+			confirmed_missing(f);
+			cache_complete_fetched(f->entry, &f->key, -EOPNOTSUPP,
+			    NULL, 0);
+			return;
+		}
+		if (confirm_pma(f) == 0)
+			return;
+	}
 	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
 		proxy_health_answer(f->key.node);	/* it answered */
 	else if (status == -ETIMEDOUT && !may_drop(&f->key))
@@ -242,16 +276,14 @@ proxy_perf_send(const struct store_node *n, uint8_t port, uint8_t method,
 /* The fetch's state travels in the request (proxy_mad_args.ctx). */
 _Static_assert(sizeof(struct fetch) <= PROXY_MAD_CTX, "fetch in a MAD ctx");
 
+/* Sends f's request; the engine copies f into it. */
 static int
-fetch_send(struct store_node *n, const struct cache_key *key, int probe)
+fetch_submit(struct store_node *n, const struct fetch *f)
 {
+	const struct cache_key *key = &f->key;
 	struct proxy_mad_args a = { 0 };
-	struct fetch f;
 	uint8_t sel[4];
 
-	f.key = *key;
-	f.entry = key;
-	f.probe = probe;
 	if (key->mclass == ATTR_CLASS_SMI_DR) {
 		a.node_key = n->guid;
 		a.mgmt_class = key->mclass;
@@ -259,8 +291,6 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 		a.attr_id = key->attr;
 		a.attr_mod = key->mod;
 		a.target.path = *route_for(n, key);
-		f.offs = SMP_DATA_OFFS;
-		f.len = SMP_DATA_SIZE;
 	} else {
 		if (perf_args(n, (uint8_t)key->mod, SMP_METHOD_GET, key->attr,
 		    0, &a, sel) == -1)
@@ -268,12 +298,21 @@ fetch_send(struct store_node *n, const struct cache_key *key, int probe)
 		/* The optional attributes' timeouts say nothing of the rest
 		 * of the node's queue. */
 		a.optional = optional_flag(key) != 0;
-		f.offs = PERF_DATA_OFFS;
-		f.len = PERF_DATA_SIZE;
 	}
-	a.ctx = &f;
-	a.ctx_len = sizeof(f);
+	a.ctx = f;
+	a.ctx_len = sizeof(*f);
 	return proxy_mad_submit(&a, fetch_cb, NULL);
+}
+
+static int
+fetch_send(struct store_node *n, const struct cache_key *key, int probe)
+{
+	struct fetch f = { .key = *key, .entry = key, .probe = (uint8_t)probe };
+	int dr = key->mclass == ATTR_CLASS_SMI_DR;
+
+	f.offs = dr ? SMP_DATA_OFFS : PERF_DATA_OFFS;
+	f.len = dr ? SMP_DATA_SIZE : PERF_DATA_SIZE;
+	return fetch_submit(n, &f);
 }
 
 int

@@ -343,21 +343,6 @@ cache_cancel(const struct cache_key *key, cache_waiter_cb cb, void *arg)
 }
 
 int
-cache_refetch(const struct cache_key *key, enum attr_ttl cls,
-    cache_waiter_cb cb, void *arg)
-{
-	struct cache_entry *e = entry_get(key, 1);
-	const uint8_t *d;
-	size_t len;
-
-	if (e == NULL)
-		return -ENOMEM;
-	if (e->state != CACHE_PENDING)
-		e->expires = 0;		/* not fresh any more */
-	return cache_lookup(key, cls, &d, &len, cb, arg);
-}
-
-int
 cache_read(const struct cache_key *key, uint64_t since, const uint8_t **data,
     size_t *len)
 {

@@ -74,10 +74,6 @@ int	 cache_peek(const struct cache_key *key, const uint8_t **data,
 	    size_t *len);
 /* Start a fetch in the background if the entry is missing or stale. */
 void	 cache_prefetch(const struct cache_key *key, enum attr_ttl cls);
-/* Like cache_lookup, but a fresh entry is read again: what is wanted is
- * an answer from now on (a fetch under way is joined). */
-int	 cache_refetch(const struct cache_key *key, enum attr_ttl cls,
-	    cache_waiter_cb cb, void *arg);
 /* Take back a waiter that cache_lookup() queued (the caller gave up):
  * 1 if it was queued, 0 if not; the fetch goes on for the others. */
 int	 cache_cancel(const struct cache_key *key, cache_waiter_cb cb,

@@ -48,6 +48,30 @@ may_drop(const struct cache_key *k)
 	return optional_flag(k) != 0;
 }
 
+/* A PMA that ignores PortSelect answers for the port the MAD came in
+ * through (IBA 16.1.3.5 leaves other ports optional): counts for
+ * another port than asked are a refusal, never this port's counts. */
+static int
+perf_wrong_port(const struct fetch *f, const uint8_t *mad)
+{
+	return f->key.mclass == ATTR_CLASS_PERF &&
+	    f->key.attr != PERF_ATTR_CLASS_PORT_INFO &&
+	    mad[f->offs + 1] != (uint8_t)f->key.mod;
+}
+
+/* What a request's outcome says of its node (proxy/health.h). */
+static void
+health_outcome(const struct cache_key *k, int status, const uint8_t *mad,
+    int probe)
+{
+	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
+		proxy_health_answer(k->node);	/* it answered */
+	else if (status == -ETIMEDOUT && !may_drop(k))
+		proxy_health_silent(k->node, probe);
+	else
+		proxy_health_unsent(k->node, probe);
+}
+
 /* An optional PerfMgt attribute timed out. Some PMAs drop what they do
  * not implement (ibsim too) rather than answer "unsupported"; but the
  * way to the port may also have broken under the request (a link-down,
@@ -68,19 +92,15 @@ static void
 confirm_pc_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct fetch *c = arg;
-	uint32_t node = c->key.node;
+	struct cache_key pc = c->key;
 	struct store_node *n;
 
-	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
-		proxy_health_answer(node);
-	else if (status == -ETIMEDOUT)
-		proxy_health_silent(node, 0);
-	if (status == 0 && len >= PERF_DATA_OFFS + PERF_DATA_SIZE &&
-	    mad[PERF_DATA_OFFS + 1] == (uint8_t)c->key.mod)
-		counters_feed(node, (uint8_t)c->key.mod,
-		    PERF_ATTR_PORT_COUNTERS, mad + PERF_DATA_OFFS,
-		    PERF_DATA_SIZE);
-	if (status != 0 || (n = store_node_at(node)) == NULL) {
+	pc.attr = PERF_ATTR_PORT_COUNTERS;	/* its silence is the node's */
+	health_outcome(&pc, status, mad, 0);
+	if (status == 0 && !perf_wrong_port(c, mad))
+		counters_feed(pc.node, (uint8_t)pc.mod, pc.attr,
+		    mad + c->offs, c->len);
+	if (status != 0 || (n = store_node_at(pc.node)) == NULL) {
 		confirm_end(c, -ETIMEDOUT);	/* the PMA, or the way */
 		return;
 	}
@@ -120,27 +140,16 @@ confirmed_missing(const struct fetch *f)
 	store_node_set_unsupported(f->key.node, optional_flag(&f->key));
 }
 
-/* A PMA that ignores PortSelect answers for the port the MAD came in
- * through (IBA 16.1.3.5 leaves other ports optional): counts for
- * another port than asked are a refusal, never this port's counts. */
-static int
-perf_wrong_port(const struct fetch *f, const uint8_t *mad)
-{
-	return f->key.mclass == ATTR_CLASS_PERF &&
-	    f->key.attr != PERF_ATTR_CLASS_PORT_INFO &&
-	    mad[f->offs + 1] != (uint8_t)f->key.mod;
-}
-
 static void
 fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct fetch *f = arg;
 
+	health_outcome(&f->key, status, mad, f->probe == HEALTH_PROBE);
 	/* The waiters hear of an optional attribute's timeout only with
 	 * the verdict on it. */
 	if (status == -ETIMEDOUT && optional_flag(&f->key) &&
 	    f->key.mclass == ATTR_CLASS_PERF) {
-		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
 		if (f->confirming) {
 			confirmed_missing(f);
 			cache_complete_fetched(f->entry, &f->key, -EOPNOTSUPP,
@@ -150,12 +159,6 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 		if (confirm_pma(f) == 0)
 			return;
 	}
-	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
-		proxy_health_answer(f->key.node);	/* it answered */
-	else if (status == -ETIMEDOUT && !may_drop(&f->key))
-		proxy_health_silent(f->key.node, f->probe == HEALTH_PROBE);
-	else
-		proxy_health_unsent(f->key.node, f->probe == HEALTH_PROBE);
 	if (status == 0 && perf_wrong_port(f, mad)) {
 		log_debug("fetch: %s: the PMA answered port %u for port %u",
 		    store_node_ident_idx(f->key.node), mad[f->offs + 1],

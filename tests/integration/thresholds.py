@@ -55,8 +55,6 @@ def wait_count(oid, n, timeout=10):
     return kinds().count(oid)
 
 
-
-
 def last_poll(name):
     return simlib.last_poll(fab, NAMES[name])
 

@@ -95,15 +95,21 @@ health_lines(FILE *f, const struct store_node *n)
 {
 	struct proxy_health_info hi;
 	uint64_t now = ev_now();
+	char buf[256];
 
 	proxy_health_get(n->idx, &hi);
 	fprintf(f, "state: %s", proxy_health_name(hi.state));
-	if (hi.state != HEALTH_OK)
-		fprintf(f, " (requests fail at once; next probe in %llu ms, "
-		    "hold-down %llu s)", (unsigned long long)(hi.until > now ?
+	if (hi.state != HEALTH_OK) {
+		fprintf(f, " (requests by %s fail at once; next probe in "
+		    "%llu ms, hold-down %llu s", proxy_health_ways_name(hi.held,
+		    buf, sizeof(buf)), (unsigned long long)(hi.until > now ?
 		    hi.until - now : 0), (unsigned long long)(hi.hold_ms /
 		    1000));
-	else if (hi.fails)
+		if (hi.good)
+			fprintf(f, "; answering by %s", proxy_health_ways_name(
+			    hi.good, buf, sizeof(buf)));
+		fprintf(f, ")");
+	} else if (hi.fails)
 		fprintf(f, " (%u requests in a row unanswered)", hi.fails);
 	fprintf(f, "\n");
 	if (hi.mkey_prot < 0)

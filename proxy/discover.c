@@ -603,7 +603,7 @@ finish_sweep(void)
 		/* It answered: any hold on it ends. Failures remembered
 		 * for cache.ttl.error on a route that is gone (a pulled
 		 * cable on the way) are forgotten: the new one may work. */
-		proxy_health_answer(idx);
+		proxy_health_answer(idx, HEALTH_ALL_WAYS);
 		if (moved && cache_drop_failures(idx) > 0)
 			log_debug("discover: %s: new route, its failures "
 			    "forgotten", store_node_ident(old));

@@ -21,7 +21,8 @@ struct fetch {
 	struct cache_key	key;
 	const struct cache_key	*entry;		/* the cache's, until complete */
 	uint16_t		offs, len;	/* the attribute in the MAD */
-	uint8_t			probe;		/* HEALTH_PROBE of a held node */
+	uint8_t			probe;		/* proxy_health_allow()'s token */
+	uint8_t			way;		/* HEALTH_WAY() it went */
 	uint8_t			confirming;	/* an optional attribute asked
 						 * again, PortCounters answered */
 };
@@ -61,15 +62,15 @@ perf_wrong_port(const struct fetch *f, const uint8_t *mad)
 
 /* What a request's outcome says of its node (proxy/health.h). */
 static void
-health_outcome(const struct cache_key *k, int status, const uint8_t *mad,
-    int probe)
+health_outcome(const struct cache_key *k, unsigned way, int status,
+    const uint8_t *mad, int token)
 {
 	if (status == 0 || status == -EPROTO || (status == -EIO && mad))
-		proxy_health_answer(k->node);	/* it answered */
+		proxy_health_answer(k->node, way);	/* it answered */
 	else if (status == -ETIMEDOUT && !may_drop(k))
-		proxy_health_silent(k->node, probe);
+		proxy_health_silent(k->node, way, token);
 	else
-		proxy_health_unsent(k->node, probe);
+		proxy_health_unsent(k->node, way, token);
 }
 
 /* An optional PerfMgt attribute timed out. Some PMAs drop what they do
@@ -96,7 +97,7 @@ confirm_pc_cb(void *arg, int status, const uint8_t *mad, size_t len)
 	struct store_node *n;
 
 	pc.attr = PERF_ATTR_PORT_COUNTERS;	/* its silence is the node's */
-	health_outcome(&pc, status, mad, 0);
+	health_outcome(&pc, c->way, status, mad, 0);
 	if (status == 0 && !perf_wrong_port(c, mad))
 		counters_feed(pc.node, (uint8_t)pc.mod, pc.attr,
 		    mad + c->offs, c->len);
@@ -145,7 +146,7 @@ fetch_cb(void *arg, int status, const uint8_t *mad, size_t len)
 {
 	struct fetch *f = arg;
 
-	health_outcome(&f->key, status, mad, f->probe == HEALTH_PROBE);
+	health_outcome(&f->key, f->way, status, mad, f->probe);
 	/* The waiters hear of an optional attribute's timeout only with
 	 * the verdict on it. */
 	if (status == -ETIMEDOUT && optional_flag(&f->key) &&
@@ -232,16 +233,33 @@ route_for(const struct store_node *n, const struct cache_key *key)
 /* A PerfMgt MAD's arguments (IBA 16.1.3.5: PortSelect and
  * CounterSelect in sel, which must live until the submit); -1 while the
  * node has no LID (no PerfMgt yet). */
+/* The CA port whose own LID a PerfMgt MAD for port goes to; 0: the
+ * node's LID. */
+static uint8_t
+perf_lid_port(const struct store_node *n, uint8_t port)
+{
+	return n->type != STORE_NODE_SWITCH && port >= 1 &&
+	    port <= n->num_ports && n->ports[port].lid ? port : 0;
+}
+
+/* The way a request goes (proxy/health.h), as fetch_submit sends it. */
+static unsigned
+way_of(const struct store_node *n, const struct cache_key *key)
+{
+	if (key->mclass == ATTR_CLASS_SMI_DR)
+		return HEALTH_WAY(0, route_for(n, key) == &n->route ? 0 :
+		    key->port);
+	return HEALTH_WAY(1, perf_lid_port(n, (uint8_t)key->mod));
+}
+
 static int
 perf_args(const struct store_node *n, uint8_t port, uint8_t method,
     uint16_t attr, uint16_t counter_select, struct proxy_mad_args *a,
     uint8_t sel[4])
 {
-	uint16_t lid = n->lid;
+	uint8_t lport = perf_lid_port(n, port);
+	uint16_t lid = lport ? n->ports[lport].lid : n->lid;
 
-	if (n->type != STORE_NODE_SWITCH && port >= 1 && port <= n->num_ports &&
-	    n->ports[port].lid)
-		lid = n->ports[port].lid;
 	if (lid == 0 || lid >= 0xc000)
 		return -1;
 	memset(a, 0, sizeof(*a));
@@ -270,7 +288,8 @@ proxy_perf_send(const struct store_node *n, uint8_t port, uint8_t method,
 	struct proxy_mad_args a;
 	uint8_t sel[4];
 
-	if (!proxy_health_allow(n->idx, 0) ||
+	if (!proxy_health_allow(n->idx, HEALTH_WAY(1, perf_lid_port(n, port)),
+	    0) ||
 	    perf_args(n, port, method, attr, counter_select, &a, sel) == -1)
 		return -1;
 	return proxy_mad_submit(&a, cb, arg);
@@ -308,9 +327,11 @@ fetch_submit(struct store_node *n, const struct fetch *f)
 }
 
 static int
-fetch_send(struct store_node *n, const struct cache_key *key, int probe)
+fetch_send(struct store_node *n, const struct cache_key *key, unsigned way,
+    int token)
 {
-	struct fetch f = { .key = *key, .entry = key, .probe = (uint8_t)probe };
+	struct fetch f = { .key = *key, .entry = key, .probe = (uint8_t)token,
+	    .way = (uint8_t)way };
 	int dr = key->mclass == ATTR_CLASS_SMI_DR;
 
 	f.offs = dr ? SMP_DATA_OFFS : PERF_DATA_OFFS;
@@ -322,18 +343,20 @@ int
 proxy_fetch(const struct cache_key *key, void *arg)
 {
 	struct store_node *n = store_node_at(key->node);
+	unsigned way;
 	int allow;
 
 	if (n == NULL)
 		return -1;
 	if (!proxy_mad_port_up())
 		return -ENETDOWN;	/* the cache serves what it had */
-	/* A node on hold costs no MAD (proxy/health.h); only an attribute
-	 * every node answers can probe it. */
-	if ((allow = proxy_health_allow(key->node, !may_drop(key))) == 0)
+	/* A node on hold costs no MAD by the ways it is held (proxy/
+	 * health.h); only an attribute every node answers can probe it. */
+	way = way_of(n, key);
+	if ((allow = proxy_health_allow(key->node, way, !may_drop(key))) == 0)
 		return -1;
-	if (fetch_send(n, key, allow) == -1) {
-		proxy_health_unsent(key->node, allow == HEALTH_PROBE);
+	if (fetch_send(n, key, way, allow) == -1) {
+		proxy_health_unsent(key->node, way, allow);
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,7 @@
 /* proxy_health: hold-downs for silent nodes and M_Key verdicts. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,10 @@
 struct health {
 	uint8_t		state;		/* enum proxy_health_state */
 	uint8_t		probing;	/* the one request let through */
+	uint8_t		run;		/* ways of the silent run */
+	uint8_t		held;		/* ways held (HEALTH_WAY_BIT) */
+	uint8_t		scouting;	/* other ways, a scout out */
+	uint8_t		good;		/* other ways, answered */
 	unsigned	fails;
 	uint64_t	hold_ms;
 	uint64_t	until;
@@ -61,33 +66,101 @@ proxy_health_name(enum proxy_health_state s)
 	return "?";
 }
 
+static uint8_t
+way_bit(unsigned way)
+{
+	return way == HEALTH_ALL_WAYS ? 0xff : (uint8_t)HEALTH_WAY_BIT(way & 7);
+}
+
+static const char *
+way_name(unsigned way, char *buf, size_t len)
+{
+	unsigned port = way & 3;
+
+	if (port)
+		snprintf(buf, len, "%s to port %u%s", way & HEALTH_WAY_LID ?
+		    "LID" : "directed route", port, port == 3 ? "+" : "");
+	else
+		snprintf(buf, len, "%s", way & HEALTH_WAY_LID ? "LID" :
+		    "directed route");
+	return buf;
+}
+
+const char *
+proxy_health_ways_name(unsigned mask, char *buf, size_t len)
+{
+	char one[32];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned w = 0; w < 8 && off < len; w++)
+		if (mask & HEALTH_WAY_BIT(w))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+			    off ? " and " : "",
+			    way_name(w, one, sizeof(one)));
+	return buf;
+}
+
 int
-proxy_health_allow(uint32_t node, int can_probe)
+proxy_health_allow(uint32_t node, unsigned way, int can_probe)
 {
 	struct health *h = node < health_n ? &health[node] : NULL;
+	uint8_t bit = way_bit(way);
 
-	if (h == NULL || h->state == HEALTH_OK)
+	if (h == NULL || h->state == HEALTH_OK || (h->good & bit) == bit)
 		return 1;
-	if (!can_probe || h->probing || ev_now() < h->until)
+	if (!can_probe)
+		return 0;
+	if ((h->held & bit) == 0) {
+		/* A way the silent requests did not go: one request finds
+		 * out whether it works. */
+		if (h->scouting & bit)
+			return 0;
+		h->scouting |= bit;
+		return HEALTH_SCOUT;
+	}
+	if (h->probing || ev_now() < h->until)
 		return 0;
 	h->probing = 1;		/* one request probes; the rest wait */
 	return HEALTH_PROBE;
 }
 
 void
-proxy_health_unsent(uint32_t node, int probe)
+proxy_health_unsent(uint32_t node, unsigned way, int token)
 {
-	if (probe && node < health_n)
+	if (node >= health_n)
+		return;
+	if (token == HEALTH_PROBE)
 		health[node].probing = 0;
+	else if (token == HEALTH_SCOUT)
+		health[node].scouting &= (uint8_t)~way_bit(way);
 }
 
 void
-proxy_health_answer(uint32_t node)
+proxy_health_answer(uint32_t node, unsigned way)
 {
 	struct health *h = node < health_n ? &health[node] : NULL;
+	uint8_t bit = way_bit(way);
+	char buf[128];
 
 	if (h == NULL || (h->state == HEALTH_OK && h->fails == 0))
 		return;
+	if (h->state != HEALTH_OK && way != HEALTH_ALL_WAYS &&
+	    (h->held & bit) == 0) {
+		/* A scout: the held ways stay held until their probe, but
+		 * the node answers (the port verdicts). */
+		if ((h->good & bit) == 0) {
+			log_info("%s answers by %s; by %s it stays on hold",
+			    store_node_ident_idx(node), way_name(way, buf, 32),
+			    proxy_health_ways_name(h->held, buf + 32,
+			    sizeof(buf) - 32));
+			if (h->good == 0)
+				proxy_verdict_silent(node, 0);
+		}
+		h->good |= bit;
+		h->scouting &= (uint8_t)~bit;
+		return;
+	}
 	if (h->state != HEALTH_OK)
 		log_notice("%s answers again after %s",
 		    store_node_ident_idx(node),
@@ -99,42 +172,71 @@ proxy_health_answer(uint32_t node)
 	h->fails = 0;
 	h->probing = 0;
 	h->hold_ms = 0;
+	h->run = h->held = h->scouting = h->good = 0;
+}
+
+/* A scout was silent: its way is held too. */
+static void
+scout_silent(uint32_t node, struct health *h, unsigned way)
+{
+	uint8_t bit = way_bit(way);
+	char buf[32];
+
+	h->scouting &= (uint8_t)~bit;
+	if ((h->held & bit) == 0)
+		log_info("%s: silent by %s too; held by it as well",
+		    store_node_ident_idx(node),
+		    way_name(way, buf, sizeof(buf)));
+	h->held |= bit;
 }
 
 void
-proxy_health_silent(uint32_t node, int probe)
+proxy_health_silent(uint32_t node, unsigned way, int token)
 {
 	struct health *h = get(node);
 	uint64_t now = ev_now(), max;
+	char buf[128];
 	int bad_mkey;
 
 	if (h == NULL || health_hold_ms == 0)
 		return;
-	if (h->state != HEALTH_OK && !probe)
+	if (h->state != HEALTH_OK && token == HEALTH_SCOUT &&
+	    way != HEALTH_ALL_WAYS) {
+		scout_silent(node, h, way);
+		return;
+	}
+	if (h->state != HEALTH_OK && token != HEALTH_PROBE)
 		return;		/* sent before the hold: stale */
 	h->probing = 0;
-	if (h->state == HEALTH_OK && ++h->fails < HEALTH_FAILS)
-		return;
-	/* At protection level 3 an SMA drops what carries a wrong key. */
-	bad_mkey = h->mismatch != 0 || ((h->prot_lo & h->prot_hi) != 0 &&
-	    proxy_mad_mkey_is(0));
+	if (h->state == HEALTH_OK) {
+		h->run |= way_bit(way);
+		if (++h->fails < HEALTH_FAILS)
+			return;
+	}
+	/* At protection level 3 an SMA drops what carries a wrong key;
+	 * PerfMgt MADs carry none. */
+	bad_mkey = (h->run & 0x0f) != 0 && (h->mismatch != 0 ||
+	    ((h->prot_lo & h->prot_hi) != 0 && proxy_mad_mkey_is(0)));
 	if (h->state == HEALTH_OK) {
 		h->hold_ms = health_hold_ms;
+		h->held = h->run;
 		log_warnx("%s: %u requests in a row unanswered%s; requests "
-		    "for it fail at once for %llu s, then one probes",
-		    store_node_ident_idx(node), h->fails,
-		    bad_mkey ? ": it protects its M_Key and ours is not its "
-		    "key (fix ib.mkey-file and reload)" : "",
-		    (unsigned long long)(h->hold_ms / 1000));
+		    "for it fail at once for %llu s, then one probes (by %s; "
+		    "other ways are tried once)", store_node_ident_idx(node),
+		    h->fails, bad_mkey ? ": it protects its M_Key and ours "
+		    "is not its key (fix ib.mkey-file and reload)" : "",
+		    (unsigned long long)(h->hold_ms / 1000),
+		    proxy_health_ways_name(h->held, buf, sizeof(buf)));
 	} else {
 		max = health_hold_ms > HEALTH_MAX_HOLD_MS ? health_hold_ms :
 		    HEALTH_MAX_HOLD_MS;
 		if ((h->hold_ms *= 2) > max)
 			h->hold_ms = max;
-		/* Silent through a hold-down and its probe: not a route
-		 * that moved under a request, a node that does not answer
-		 * (the port verdicts). */
-		proxy_verdict_silent(node, 1);
+		/* Silent through a hold-down and its probe, and by every
+		 * way tried: not a route that moved under a request, a node
+		 * that does not answer (the port verdicts). */
+		if (h->good == 0)
+			proxy_verdict_silent(node, 1);
 	}
 	h->state = bad_mkey ? HEALTH_BAD_MKEY : HEALTH_SILENT;
 	h->until = now + h->hold_ms;
@@ -206,6 +308,8 @@ proxy_health_get(uint32_t node, struct proxy_health_info *hi)
 		return;
 	hi->state = h->state;
 	hi->fails = h->fails;
+	hi->held = h->held;
+	hi->good = h->good;
 	hi->hold_ms = h->hold_ms;
 	hi->until = h->until;
 	hi->mkey_prot = max_prot(h);
@@ -223,6 +327,8 @@ proxy_health_set_hold(int hold_s)
 			health[i].state = HEALTH_OK;
 			health[i].fails = 0;
 			health[i].probing = 0;
+			health[i].run = health[i].held = 0;
+			health[i].scouting = health[i].good = 0;
 		}
 }
 

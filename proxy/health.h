@@ -6,9 +6,18 @@
  * HEALTH_FAILS requests in a row end without an answer, the node is put
  * on hold: fetches for it fail at once, without MADs, for a hold-down
  * that doubles from mad.hold-down up to HEALTH_MAX_HOLD while it stays
- * silent. After the hold-down one request goes through as a probe. Any
+ * silent. After the hold-down one request goes through as a probe. Its
  * answer (also a MAD status error), or a sweep that reaches the node,
  * ends the hold.
+ *
+ * Ways: a request goes by directed route or by LID, in by one of the
+ * node's ports, and a link-down on one way (a port's LID route crossing
+ * it, until the SM moves the route) leaves the others working. The hold
+ * covers the ways the silent requests went; while it lasts, each other
+ * way sends one request as a scout. Answered, that way works for the
+ * rest of the hold; silent, it is held too. So a dead node still costs
+ * HEALTH_FAILS requests and one per further way, and a broken way does
+ * not stop the node's other reads.
  *
  * M_Key (IBA 14.2.4.1, PortInfo:MKeyProtectBits): with protection bits
  * 1 or 2 an SMA answers SubnGet(PortInfo) from a requester whose M_Key
@@ -21,6 +30,7 @@
 #ifndef IBSNMPGW_PROXY_HEALTH_H
 #define IBSNMPGW_PROXY_HEALTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "codec/smp.h"
@@ -34,9 +44,19 @@ enum proxy_health_state {
 	HEALTH_BAD_MKEY,	/* on hold: drops SMPs with our M_Key */
 };
 
+/* A way: bit 0-3 the port it enters by (0: a switch, or the node's
+ * route), ports past 3 sharing 3; HEALTH_WAY_LID for LID-routed. */
+#define HEALTH_WAY_LID		4
+#define HEALTH_WAY(lid_routed, port) \
+	(((lid_routed) ? HEALTH_WAY_LID : 0) | ((port) < 3 ? (port) : 3))
+#define HEALTH_WAY_BIT(w)	(1U << (w))
+#define HEALTH_ALL_WAYS		0xff	/* an outcome that tells of all */
+
 struct proxy_health_info {
 	enum proxy_health_state	 state;
 	unsigned		 fails;		/* silent requests in a row */
+	unsigned		 held;		/* ways held, HEALTH_WAY_BIT */
+	unsigned		 good;		/* ways that answered since */
 	uint64_t		 hold_ms;	/* current hold-down */
 	uint64_t		 until;		/* ev_now() when a probe may go */
 	int			 mkey_prot;	/* highest MKeyProtectBits, -1 */
@@ -46,19 +66,25 @@ struct proxy_health_info {
 int	proxy_health_init(int hold_s);
 void	proxy_health_finalise(void);
 void	proxy_health_set_hold(int hold_s);	/* 0: never hold */
-/* May a fetch for node send a MAD now? 0: fail it at once; 1: yes;
- * HEALTH_PROBE: yes, and it is the probe of a held node, whose outcome
- * must be reported with probe set. */
+/* May a fetch for node by way send a MAD now? 0: fail it at once; 1:
+ * yes; HEALTH_PROBE or HEALTH_SCOUT: yes, and its outcome must be
+ * reported with that token. Only a request every node answers
+ * (can_probe) may probe or scout. */
 #define HEALTH_PROBE	2
-int	proxy_health_allow(uint32_t node, int can_probe);
+#define HEALTH_SCOUT	3
+int	proxy_health_allow(uint32_t node, unsigned way, int can_probe);
 /* An allowed fetch ended without telling anything about the node (not
  * sent, shut down, an optional attribute it may drop). */
-void	proxy_health_unsent(uint32_t node, int probe);
+void	proxy_health_unsent(uint32_t node, unsigned way, int token);
 /* The outcome of one request: answered (status 0 or a MAD status), or
- * silent after all retries. While a node is held only its probe's
- * silence counts: requests sent before the hold are stale news. */
-void	proxy_health_answer(uint32_t node);
-void	proxy_health_silent(uint32_t node, int probe);
+ * silent after all retries. While a node is held only its probe's and
+ * scouts' silence counts: requests sent before the hold are stale news.
+ * way HEALTH_ALL_WAYS: the node answered (a sweep reached it). */
+void	proxy_health_answer(uint32_t node, unsigned way);
+void	proxy_health_silent(uint32_t node, unsigned way, int token);
+/* "LID to port 1 and directed route": the ways of a HEALTH_WAY_BIT mask,
+ * as logs and ctl name them. */
+const char *proxy_health_ways_name(unsigned mask, char *buf, size_t len);
 /* A PortInfo answer: the M_Key verdict. */
 void	proxy_health_portinfo(uint32_t node, uint8_t port,
 	    const struct smp_portinfo *pi);

@@ -651,7 +651,8 @@ got_fill(struct rr_req *r, const uint8_t *data)
 		pt.guid = r->port_guid;
 	}
 	store_node_port_set(m, r->port, &pt);
-	proxy_health_answer(m->idx);	/* it answered: a hold on it ends */
+	/* It answered: a hold on it ends. */
+	proxy_health_answer(m->idx, HEALTH_ALL_WAYS);
 	/* A CA's end comes up where the stream has it down (ca_port_down
 	 * posted it): a sweep cannot read a CA port whose link is gone and
 	 * posts nothing for it, so whoever reads the link back first, the

@@ -28,6 +28,9 @@
  *   100, outside the MIB's 0..64, as a broken SMA might (cluster.py).
  * - $SHIM_HOSTILE (a count): hostile MADs, mutated answers and
  *   injected ones, from the engine in hostile_mad.c (hostilemad.py).
+ * - $SHIM_DROP_PERF_LID: PerfMgt answers from that LID are lost, as
+ *   while a link on that port's LID route is down and the SM has not
+ *   moved the route; directed-route SMPs still get through (health.py).
  * Everything else passes through unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -238,6 +241,12 @@ read(int fd, void *buf, size_t count)
 	if (fd < 1024 || n < 0 || (size_t)n < umad_size() + 128)
 		return n;
 	mad = (uint8_t *)buf + umad_size();
+	if (getenv("SHIM_DROP_PERF_LID") != NULL && mad[1] == 0x04 &&
+	    ntohs(((struct ib_user_mad *)buf)->addr.lid) ==
+	    (uint16_t)strtoul(getenv("SHIM_DROP_PERF_LID"), NULL, 0)) {
+		errno = EAGAIN;
+		return -1;
+	}
 	if (short_attr != NULL &&
 	    (mad[16] << 8 | mad[17]) == (int)strtol(short_attr, NULL, 0)) {
 		static int seen;

@@ -21,6 +21,7 @@
 static uint64_t now_ms = 1000;
 static char dbpath[64];
 static uint32_t ca, sw;		/* inventory indexes */
+#define DR	HEALTH_WAY(0, 0)	/* the way the old tests go */
 
 static uint64_t
 fake_clock(void)
@@ -96,75 +97,157 @@ test_hold_down(void **state)
 
 	/* Below the threshold nothing is held; an answer forgets. */
 	for (int i = 0; i < HEALTH_FAILS - 1; i++)
-		proxy_health_silent(7, 0);
+		proxy_health_silent(7, DR, 0);
 	assert_int_equal(state_of(7), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(7, 1), 1);
-	proxy_health_answer(7);
+	assert_int_equal(proxy_health_allow(7, DR, 1), 1);
+	proxy_health_answer(7, DR);
 	proxy_health_get(7, &hi);
 	assert_int_equal(hi.fails, 0);
 
 	/* HEALTH_FAILS in a row: on hold for the hold-down. */
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(7, 0);
+		proxy_health_silent(7, DR, 0);
 	assert_int_equal(state_of(7), HEALTH_SILENT);
-	assert_int_equal(proxy_health_allow(7, 1), 0);
-	assert_int_equal(proxy_health_allow(8, 1), 1);	/* others unaffected */
+	assert_int_equal(proxy_health_allow(7, DR, 1), 0);
+	assert_int_equal(proxy_health_allow(8, DR, 1), 1);	/* others unaffected */
 	/* Requests sent before the hold that time out now are stale: the
 	 * hold does not grow. */
-	proxy_health_silent(7, 0);
+	proxy_health_silent(7, DR, 0);
 	proxy_health_get(7, &hi);
 	assert_true(hi.hold_ms == 10000);
 	now_ms += 9999;
-	assert_int_equal(proxy_health_allow(7, 1), 0);
+	assert_int_equal(proxy_health_allow(7, DR, 1), 0);
 	now_ms += 1;
 	/* Only an attribute every node answers may probe. */
-	assert_int_equal(proxy_health_allow(7, 0), 0);
+	assert_int_equal(proxy_health_allow(7, DR, 0), 0);
 	/* One probe goes, the next waits for its outcome. */
-	assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
-	assert_int_equal(proxy_health_allow(7, 1), 0);
+	assert_int_equal(proxy_health_allow(7, DR, 1), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7, DR, 1), 0);
 	/* Another request's unsent outcome does not free the probe slot. */
-	proxy_health_unsent(7, 0);
-	assert_int_equal(proxy_health_allow(7, 1), 0);
+	proxy_health_unsent(7, DR, 0);
+	assert_int_equal(proxy_health_allow(7, DR, 1), 0);
 	/* The probe is silent too: the hold-down doubles. */
-	proxy_health_silent(7, 1);
+	proxy_health_silent(7, DR, HEALTH_PROBE);
 	proxy_health_get(7, &hi);
 	assert_true(hi.hold_ms == 20000);
 	assert_true(hi.until == now_ms + 20000);
 	/* ... up to the cap. */
 	for (int i = 0; i < 10; i++) {
 		now_ms = hi.until;
-		assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
-		proxy_health_silent(7, 1);
+		assert_int_equal(proxy_health_allow(7, DR, 1), HEALTH_PROBE);
+		proxy_health_silent(7, DR, HEALTH_PROBE);
 		proxy_health_get(7, &hi);
 	}
 	assert_true(hi.hold_ms == HEALTH_MAX_HOLD_MS);
 	/* A probe that could not be sent does not block the next. */
 	now_ms = hi.until;
-	assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
-	proxy_health_unsent(7, 1);
-	assert_int_equal(proxy_health_allow(7, 1), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7, DR, 1), HEALTH_PROBE);
+	proxy_health_unsent(7, DR, HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(7, DR, 1), HEALTH_PROBE);
 	/* An answer ends the hold. */
-	proxy_health_answer(7);
+	proxy_health_answer(7, DR);
 	assert_int_equal(state_of(7), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(7, 1), 1);
+	assert_int_equal(proxy_health_allow(7, DR, 1), 1);
 	/* A hold-down above the usual cap is its own cap. */
 	proxy_health_set_hold(120);
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(10, 0);
+		proxy_health_silent(10, DR, 0);
 	for (int i = 0; i < 3; i++) {
 		proxy_health_get(10, &hi);
 		now_ms = hi.until;
-		assert_int_equal(proxy_health_allow(10, 1), HEALTH_PROBE);
-		proxy_health_silent(10, 1);
+		assert_int_equal(proxy_health_allow(10, DR, 1), HEALTH_PROBE);
+		proxy_health_silent(10, DR, HEALTH_PROBE);
 	}
 	proxy_health_get(10, &hi);
 	assert_true(hi.hold_ms == 120000);
 	/* hold-down 0: never hold. */
 	proxy_health_set_hold(0);
 	for (int i = 0; i < 2 * HEALTH_FAILS; i++)
-		proxy_health_silent(9, 0);
+		proxy_health_silent(9, DR, 0);
 	assert_int_equal(state_of(9), HEALTH_OK);
 	proxy_health_set_hold(10);
+}
+
+/* verdict.py's race: node03 port 1's LID route crossed a link that
+ * went down. The hold covers that way; the node's other ways each send
+ * one scout and, answered, go on. */
+static void
+test_ways(void **state)
+{
+	const unsigned lid1 = HEALTH_WAY(1, 1), lid2 = HEALTH_WAY(1, 2);
+	const unsigned dr2 = HEALTH_WAY(0, 2);
+	struct proxy_health_info hi;
+
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(ca, lid1, 0);
+	assert_int_equal(state_of(ca), HEALTH_SILENT);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1));
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), 0);
+	/* Another way: one scout, and only a request every node answers. */
+	assert_int_equal(proxy_health_allow(ca, DR, 0), 0);
+	assert_int_equal(proxy_health_allow(ca, DR, 1), HEALTH_SCOUT);
+	assert_int_equal(proxy_health_allow(ca, DR, 1), 0);
+	/* Answered: that way goes on; the held one stays held. */
+	proxy_health_answer(ca, DR);
+	assert_int_equal(state_of(ca), HEALTH_SILENT);
+	assert_int_equal(proxy_health_allow(ca, DR, 0), 1);
+	assert_int_equal(proxy_health_allow(ca, DR, 1), 1);
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), 0);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.good, HEALTH_WAY_BIT(DR));
+	/* A stale silence on a way that answered changes nothing. */
+	proxy_health_silent(ca, DR, 0);
+	assert_int_equal(proxy_health_allow(ca, DR, 1), 1);
+	/* A scout that could not be sent frees the way's scout slot. */
+	assert_int_equal(proxy_health_allow(ca, dr2, 1), HEALTH_SCOUT);
+	proxy_health_unsent(ca, dr2, HEALTH_SCOUT);
+	assert_int_equal(proxy_health_allow(ca, dr2, 1), HEALTH_SCOUT);
+	/* A silent scout: its way is held at once, the hold-down as it
+	 * was. */
+	proxy_health_silent(ca, dr2, HEALTH_SCOUT);
+	assert_int_equal(proxy_health_allow(ca, dr2, 1), 0);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1) | HEALTH_WAY_BIT(dr2));
+	assert_true(hi.hold_ms == 10000);
+	/* The held ways probe after the hold-down; silent, it doubles. */
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(ca, dr2, 1), 0);
+	proxy_health_silent(ca, lid1, HEALTH_PROBE);
+	proxy_health_get(ca, &hi);
+	assert_true(hi.hold_ms == 20000);
+	assert_int_equal(hi.good, HEALTH_WAY_BIT(DR));
+	/* An answered probe ends the whole hold. */
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, dr2, 1), HEALTH_PROBE);
+	proxy_health_answer(ca, dr2);
+	assert_int_equal(state_of(ca), HEALTH_OK);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held | hi.good | hi.fails, 0);
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), 1);
+
+	/* A dead node: the run's ways are held; one scout more each. */
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_silent(ca, lid1, 0);
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(DR) | HEALTH_WAY_BIT(lid1));
+	assert_int_equal(proxy_health_allow(ca, lid2, 1), HEALTH_SCOUT);
+	proxy_health_silent(ca, lid2, HEALTH_SCOUT);
+	assert_int_equal(proxy_health_allow(ca, lid2, 1), 0);
+	/* A sweep that reaches it ends every hold. */
+	proxy_health_answer(ca, HEALTH_ALL_WAYS);
+	assert_int_equal(state_of(ca), HEALTH_OK);
+	assert_int_equal(proxy_health_allow(ca, lid2, 1), 1);
+	/* Ports past 3 share a way; an answer before the third silence
+	 * forgets the run. */
+	assert_int_equal(HEALTH_WAY(1, 7), HEALTH_WAY(1, 3));
+	proxy_health_silent(ca, lid1, 0);
+	proxy_health_silent(ca, lid1, 0);
+	proxy_health_answer(ca, DR);
+	proxy_health_silent(ca, lid1, 0);
+	assert_int_equal(state_of(ca), HEALTH_OK);
 }
 
 static void
@@ -211,15 +294,15 @@ test_mkey_verdict(void **state)
 	assert_int_equal(hi.mkey_mismatch, 1);
 	/* Then silent: held as bad M_Key, not as unreachable. */
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(sw, 0);
+		proxy_health_silent(sw, DR, 0);
 	assert_int_equal(state_of(sw), HEALTH_BAD_MKEY);
-	assert_int_equal(proxy_health_allow(sw, 1), 0);
+	assert_int_equal(proxy_health_allow(sw, DR, 1), 0);
 	/* A new key clears the verdict and the hold at once (main.c's
 	 * apply_mkey() resets health when it changes the key). */
 	proxy_health_reset();
 	proxy_mad_set_mkey(0x3333);
 	assert_int_equal(state_of(sw), HEALTH_OK);
-	assert_int_equal(proxy_health_allow(sw, 1), 1);
+	assert_int_equal(proxy_health_allow(sw, DR, 1), 1);
 	proxy_health_get(sw, &hi);
 	assert_int_equal(hi.mkey_mismatch, 0);
 	assert_int_equal(hi.mkey_prot, -1);
@@ -249,11 +332,16 @@ test_mkey_verdict(void **state)
 	portinfo(&pi, 0, 3);
 	proxy_health_portinfo(ca, 1, &pi);
 	for (int i = 0; i < HEALTH_FAILS; i++)
-		proxy_health_silent(ca, 0);
+		proxy_health_silent(ca, DR, 0);
 	assert_int_equal(state_of(ca), HEALTH_BAD_MKEY);
 	/* A sweep or a probe that gets an answer ends it. */
-	proxy_health_answer(ca);
+	proxy_health_answer(ca, DR);
 	assert_int_equal(state_of(ca), HEALTH_OK);
+	/* PerfMgt MADs carry no M_Key: silent by LID alone, the node is
+	 * silent, not refusing our key. */
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(ca, HEALTH_WAY(1, 1), 0);
+	assert_int_equal(state_of(ca), HEALTH_SILENT);
 }
 
 int
@@ -264,6 +352,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_mkey_verdict, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_ways, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

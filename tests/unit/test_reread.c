@@ -61,9 +61,10 @@ proxy_discover_event(const char *why)
 }
 
 void
-proxy_health_answer(uint32_t node)
+proxy_health_answer(uint32_t node, unsigned way)
 {
 	(void)node;
+	(void)way;
 }
 
 static uint64_t

@@ -23,13 +23,18 @@ struct health {
 	uint8_t		held;		/* ways held (HEALTH_WAY_BIT) */
 	uint8_t		scouting;	/* other ways, a scout out */
 	uint8_t		good;		/* other ways, answered */
-	unsigned	fails;
-	uint64_t	hold_ms;
+	uint8_t		fails;		/* up to HEALTH_FAILS */
+	uint16_t	way_fails;	/* 2 bits a way: wf_get() */
+	uint32_t	hold_ms;
 	uint64_t	until;
 	uint64_t	seen;		/* ports whose PortInfo was read */
 	uint64_t	mismatch;	/* ... showing a key other than ours */
 	uint64_t	prot_lo, prot_hi;	/* MKeyProtectBits, 2 bits */
 };
+
+/* One array entry a node index: kept at its old 56 octets. */
+_Static_assert(HEALTH_FAILS <= 3, "a way's count fits 2 bits");
+_Static_assert(sizeof(struct health) <= 56, "struct health grew");
 
 static struct health	*health;
 static size_t		 health_n;
@@ -64,6 +69,20 @@ proxy_health_name(enum proxy_health_state s)
 	case HEALTH_BAD_MKEY:	return "bad-mkey";
 	}
 	return "?";
+}
+
+static unsigned
+wf_get(const struct health *h, unsigned way)
+{
+	return (h->way_fails >> (2 * (way & 7))) & 3;
+}
+
+static void
+wf_set(struct health *h, unsigned way, unsigned v)
+{
+	unsigned sh = 2 * (way & 7);
+
+	h->way_fails = (uint16_t)((h->way_fails & ~(3U << sh)) | (v << sh));
 }
 
 static uint8_t
@@ -142,8 +161,14 @@ proxy_health_answer(uint32_t node, unsigned way)
 	struct health *h = node < health_n ? &health[node] : NULL;
 	uint8_t bit = way_bit(way);
 	char buf[128];
+	int was_held;
 
-	if (h == NULL || (h->state == HEALTH_OK && h->fails == 0))
+	if (h == NULL)
+		return;
+	if (h->state == HEALTH_OK && way != HEALTH_ALL_WAYS)
+		wf_set(h, way, 0);
+	if (h->state == HEALTH_OK && h->fails == 0 &&
+	    way != HEALTH_ALL_WAYS)
 		return;
 	if (h->state != HEALTH_OK && way != HEALTH_ALL_WAYS &&
 	    (h->held & bit) == 0) {
@@ -161,6 +186,7 @@ proxy_health_answer(uint32_t node, unsigned way)
 		h->scouting &= (uint8_t)~bit;
 		return;
 	}
+	was_held = h->state != HEALTH_OK;
 	if (h->state != HEALTH_OK)
 		log_notice("%s answers again after %s",
 		    store_node_ident_idx(node),
@@ -173,6 +199,8 @@ proxy_health_answer(uint32_t node, unsigned way)
 	h->probing = 0;
 	h->hold_ms = 0;
 	h->run = h->held = h->scouting = h->good = 0;
+	if (was_held || way == HEALTH_ALL_WAYS)
+		h->way_fails = 0;
 }
 
 /* A scout was silent: its way is held too. */
@@ -196,7 +224,8 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 	struct health *h = get(node);
 	uint64_t now = ev_now(), max;
 	char buf[128];
-	int bad_mkey;
+	int bad_mkey, lone = 0;
+	uint8_t ways;
 
 	if (h == NULL || health_hold_ms == 0)
 		return;
@@ -209,29 +238,46 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 		return;		/* sent before the hold: stale */
 	h->probing = 0;
 	if (h->state == HEALTH_OK) {
+		unsigned wf = wf_get(h, way) + 1;
+
 		h->run |= way_bit(way);
-		if (++h->fails < HEALTH_FAILS)
+		wf_set(h, way, wf);
+		if (++h->fails < HEALTH_FAILS && wf < HEALTH_FAILS)
 			return;
+		/* One way silent while others answer in between: a link
+		 * on that way is down, the node is not. */
+		lone = h->fails < HEALTH_FAILS;
 	}
+	ways = lone ? way_bit(way) : h->run;
 	/* At protection level 3 an SMA drops what carries a wrong key;
 	 * PerfMgt MADs carry none. */
-	bad_mkey = (h->run & 0x0f) != 0 && (h->mismatch != 0 ||
+	bad_mkey = (ways & 0x0f) != 0 && (h->mismatch != 0 ||
 	    ((h->prot_lo & h->prot_hi) != 0 && proxy_mad_mkey_is(0)));
-	if (h->state == HEALTH_OK) {
-		h->hold_ms = health_hold_ms;
-		h->held = h->run;
+	if (h->state == HEALTH_OK && lone) {
+		h->hold_ms = (uint32_t)health_hold_ms;
+		h->held = ways;
+		log_warnx("%s: %u requests in a row by %s unanswered while "
+		    "other ways answer%s; requests by it fail at once for "
+		    "%llu s, then one probes", store_node_ident_idx(node),
+		    wf_get(h, way), proxy_health_ways_name(ways, buf,
+		    sizeof(buf)), bad_mkey ? ": it protects its M_Key and "
+		    "ours is not its key (fix ib.mkey-file and reload)" : "",
+		    (unsigned long long)(h->hold_ms / 1000));
+	} else if (h->state == HEALTH_OK) {
+		h->hold_ms = (uint32_t)health_hold_ms;
+		h->held = ways;
 		log_warnx("%s: %u requests in a row unanswered%s; requests "
 		    "for it fail at once for %llu s, then one probes (by %s; "
 		    "other ways are tried once)", store_node_ident_idx(node),
 		    h->fails, bad_mkey ? ": it protects its M_Key and ours "
 		    "is not its key (fix ib.mkey-file and reload)" : "",
 		    (unsigned long long)(h->hold_ms / 1000),
-		    proxy_health_ways_name(h->held, buf, sizeof(buf)));
+		    proxy_health_ways_name(ways, buf, sizeof(buf)));
 	} else {
 		max = health_hold_ms > HEALTH_MAX_HOLD_MS ? health_hold_ms :
 		    HEALTH_MAX_HOLD_MS;
-		if ((h->hold_ms *= 2) > max)
-			h->hold_ms = max;
+		h->hold_ms = (uint32_t)(2ULL * h->hold_ms > max ? max :
+		    2ULL * h->hold_ms);
 		/* Silent through a hold-down and its probe, and by every
 		 * way tried: not a route that moved under a request, a node
 		 * that does not answer (the port verdicts). */
@@ -320,6 +366,8 @@ void
 proxy_health_set_hold(int hold_s)
 {
 	health_hold_ms = (uint64_t)(hold_s > 0 ? hold_s : 0) * 1000;
+	if (health_hold_ms > UINT32_MAX)	/* 49 days: held for good */
+		health_hold_ms = UINT32_MAX;
 	if (health_hold_ms == 0)
 		for (size_t i = 0; i < health_n; i++) {
 			if (health[i].state != HEALTH_OK)
@@ -329,6 +377,7 @@ proxy_health_set_hold(int hold_s)
 			health[i].probing = 0;
 			health[i].run = health[i].held = 0;
 			health[i].scouting = health[i].good = 0;
+			health[i].way_fails = 0;
 		}
 }
 

@@ -13,11 +13,12 @@
  * Ways: a request goes by directed route or by LID, in by one of the
  * node's ports, and a link-down on one way (a port's LID route crossing
  * it, until the SM moves the route) leaves the others working. The hold
- * covers the ways the silent requests went; while it lasts, each other
- * way sends one request as a scout. Answered, that way works for the
- * rest of the hold; silent, it is held too. So a dead node still costs
- * HEALTH_FAILS requests and one per further way, and a broken way does
- * not stop the node's other reads.
+ * covers the ways the silent requests went; HEALTH_FAILS silent requests
+ * in a row by one way hold that way even if others answered in between.
+ * While the hold lasts, each other way sends one request as a scout.
+ * Answered, that way works for the rest of the hold; silent, it is held
+ * too. So a dead node still costs HEALTH_FAILS requests and one per
+ * further way, and a broken way does not stop the node's other reads.
  *
  * M_Key (IBA 14.2.4.1, PortInfo:MKeyProtectBits): with protection bits
  * 1 or 2 an SMA answers SubnGet(PortInfo) from a requester whose M_Key

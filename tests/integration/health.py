@@ -272,8 +272,9 @@ def check_short(so):
 def check_one_way(so):
     """One way to a node breaks, the others work: node08 port 1's
     PerfMgt answers (LID-routed) are lost, its directed-route SMPs are
-    not. The hold covers that way alone; a directed-route read still
-    goes, and is answered."""
+    not. Three silent requests by that way hold it, though the others
+    answered in between; the hold covers that way alone, and a
+    directed-route read still goes and is answered."""
     pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
                                      simlib.port_addr("node08"), "1"]).stdout)
     lid = pi.get("Lid", "")
@@ -283,16 +284,26 @@ def check_one_way(so):
         return
     fab.restart_gateway(preload=so, env={"SHIM_DROP_PERF_LID": lid})
     octets = IF + ".10.1"            # ifInOctets: PortCounters by LID
+    dr = [IF + ".2.1", SMA + ".1.2.0", IF + ".2.2"]   # by directed route
     tries = []
 
     def held():
+        # A directed-route read answered before each PerfMgt read: the
+        # node's run of silences starts over, the LID way's does not.
+        if dr:
+            get(dr.pop(0), "node08")
         # The failed read is remembered for cache.ttl.error (1 s).
         out, took = get(octets, "node08")
         tries.append("%.1f s: %s" % (took, (out.stdout + out.stderr)
                                      .strip()[-60:]))
         return state("node08")[0].startswith("state: silent")
     R.check(simlib.wait(held, 30, 1.1), "silent PerfMgt reads put node08 "
-            "on hold", "; ".join(tries) + " " + str(state("node08")))
+            "on hold, though its directed-route reads between them are "
+            "answered", "; ".join(tries) + " " + str(state("node08")))
+    R.check(re.search(r"node08\): \d+ requests in a row by LID( to port "
+                      r"1)? unanswered while other ways answer", fab.log()),
+            "the log says that one way is silent while others answer",
+            fab.log()[-800:])
     st = state("node08")[0]
     # "LID", or "LID to port 1" where the port has a LID of its own.
     R.check(re.search(r"requests by LID( to port 1)? fail at once", st),

@@ -240,12 +240,33 @@ test_ways(void **state)
 	proxy_health_answer(ca, HEALTH_ALL_WAYS);
 	assert_int_equal(state_of(ca), HEALTH_OK);
 	assert_int_equal(proxy_health_allow(ca, lid2, 1), 1);
-	/* Ports past 3 share a way; an answer before the third silence
-	 * forgets the run. */
+	/* Ports past 3 share a way. An answer by the way itself forgets
+	 * its silences... */
 	assert_int_equal(HEALTH_WAY(1, 7), HEALTH_WAY(1, 3));
 	proxy_health_silent(ca, lid1, 0);
 	proxy_health_silent(ca, lid1, 0);
+	proxy_health_answer(ca, lid1);
+	proxy_health_silent(ca, lid1, 0);
+	assert_int_equal(state_of(ca), HEALTH_OK);
+	/* ... an answer by another way does not: a broken way among
+	 * working ones is held alone, and the others scout. */
 	proxy_health_answer(ca, DR);
+	proxy_health_silent(ca, lid1, 0);
+	proxy_health_answer(ca, DR);
+	assert_int_equal(state_of(ca), HEALTH_OK);
+	proxy_health_silent(ca, lid1, 0);
+	assert_int_equal(state_of(ca), HEALTH_SILENT);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1));
+	assert_int_equal(hi.good, 0);
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), 0);
+	assert_int_equal(proxy_health_allow(ca, DR, 1), HEALTH_SCOUT);
+	/* Its answered probe ends it, and every way starts afresh. */
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), HEALTH_PROBE);
+	proxy_health_answer(ca, lid1);
+	assert_int_equal(state_of(ca), HEALTH_OK);
+	proxy_health_silent(ca, lid1, 0);
 	proxy_health_silent(ca, lid1, 0);
 	assert_int_equal(state_of(ca), HEALTH_OK);
 }

@@ -3,7 +3,8 @@
 answering (ibsim's Error command drops every MAD to it) is put on hold
 after a few unanswered requests, so further requests fail at once and
 send no MAD; once it answers again a probe after the hold-down brings it
-back.
+back. When only one way to a node breaks (the shim loses node08's
+PerfMgt answers, not its directed-route SMPs), only that way is held.
 
 M_Key: ibsim 0.10 neither checks M_Keys nor keeps MKeyProtectBits, so a
 small LD_PRELOAD shim (fault_shim.c, loaded before umad2sim) makes the

@@ -82,6 +82,8 @@ wf_set(struct health *h, unsigned way, unsigned v)
 {
 	unsigned sh = 2 * (way & 7);
 
+	if (v > 3)
+		v = 3;
 	h->way_fails = (uint16_t)((h->way_fails & ~(3U << sh)) | (v << sh));
 }
 
@@ -248,7 +250,7 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 		 * on that way is down, the node is not. */
 		lone = h->fails < HEALTH_FAILS;
 	}
-	ways = lone ? way_bit(way) : h->run;
+	ways = lone ? way_bit(way) : h->state == HEALTH_OK ? h->run : h->held;
 	/* At protection level 3 an SMA drops what carries a wrong key;
 	 * PerfMgt MADs carry none. */
 	bad_mkey = (ways & 0x0f) != 0 && (h->mismatch != 0 ||

@@ -363,6 +363,22 @@ test_mkey_verdict(void **state)
 	for (int i = 0; i < HEALTH_FAILS; i++)
 		proxy_health_silent(ca, HEALTH_WAY(1, 1), 0);
 	assert_int_equal(state_of(ca), HEALTH_SILENT);
+	/* ... also when the LID way's probe is silent after a
+	 * directed-route silence that its hold does not cover. */
+	proxy_health_answer(ca, HEALTH_ALL_WAYS);
+	proxy_health_silent(ca, HEALTH_WAY(1, 1), 0);
+	proxy_health_silent(ca, HEALTH_WAY(1, 1), 0);
+	proxy_health_answer(ca, DR);
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_silent(ca, HEALTH_WAY(1, 1), 0);
+	assert_int_equal(state_of(ca), HEALTH_SILENT);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(HEALTH_WAY(1, 1)));
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, HEALTH_WAY(1, 1), 1),
+	    HEALTH_PROBE);
+	proxy_health_silent(ca, HEALTH_WAY(1, 1), HEALTH_PROBE);
+	assert_int_equal(state_of(ca), HEALTH_SILENT);
 }
 
 int

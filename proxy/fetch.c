@@ -230,9 +230,6 @@ route_for(const struct store_node *n, const struct cache_key *key)
 	return &n->route;
 }
 
-/* A PerfMgt MAD's arguments (IBA 16.1.3.5: PortSelect and
- * CounterSelect in sel, which must live until the submit); -1 while the
- * node has no LID (no PerfMgt yet). */
 /* The CA port whose own LID a PerfMgt MAD for port goes to; 0: the
  * node's LID. */
 static uint8_t
@@ -252,6 +249,9 @@ way_of(const struct store_node *n, const struct cache_key *key)
 	return HEALTH_WAY(1, perf_lid_port(n, (uint8_t)key->mod));
 }
 
+/* A PerfMgt MAD's arguments (IBA 16.1.3.5: PortSelect and
+ * CounterSelect in sel, which must live until the submit); -1 while the
+ * node has no LID (no PerfMgt yet). */
 static int
 perf_args(const struct store_node *n, uint8_t port, uint8_t method,
     uint16_t attr, uint16_t counter_select, struct proxy_mad_args *a,

@@ -128,7 +128,7 @@ proxy_health_allow(uint32_t node, unsigned way, int can_probe)
 	struct health *h = node < health_n ? &health[node] : NULL;
 	uint8_t bit = way_bit(way);
 
-	if (h == NULL || h->state == HEALTH_OK || (h->good & bit) == bit)
+	if (h == NULL || h->state == HEALTH_OK || (h->good & bit))
 		return 1;
 	if (!can_probe)
 		return 0;
@@ -167,13 +167,15 @@ proxy_health_answer(uint32_t node, unsigned way)
 
 	if (h == NULL)
 		return;
-	if (h->state == HEALTH_OK && way != HEALTH_ALL_WAYS)
-		wf_set(h, way, 0);
-	if (h->state == HEALTH_OK && h->fails == 0 &&
-	    way != HEALTH_ALL_WAYS)
-		return;
-	if (h->state != HEALTH_OK && way != HEALTH_ALL_WAYS &&
-	    (h->held & bit) == 0) {
+	/* Every answer comes here: a node that is well costs a test. */
+	if (h->state == HEALTH_OK) {
+		if (way == HEALTH_ALL_WAYS)
+			h->way_fails = 0;
+		else if (h->way_fails)
+			wf_set(h, way, 0);
+		if (h->fails == 0)
+			return;
+	} else if (way != HEALTH_ALL_WAYS && (h->held & bit) == 0) {
 		/* A scout: the held ways stay held until their probe, but
 		 * the node answers (the port verdicts). */
 		if ((h->good & bit) == 0) {
@@ -201,7 +203,7 @@ proxy_health_answer(uint32_t node, unsigned way)
 	h->probing = 0;
 	h->hold_ms = 0;
 	h->run = h->held = h->scouting = h->good = 0;
-	if (was_held || way == HEALTH_ALL_WAYS)
+	if (was_held)
 		h->way_fails = 0;
 }
 
@@ -255,27 +257,7 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 	 * PerfMgt MADs carry none. */
 	bad_mkey = (ways & 0x0f) != 0 && (h->mismatch != 0 ||
 	    ((h->prot_lo & h->prot_hi) != 0 && proxy_mad_mkey_is(0)));
-	if (h->state == HEALTH_OK && lone) {
-		h->hold_ms = (uint32_t)health_hold_ms;
-		h->held = ways;
-		log_warnx("%s: %u requests in a row by %s unanswered while "
-		    "other ways answer%s; requests by it fail at once for "
-		    "%llu s, then one probes", store_node_ident_idx(node),
-		    wf_get(h, way), proxy_health_ways_name(ways, buf,
-		    sizeof(buf)), bad_mkey ? ": it protects its M_Key and "
-		    "ours is not its key (fix ib.mkey-file and reload)" : "",
-		    (unsigned long long)(h->hold_ms / 1000));
-	} else if (h->state == HEALTH_OK) {
-		h->hold_ms = (uint32_t)health_hold_ms;
-		h->held = ways;
-		log_warnx("%s: %u requests in a row unanswered%s; requests "
-		    "for it fail at once for %llu s, then one probes (by %s; "
-		    "other ways are tried once)", store_node_ident_idx(node),
-		    h->fails, bad_mkey ? ": it protects its M_Key and ours "
-		    "is not its key (fix ib.mkey-file and reload)" : "",
-		    (unsigned long long)(h->hold_ms / 1000),
-		    proxy_health_ways_name(ways, buf, sizeof(buf)));
-	} else {
+	if (h->state != HEALTH_OK) {
 		max = health_hold_ms > HEALTH_MAX_HOLD_MS ? health_hold_ms :
 		    HEALTH_MAX_HOLD_MS;
 		h->hold_ms = (uint32_t)(2ULL * h->hold_ms > max ? max :
@@ -285,6 +267,27 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 		 * that does not answer (the port verdicts). */
 		if (h->good == 0)
 			proxy_verdict_silent(node, 1);
+	} else {
+		h->hold_ms = (uint32_t)health_hold_ms;
+		h->held = ways;
+		if (lone)
+			log_warnx("%s: %u requests in a row by %s unanswered "
+			    "while other ways answer%s; requests by it fail at "
+			    "once for %llu s, then one probes",
+			    store_node_ident_idx(node), wf_get(h, way),
+			    proxy_health_ways_name(ways, buf, sizeof(buf)),
+			    bad_mkey ? ": it protects its M_Key and ours is "
+			    "not its key (fix ib.mkey-file and reload)" : "",
+			    (unsigned long long)(h->hold_ms / 1000));
+		else
+			log_warnx("%s: %u requests in a row unanswered%s; "
+			    "requests for it fail at once for %llu s, then one "
+			    "probes (by %s; other ways are tried once)",
+			    store_node_ident_idx(node), h->fails, bad_mkey ?
+			    ": it protects its M_Key and ours is not its key "
+			    "(fix ib.mkey-file and reload)" : "",
+			    (unsigned long long)(h->hold_ms / 1000),
+			    proxy_health_ways_name(ways, buf, sizeof(buf)));
 	}
 	h->state = bad_mkey ? HEALTH_BAD_MKEY : HEALTH_SILENT;
 	h->until = now + h->hold_ms;

@@ -45,8 +45,8 @@ enum proxy_health_state {
 	HEALTH_BAD_MKEY,	/* on hold: drops SMPs with our M_Key */
 };
 
-/* A way: bit 0-3 the port it enters by (0: a switch, or the node's
- * route), ports past 3 sharing 3; HEALTH_WAY_LID for LID-routed. */
+/* A way: bits 0-1 the port it enters by (0: a switch, or the node's
+ * route; ports past 3 share 3), HEALTH_WAY_LID for LID-routed. */
 #define HEALTH_WAY_LID		4
 #define HEALTH_WAY(lid_routed, port) \
 	(((lid_routed) ? HEALTH_WAY_LID : 0) | ((port) < 3 ? (port) : 3))

@@ -96,6 +96,25 @@ def sent():
     return fab.stats().get(1)
 
 
+def held_read(oid, node="node07"):
+    """A read of a held node: (fails at once with no MAD, what each try
+    saw). A try that came after the hold-down was the probe (silent, it
+    doubles the hold) and the next one tells. 0.3 s: 3 tries of
+    mad.timeout-ms 100 (under ibsim a sent read may fail as fast: the
+    MAD count tells)."""
+    tries = []
+    for _ in range(3):
+        h0, before = hold(node), sent()
+        status, took = quick_get(oid, node)
+        h1, after = hold(node), sent()
+        tries.append("hold %s -> %s, %.3f s, MADs %s -> %s, error-status "
+                     "%s" % (h0, h1, took, before, after, status))
+        if not (h0 and h1 and h1[1] > h0[1]):
+            break
+    return (h0 is not None and h1 is not None and h1[1] == h0[1] and
+            status == GEN_ERR and took < 0.3 and after == before), tries
+
+
 def state(node="node07"):
     out = fab.ctl("node", node).stdout
     return [l for l in out.splitlines() if l.startswith("state:")]
@@ -121,23 +140,10 @@ def main():
         R.check(len(line) == 1 and line[0].endswith("state silent"),
                 "ctl nodes shows the state too", str(line))
         time.sleep(1.2)     # the failed reads are forgotten
-        # The steps above can outlast the hold on a slow machine: then
-        # the try is the probe (silent, it doubles the hold) and the
-        # next one tells. 0.3 s: 3 tries of mad.timeout-ms 100 (under
-        # ibsim a sent read may fail as fast: the MAD count tells).
-        tries = []
-        for _ in range(3):
-            h0, before = hold(), sent()
-            status, took = quick_get(COLD[0])
-            h1, after = hold(), sent()
-            tries.append("hold %s -> %s, %.3f s, MADs %s -> %s" % (
-                h0, h1, took, before, after))
-            if not (h0 and h1 and h1[1] > h0[1]):
-                break
-        held = (h0 is not None and h1 is not None and h1[1] == h0[1] and
-                status == GEN_ERR and took < 0.3 and after == before)
+        # The steps above can outlast the hold on a slow machine.
+        held, tries = held_read(COLD[0])
         R.check(held, "while held, a read fails at once and sends no MAD "
-                "(%s)" % "; ".join(tries), "error-status %s" % status)
+                "(%s)" % "; ".join(tries))
         other, _ = get(SMA + ".1.1.0", "node08")
         desc = parse_vars(other.stdout).get(SMA + ".1.1.0", (0, ""))[1]
         R.check(desc.startswith("node08"), "other nodes are not affected",
@@ -318,21 +324,9 @@ def check_one_way(so):
             "answering by directed route" in st, "ctl node shows the way "
             "that answers, and the other still held", st)
     time.sleep(1.2)     # past the failed read's memory
-    # As in main(): a try that came after the hold-down was the probe
-    # (silent, it doubled the hold); the next one tells.
-    tries = []
-    for _ in range(3):
-        h0, before = hold("node08"), sent()
-        status, took = quick_get(octets, "node08")
-        h1, after = hold("node08"), sent()
-        tries.append("hold %s -> %s, %.3f s, MADs %s -> %s" % (
-            h0, h1, took, before, after))
-        if not (h0 and h1 and h1[1] > h0[1]):
-            break
-    R.check(h0 is not None and h1 is not None and h1[1] == h0[1] and
-            status == GEN_ERR and after == before, "a read by the held way "
-            "fails at once and sends no MAD (%s)" % "; ".join(tries),
-            "error-status %s" % status)
+    held, tries = held_read(octets, "node08")
+    R.check(held, "a read by the held way fails at once and sends no MAD "
+            "(%s)" % "; ".join(tries))
     R.check(re.search(r"node08\) answers by directed route; by LID( to "
                       r"port 1)? it stays on hold", fab.log()),
             "the log says which way answers")

@@ -22,7 +22,7 @@ struct health {
 	uint8_t		run;		/* ways of the silent run */
 	uint8_t		held;		/* ways held (HEALTH_WAY_BIT) */
 	uint8_t		scouting;	/* other ways, a scout out */
-	uint8_t		good;		/* other ways, answered */
+	uint8_t		good;		/* ways answering, since the hold */
 	uint8_t		fails;		/* up to HEALTH_FAILS */
 	uint16_t	way_fails;	/* 2 bits a way: wf_get() */
 	uint32_t	hold_ms;
@@ -162,22 +162,30 @@ proxy_health_answer(uint32_t node, unsigned way)
 {
 	struct health *h = node < health_n ? &health[node] : NULL;
 	uint8_t bit = way_bit(way);
-	char buf[128];
-	int was_held;
+	char buf[192];
 
 	if (h == NULL)
 		return;
-	/* Every answer comes here: a node that is well costs a test. */
+	/* Every answer comes here: a node that is well costs two tests. */
 	if (h->state == HEALTH_OK) {
 		if (way == HEALTH_ALL_WAYS)
 			h->way_fails = 0;
-		else if (h->way_fails)
+		else {
+			if (h->way_fails)
+				wf_set(h, way, 0);
+			if ((h->good & bit) == 0)
+				h->good |= bit;	/* answering since the hold */
+		}
+		if (h->fails != 0)
+			h->fails = h->run = 0;
+		return;
+	}
+	if (way != HEALTH_ALL_WAYS && (h->held & bit) == 0) {
+		/* A scout, or a way that answers: the held ways stay held
+		 * until their probe, but the node answers (the port
+		 * verdicts). */
+		if (h->way_fails)
 			wf_set(h, way, 0);
-		if (h->fails == 0)
-			return;
-	} else if (way != HEALTH_ALL_WAYS && (h->held & bit) == 0) {
-		/* A scout: the held ways stay held until their probe, but
-		 * the node answers (the port verdicts). */
 		if ((h->good & bit) == 0) {
 			log_info("%s answers by %s; by %s it stays on hold",
 			    store_node_ident_idx(node), way_name(way, buf, 32),
@@ -190,21 +198,35 @@ proxy_health_answer(uint32_t node, unsigned way)
 		h->scouting &= (uint8_t)~bit;
 		return;
 	}
-	was_held = h->state != HEALTH_OK;
-	if (h->state != HEALTH_OK)
-		log_notice("%s answers again after %s",
-		    store_node_ident_idx(node),
-		    h->state == HEALTH_BAD_MKEY ? "refusing our M_Key" :
-		    "being silent");
-	if (h->state != HEALTH_OK)
-		proxy_verdict_silent(node, 0);	/* the port verdicts */
+	log_notice("%s answers again after %s", store_node_ident_idx(node),
+	    h->state == HEALTH_BAD_MKEY ? "refusing our M_Key" :
+	    "being silent");
+	proxy_verdict_silent(node, 0);	/* the port verdicts */
 	h->state = HEALTH_OK;
 	h->fails = 0;
 	h->probing = 0;
 	h->hold_ms = 0;
 	h->run = h->held = h->scouting = h->good = 0;
-	if (was_held)
-		h->way_fails = 0;
+	h->way_fails = 0;
+}
+
+/* A way that answered during the hold is silent: HEALTH_FAILS in a row
+ * and it is held too (the node may have died after the hold began). */
+static void
+good_silent(uint32_t node, struct health *h, unsigned way)
+{
+	uint8_t bit = way_bit(way);
+	unsigned wf = wf_get(h, way) + 1;
+	char buf[32];
+
+	wf_set(h, way, wf);
+	if (wf < HEALTH_FAILS)
+		return;
+	h->good &= (uint8_t)~bit;
+	h->held |= bit;
+	log_info("%s: %u requests in a row by %s unanswered; held by it as "
+	    "well", store_node_ident_idx(node), wf,
+	    way_name(way, buf, sizeof(buf)));
 }
 
 /* A scout was silent: its way is held too. */
@@ -214,7 +236,6 @@ scout_silent(uint32_t node, struct health *h, unsigned way)
 	uint8_t bit = way_bit(way);
 	char buf[32];
 
-	h->scouting &= (uint8_t)~bit;
 	if ((h->held & bit) == 0)
 		log_info("%s: silent by %s too; held by it as well",
 		    store_node_ident_idx(node),
@@ -227,19 +248,24 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 {
 	struct health *h = get(node);
 	uint64_t now = ev_now(), max;
-	char buf[128];
+	char buf[192], one[32];
 	int bad_mkey, lone = 0;
 	uint8_t ways;
 
 	if (h == NULL || health_hold_ms == 0)
 		return;
-	if (h->state != HEALTH_OK && token == HEALTH_SCOUT &&
-	    way != HEALTH_ALL_WAYS) {
-		scout_silent(node, h, way);
+	if (h->state != HEALTH_OK && token != HEALTH_PROBE) {
+		if (way == HEALTH_ALL_WAYS)
+			return;
+		if (token == HEALTH_SCOUT)
+			h->scouting &= (uint8_t)~way_bit(way);
+		if (h->good & way_bit(way))
+			good_silent(node, h, way);
+		else if (token == HEALTH_SCOUT)
+			scout_silent(node, h, way);
+		/* else sent before the hold: stale */
 		return;
 	}
-	if (h->state != HEALTH_OK && token != HEALTH_PROBE)
-		return;		/* sent before the hold: stale */
 	h->probing = 0;
 	if (h->state == HEALTH_OK) {
 		unsigned wf = wf_get(h, way) + 1;
@@ -270,12 +296,16 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 	} else {
 		h->hold_ms = (uint32_t)health_hold_ms;
 		h->held = ways;
+		/* Alone: the ways that answered go on, no scout needed.
+		 * Silent by every way tried: each other way scouts. */
+		h->good = lone ? (uint8_t)(h->good & ~ways) : 0;
 		if (lone)
 			log_warnx("%s: %u requests in a row by %s unanswered "
-			    "while other ways answer%s; requests by it fail at "
-			    "once for %llu s, then one probes",
+			    "while other ways answer (%s)%s; requests by it "
+			    "fail at once for %llu s, then one probes",
 			    store_node_ident_idx(node), wf_get(h, way),
-			    proxy_health_ways_name(ways, buf, sizeof(buf)),
+			    way_name(way, one, sizeof(one)),
+			    proxy_health_ways_name(h->good, buf, sizeof(buf)),
 			    bad_mkey ? ": it protects its M_Key and ours is "
 			    "not its key (fix ib.mkey-file and reload)" : "",
 			    (unsigned long long)(h->hold_ms / 1000));

@@ -14,11 +14,13 @@
  * node's ports, and a link-down on one way (a port's LID route crossing
  * it, until the SM moves the route) leaves the others working. The hold
  * covers the ways the silent requests went; HEALTH_FAILS silent requests
- * in a row by one way hold that way even if others answered in between.
- * While the hold lasts, each other way sends one request as a scout.
- * Answered, that way works for the rest of the hold; silent, it is held
- * too. So a dead node still costs HEALTH_FAILS requests and one per
- * further way, and a broken way does not stop the node's other reads.
+ * in a row by one way hold that way alone, and the ways that answered
+ * since the last hold go on. Other ways send one request each as a
+ * scout: answered, that way goes on; silent, it is held too. A way that
+ * goes on and then has HEALTH_FAILS silent requests in a row is held
+ * too (the node died after the hold began). So a dead node still costs
+ * HEALTH_FAILS requests a way, and a broken way does not stop the
+ * node's other reads.
  *
  * M_Key (IBA 14.2.4.1, PortInfo:MKeyProtectBits): with protection bits
  * 1 or 2 an SMA answers SubnGet(PortInfo) from a requester whose M_Key
@@ -78,8 +80,9 @@ int	proxy_health_allow(uint32_t node, unsigned way, int can_probe);
  * sent, shut down, an optional attribute it may drop). */
 void	proxy_health_unsent(uint32_t node, unsigned way, int token);
 /* The outcome of one request: answered (status 0 or a MAD status), or
- * silent after all retries. While a node is held only its probe's and
- * scouts' silence counts: requests sent before the hold are stale news.
+ * silent after all retries. While a node is held only the silence of
+ * its probe, its scouts and the ways that go on counts: other requests
+ * were sent before the hold, stale news.
  * way HEALTH_ALL_WAYS: the node answered (a sweep reached it). */
 void	proxy_health_answer(uint32_t node, unsigned way);
 void	proxy_health_silent(uint32_t node, unsigned way, int token);

@@ -13,6 +13,7 @@
 
 #include "proxy/health.h"
 #include "proxy/mad.h"
+#include "proxy/verdict.h"
 #include "store/store.h"
 #include "util/ev.h"
 #include "util/log.h"
@@ -249,7 +250,8 @@ test_ways(void **state)
 	proxy_health_silent(ca, lid1, 0);
 	assert_int_equal(state_of(ca), HEALTH_OK);
 	/* ... an answer by another way does not: a broken way among
-	 * working ones is held alone, and the others scout. */
+	 * working ones is held alone; the ways that answered go on, the
+	 * others scout. */
 	proxy_health_answer(ca, DR);
 	proxy_health_silent(ca, lid1, 0);
 	proxy_health_answer(ca, DR);
@@ -258,9 +260,10 @@ test_ways(void **state)
 	assert_int_equal(state_of(ca), HEALTH_SILENT);
 	proxy_health_get(ca, &hi);
 	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1));
-	assert_int_equal(hi.good, 0);
+	assert_int_equal(hi.good, HEALTH_WAY_BIT(DR));
 	assert_int_equal(proxy_health_allow(ca, lid1, 1), 0);
-	assert_int_equal(proxy_health_allow(ca, DR, 1), HEALTH_SCOUT);
+	assert_int_equal(proxy_health_allow(ca, DR, 0), 1);
+	assert_int_equal(proxy_health_allow(ca, dr2, 1), HEALTH_SCOUT);
 	/* Its answered probe ends it, and every way starts afresh. */
 	now_ms = hi.until;
 	assert_int_equal(proxy_health_allow(ca, lid1, 1), HEALTH_PROBE);
@@ -269,6 +272,71 @@ test_ways(void **state)
 	proxy_health_silent(ca, lid1, 0);
 	proxy_health_silent(ca, lid1, 0);
 	assert_int_equal(state_of(ca), HEALTH_OK);
+}
+
+/* A way that goes on during a hold and then falls silent is held too:
+ * the node died after a link on another way went down. Until then its
+ * held way's silent probe does not rate it unresponsive. */
+static void
+test_way_dies(void **state)
+{
+	const unsigned lid1 = HEALTH_WAY(1, 1), lid2 = HEALTH_WAY(1, 2);
+	struct proxy_health_info hi;
+	struct proxy_verdict_conf c;
+	struct proxy_verdict_info vi;
+
+	proxy_verdict_defaults(&c);
+	assert_int_equal(proxy_verdict_init(&c), 0);
+	for (int i = 0; i < HEALTH_FAILS; i++) {
+		proxy_health_answer(ca, DR);
+		proxy_health_silent(ca, lid1, 0);
+	}
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.state, HEALTH_SILENT);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1));
+	assert_int_equal(hi.good, HEALTH_WAY_BIT(DR));
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), HEALTH_PROBE);
+	proxy_health_silent(ca, lid1, HEALTH_PROBE);
+	proxy_verdict_get(0x100, 0, &vi);
+	assert_int_equal(vi.verdict, VERDICT_HEALTHY);
+	/* An answer between silences restarts the way's count. */
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_answer(ca, DR);
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_silent(ca, DR, 0);
+	assert_int_equal(proxy_health_allow(ca, DR, 0), 1);
+	/* The third in a row holds it. */
+	proxy_health_silent(ca, DR, 0);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1) | HEALTH_WAY_BIT(DR));
+	assert_int_equal(hi.good, 0);
+	assert_int_equal(proxy_health_allow(ca, DR, 1), 0);
+	/* Silent by every way that went on: the next silent probe rates
+	 * the node unresponsive. */
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, DR, 1), HEALTH_PROBE);
+	proxy_health_silent(ca, DR, HEALTH_PROBE);
+	proxy_verdict_get(0x100, 0, &vi);
+	assert_int_equal(vi.verdict, VERDICT_UNHEALTHY);
+	assert_int_equal(vi.rule, VR_UNRESPONSIVE);
+	/* A sweep that reaches it ends the hold. */
+	proxy_health_answer(ca, HEALTH_ALL_WAYS);
+	assert_int_equal(state_of(ca), HEALTH_OK);
+
+	/* A scout whose way a request sent before the hold answered: the
+	 * scout's silence counts as that way's first, it is not held. */
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(ca, DR, 0);
+	assert_int_equal(proxy_health_allow(ca, lid2, 1), HEALTH_SCOUT);
+	proxy_health_answer(ca, lid2);
+	proxy_health_silent(ca, lid2, HEALTH_SCOUT);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(DR));
+	assert_int_equal(hi.good, HEALTH_WAY_BIT(lid2));
+	assert_int_equal(proxy_health_allow(ca, lid2, 0), 1);
+	proxy_verdict_finalise();
 }
 
 static void
@@ -390,6 +458,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mkey_verdict, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_way_dies, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,8 +48,8 @@ struct rr_req {
 	enum rr_kind	 kind;
 	uint64_t	 guid;		/* the node asked */
 	uint8_t		 port;
-	uint8_t		 moved;
-	uint8_t		 watch;		/* the watch's: it tries again */		/*   sent again by a new route */
+	uint8_t		 moved;		/* sent again by a new route */
+	uint8_t		 watch;		/* the watch's: it tries again */
 	uint64_t	 port_guid;	/* RR_FILL of a CA port */
 	uint64_t	 from_guid;	/* RR_NODEINFO, RR_FILL: the switch */
 	uint8_t		 from_port;	/*   and port it went out of */
@@ -531,6 +531,38 @@ same_reading(const struct store_port *a, const struct store_port *b)
 	    a->lmc == b->lmc;
 }
 
+/* Port p of n reads its link up (pt) where the stream has a CA's end
+ * of it down. Trap 65 posts the CA's link down at once
+ * (proxy/portread.c) and the SM may send it late: opensm sweeps after
+ * the flaps of a storm it stopped reporting ("Ignoring noisy traps"),
+ * and a link that trained again meanwhile stays Init with no trap
+ * after. Nothing but a reading then tells that the link is back (IF-MIB
+ * wants linkUp for Down -> dormant). The CA's own reading posts it; a
+ * switch's end reads who is behind it, as when the link comes up, and
+ * got_fill posts the CA's end from its own PortInfo. */
+static void
+stale_ca_down(struct store_node *n, uint8_t p, struct store_port *pt)
+{
+	const struct store_node *peer;
+
+	if (n->type != STORE_NODE_SWITCH) {
+		if (store_event_link_state(n->guid, p) == STORE_EV_LINK_DOWN)
+			post_link(n, p, pt->state);
+		return;
+	}
+	peer = pt->remote_guid ? store_node_by_guid(pt->remote_guid) : NULL;
+	if (peer == NULL || peer->type == STORE_NODE_SWITCH ||
+	    pt->remote_port < 1 || pt->remote_port > peer->num_ports ||
+	    store_event_link_state(peer->guid, pt->remote_port) !=
+	    STORE_EV_LINK_DOWN)
+		return;
+	for (const struct rr_req *r = rr_live; r != NULL; r = r->next)
+		if ((r->kind == RR_NODEINFO || r->kind == RR_FILL) &&
+		    r->from_guid == n->guid && r->from_port == p)
+			return;		/* already asked who is behind */
+	link_up_at(n, p, pt);
+}
+
 static void
 port_reading(struct store_node *n, uint8_t p, const uint8_t *data)
 {
@@ -554,15 +586,17 @@ port_reading(struct store_node *n, uint8_t p, const uint8_t *data)
 	    old.phys_state != pt.phys_state);
 	if (was == now || n->type != STORE_NODE_SWITCH) {
 		/* A CA port's link is followed from its switch's end. */
-		if (same_reading(&old, &pt))
-			return;
-		if (old.state == 4 && pt.state == 4 && (old.width != pt.width
-		    || old.speed != pt.speed))
-			post_port_changed(n, &old, &pt);
-		store_node_port_set(n, p, &pt);
-		cache_flush(n->idx);
-		(void)store_node_save(n);
-		changed();
+		if (!same_reading(&old, &pt)) {
+			if (old.state == 4 && pt.state == 4 &&
+			    (old.width != pt.width || old.speed != pt.speed))
+				post_port_changed(n, &old, &pt);
+			store_node_port_set(n, p, &pt);
+			cache_flush(n->idx);
+			(void)store_node_save(n);
+			changed();
+		}
+		if (now)
+			stale_ca_down(n, p, &pt);
 		return;
 	}
 	/* As trap 128's own port read posts it (the first reading of

@@ -3,7 +3,8 @@
  * sent again by the new one (twice at most), with no sweep asked for.
  * The race behind it (a Report reroutes the node between the two) came
  * up 5 times in 75 runs of tests/integration/reread.py under ASan; here
- * it is driven step by step.
+ * it is driven step by step. And a link an HCA's late trap 65 left
+ * down in the event stream, though it reads up, is put right.
  *
  * proxy/reread.c is included, so its requests can be looked at; the
  * MAD engine, the sweep and the health module are stubbed, the store is
@@ -24,6 +25,9 @@
 
 #define SW_GUID		0x0002c90300aa0103ULL
 #define SW_PORTS	36
+#define CA_GUID		0x0002c90300bb0800ULL
+#define CA_PORT		2		/* linked to switch port 11 */
+#define CA_AT		11
 
 static char dbpath[64];
 static uint64_t now_ms = 1000;
@@ -85,10 +89,46 @@ portinfo(uint8_t *d, unsigned state, unsigned phys)
 	mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
 }
 
-/* A reachable switch by route 0,1,7, every port Active. */
+/* A dual-port HCA, port 1 uncabled, port 2 Active at switch port 11
+ * by route 0,1,7,11. */
+static void
+sweep_ca(void)
+{
+	struct store_node n;
+	struct store_port p[3];
+
+	memset(&n, 0, sizeof(n));
+	memset(p, 0, sizeof(p));
+	n.guid = CA_GUID;
+	n.type = STORE_NODE_CA;
+	n.num_ports = 2;
+	n.lid = 116;
+	n.reachable = 1;
+	snprintf(n.desc, sizeof(n.desc), "node08 HCA-1");
+	store_path_parse("0,1,7,11", &n.route);
+	for (int i = 0; i <= 2; i++) {
+		p[i].num = (uint8_t)i;
+		p[i].valid = 1;
+		p[i].state = 1;
+		p[i].phys_state = 2;
+		p[i].route.hop[0] = 0xff;
+	}
+	p[CA_PORT].state = 4;
+	p[CA_PORT].phys_state = 5;
+	p[CA_PORT].lid = 116;
+	p[CA_PORT].guid = CA_GUID + CA_PORT;
+	p[CA_PORT].remote_guid = SW_GUID;
+	p[CA_PORT].remote_port = CA_AT;
+	p[CA_PORT].route = n.route;
+	store_sweep_node(&n, p);
+}
+
+/* A reachable switch by route 0,1,7, every port Active; the HCA
+ * behind port 11. */
 static int
 setup(void **state)
 {
+	struct store_event_conf ec = { 100, 30000, 4, 60000, 3000, 0 };
 	struct store_node n;
 	struct store_port p[SW_PORTS + 1];
 	unsigned nodes, lost;
@@ -117,10 +157,14 @@ setup(void **state)
 		p[i].phys_state = 5;
 		p[i].route.hop[0] = 0xff;
 	}
+	p[CA_AT].remote_guid = CA_GUID;
+	p[CA_AT].remote_port = CA_PORT;
 	store_sweep_begin();
 	store_sweep_node(&n, p);
+	sweep_ca();
 	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
 	assert_non_null(store_node_by_guid(SW_GUID));
+	assert_int_equal(store_event_init(&ec), 0);
 	nsub = nsweeps = 0;
 	sweep_why = NULL;
 	proxy_reread_init();
@@ -137,6 +181,7 @@ teardown(void **state)
 	/* Those in flight end with their (cancelled) answer. */
 	while (rr_live != NULL)
 		rr_cb(rr_live, -ECANCELED, NULL, 0);
+	store_event_finalise();
 	store_finalise();
 	ev_finalise();
 	unlink(dbpath);
@@ -304,6 +349,104 @@ test_unreachable_dropped(void **state)
 	assert_int_equal(watched(), 0);
 }
 
+/* What trap 65 posts for the HCA's port (proxy/portread.c). */
+static void
+trap65_posted(void)
+{
+	struct store_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = STORE_EV_LINK_DOWN;
+	ev.source = STORE_SRC_SM;
+	ev.node_guid = CA_GUID;
+	ev.port = CA_PORT;
+	ev.data[0] = 1;
+	assert_int_equal(store_event_post(&ev), 1);
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
+	    STORE_EV_LINK_DOWN);
+}
+
+static void
+answer_nodeinfo(int i)
+{
+	uint8_t mad[256] = { 0 }, *d = mad + SMP_DATA_OFFS;
+
+	assert_int_equal(sub[i].attr, SMP_ATTR_NODE_INFO);
+	mad_set_field(d, 0, IB_NODE_BASE_VERS_F, 1);
+	mad_set_field(d, 0, IB_NODE_TYPE_F, 1);		/* CA */
+	mad_set_field(d, 0, IB_NODE_NPORTS_F, 2);
+	mad_set_field64(d, 0, IB_NODE_GUID_F, CA_GUID);
+	mad_set_field64(d, 0, IB_NODE_PORT_GUID_F, CA_GUID + CA_PORT);
+	mad_set_field(d, 0, IB_NODE_LOCAL_PORT_F, CA_PORT);
+	sub[i].cb(sub[i].arg, 0, mad, sizeof(mad));
+}
+
+/* Trap 65 came late, after a flap storm: the link trained again and
+ * stays Init (the SM stopped sweeping for it). The switch's end reads
+ * the link up as the inventory has it; who is behind it is read, and
+ * the HCA's end goes back up in the stream from its own PortInfo
+ * (converge.py, seed 1 step 3: the last notification stayed linkDown). */
+static void
+test_late_trap65_switch_end(void **state)
+{
+	uint8_t d[SMP_DATA_SIZE], mad[256] = { 0 };
+
+	(void)state;
+	trap65_posted();
+	portinfo(d, 2, 5);		/* Init, LinkUp */
+	proxy_reread_port(SW_GUID, CA_AT, d);
+	assert_int_equal(nsub, 1);
+	assert_path(0, "0,1,7,11");
+	answer_nodeinfo(0);
+	assert_int_equal(nsub, 2);
+	assert_int_equal(sub[1].attr, SMP_ATTR_PORT_INFO);
+	assert_int_equal(sub[1].mod, CA_PORT);
+	assert_path(1, "0,1,7,11");
+	/* Read again meanwhile: one question about it at a time. */
+	proxy_reread_port(SW_GUID, CA_AT, d);
+	assert_int_equal(nsub, 2);
+	portinfo(mad + SMP_DATA_OFFS, 2, 5);
+	sub[1].cb(sub[1].arg, 0, mad, sizeof(mad));
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
+	    STORE_EV_LINK_UP);
+	assert_int_equal(store_node_by_guid(CA_GUID)->ports[CA_PORT].state, 2);
+	assert_int_equal(nsweeps, 0);
+	assert_null(rr_live);
+	/* Up in the stream: a reading alike asks nothing more. */
+	proxy_reread_port(SW_GUID, CA_AT, d);
+	assert_int_equal(nsub, 2);
+}
+
+/* The HCA's own reading (the watch's, of an Init port) says the same. */
+static void
+test_late_trap65_ca_end(void **state)
+{
+	uint8_t d[SMP_DATA_SIZE];
+
+	(void)state;
+	trap65_posted();
+	portinfo(d, 2, 5);
+	proxy_reread_port(CA_GUID, CA_PORT, d);
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
+	    STORE_EV_LINK_UP);
+	assert_int_equal(nsub, 0);
+	assert_int_equal(nsweeps, 0);
+}
+
+/* A switch's end read up, the HCA's end up in the stream (or never
+ * posted): nothing to ask. */
+static void
+test_ca_up_nothing_asked(void **state)
+{
+	uint8_t d[SMP_DATA_SIZE];
+
+	(void)state;
+	portinfo(d, 4, 5);
+	proxy_reread_port(SW_GUID, CA_AT, d);
+	assert_int_equal(nsub, 0);
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT), 0);
+}
+
 int
 main(void)
 {
@@ -319,6 +462,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unrouted_dropped, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable_dropped,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_trap65_switch_end,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_trap65_ca_end,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ca_up_nothing_asked,
 		    setup, teardown),
 	};
 

@@ -78,6 +78,23 @@ diff_port(const struct store_node *old, const struct store_port *o,
 	return r;
 }
 
+/* Port p of CA (or router) old, which a sweep with no SMP failed did
+ * not reach: it has no link, since the walk reads a CA port as it
+ * arrives through it from the switch at the other end. Nothing else
+ * says so when the stream has its link up (a trap 64 the SM sent late,
+ * for a port down since): a port with no link cannot be read. */
+static int
+diff_unreached(const struct store_node *old, int p, uint64_t started)
+{
+	if (old->type == STORE_NODE_SWITCH ||
+	    store_event_link_state(old->guid, (uint8_t)p) != STORE_EV_LINK_UP)
+		return 0;
+	if (store_event_link_since(old->guid, (uint8_t)p, started))
+		return DIFF_AGAIN;	/* it may have come up since */
+	post_state(STORE_EV_LINK_DOWN, old, p, old->ports[p].lid, NULL, 1);
+	return 0;
+}
+
 static uint64_t
 master_of(const struct store_sm *sms, size_t n)
 {
@@ -117,6 +134,9 @@ proxy_diff_sweep(const struct proxy_sweep_view *v)
 		    p++) {
 			int r = diff_port(old, &old->ports[p], &dn->ports[p],
 			    v->started);
+
+			if (!dn->ports[p].valid && v->complete)
+				r |= diff_unreached(old, p, v->started);
 
 			/* Init or Armed, or gone Down: read until it holds
 			 * (the SM's activation raises no trap). */

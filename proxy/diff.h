@@ -23,8 +23,8 @@ struct proxy_dnode {
 };
 
 /* A finished sweep: its nodes in the order met (the first is the
- * gateway's own, route "0"), by node GUID too, its SMInfo answers, and
- * when it started (ev_now()). */
+ * gateway's own, route "0"), by node GUID too, its SMInfo answers,
+ * when it started (ev_now()), and whether every SMP was answered. */
 struct proxy_sweep_view {
 	struct proxy_dnode *const	*nodes;
 	size_t				 n;
@@ -32,6 +32,7 @@ struct proxy_sweep_view {
 	const struct store_sm		*sms;
 	size_t				 nsms;
 	uint64_t			 started;
+	int				 complete;	/* no SMP failed */
 };
 
 /* Posts what changed. Returns 1 when the SM reported a link during the

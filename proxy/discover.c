@@ -539,7 +539,7 @@ static void
 finish_sweep(void)
 {
 	const struct proxy_sweep_view view = { disc_list, disc_n, &disc_nodes,
-	    disc_sms, disc_nsms, disc_started };
+	    disc_sms, disc_nsms, disc_started, disc_errors == 0 };
 	unsigned nodes, lost;
 
 	/* Our own port went down under the sweep: what it did not reach

@@ -107,7 +107,9 @@ hm_init(void)
 {
 	const char *s = getenv("SHIM_HOSTILE_SEED");
 
-	hm_budget = strtoull(getenv("SHIM_HOSTILE"), NULL, 0);
+	/* 0 with $SHIM_NOTICE_FILE alone (fault_shim.c). */
+	hm_budget = getenv("SHIM_HOSTILE") ?
+	    strtoull(getenv("SHIM_HOSTILE"), NULL, 0) : 0;
 	hm_rate = getenv("SHIM_HOSTILE_RATE") ?
 	    strtoull(getenv("SHIM_HOSTILE_RATE"), NULL, 0) : 2000;
 	hm_state = s ? (unsigned)strtoul(s, NULL, 0) : 1;

@@ -537,24 +537,27 @@ same_reading(const struct store_port *a, const struct store_port *b)
  * the flaps of a storm it stopped reporting ("Ignoring noisy traps"),
  * and a link that trained again meanwhile stays Init with no trap
  * after. Nothing but a reading then tells that the link is back (IF-MIB
- * wants linkUp for Down -> dormant). The CA's own reading posts it; a
- * switch's end reads who is behind it, as when the link comes up, and
- * got_fill posts the CA's end from its own PortInfo. */
+ * wants linkUp for Down -> dormant). A switch's end reads who is behind
+ * it, as when the link comes up, and got_fill posts the CA's end from
+ * its own PortInfo, read after the event. The CA's own reading may be
+ * older than the event: its switch's end is read now, and goes on so. */
 static void
 stale_ca_down(struct store_node *n, uint8_t p, struct store_port *pt)
 {
-	const struct store_node *peer;
+	const struct store_node *peer = pt->remote_guid ?
+	    store_node_by_guid(pt->remote_guid) : NULL;
+	uint8_t rp = pt->remote_port;
 
 	if (n->type != STORE_NODE_SWITCH) {
-		if (store_event_link_state(n->guid, p) == STORE_EV_LINK_DOWN)
-			post_link(n, p, pt->state);
+		if (peer != NULL && peer->type == STORE_NODE_SWITCH &&
+		    peer->reachable && rp >= 1 && rp <= peer->num_ports &&
+		    store_event_link_state(n->guid, p) == STORE_EV_LINK_DOWN)
+			check_now(peer, rp, 0);
 		return;
 	}
-	peer = pt->remote_guid ? store_node_by_guid(pt->remote_guid) : NULL;
-	if (peer == NULL || peer->type == STORE_NODE_SWITCH ||
-	    pt->remote_port < 1 || pt->remote_port > peer->num_ports ||
-	    store_event_link_state(peer->guid, pt->remote_port) !=
-	    STORE_EV_LINK_DOWN)
+	if (peer == NULL || peer->type == STORE_NODE_SWITCH || rp < 1 ||
+	    rp > peer->num_ports ||
+	    store_event_link_state(peer->guid, rp) != STORE_EV_LINK_DOWN)
 		return;
 	for (const struct rr_req *r = rr_live; r != NULL; r = r->next)
 		if ((r->kind == RR_NODEINFO || r->kind == RR_FILL) &&

@@ -417,20 +417,57 @@ test_late_trap65_switch_end(void **state)
 	assert_int_equal(nsub, 2);
 }
 
-/* The HCA's own reading (the watch's, of an Init port) says the same. */
+/* The HCA's own reading (the watch's, of an Init port) may be older
+ * than the trap: the switch's end is read now, and that goes on as
+ * above. */
 static void
 test_late_trap65_ca_end(void **state)
 {
-	uint8_t d[SMP_DATA_SIZE];
+	uint8_t d[SMP_DATA_SIZE], mad[256] = { 0 };
 
 	(void)state;
 	trap65_posted();
 	portinfo(d, 2, 5);
 	proxy_reread_port(CA_GUID, CA_PORT, d);
+	assert_int_equal(nsub, 1);
+	assert_int_equal(sub[0].attr, SMP_ATTR_PORT_INFO);
+	assert_int_equal(sub[0].mod, CA_AT);
+	assert_path(0, "0,1,7");
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
+	    STORE_EV_LINK_DOWN);
+	portinfo(mad + SMP_DATA_OFFS, 2, 5);
+	sub[0].cb(sub[0].arg, 0, mad, sizeof(mad));
+	assert_int_equal(nsub, 2);
+	answer_nodeinfo(1);
+	assert_int_equal(nsub, 3);
+	assert_int_equal(sub[2].mod, CA_PORT);
+	sub[2].cb(sub[2].arg, 0, mad, sizeof(mad));
 	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
 	    STORE_EV_LINK_UP);
-	assert_int_equal(nsub, 0);
 	assert_int_equal(nsweeps, 0);
+	assert_null(rr_live);
+}
+
+/* The switch's end reads the link down after all (the trap was right,
+ * the HCA's reading old): it goes down there too, and nothing more is
+ * asked of the HCA. */
+static void
+test_late_trap65_right_after_all(void **state)
+{
+	uint8_t d[SMP_DATA_SIZE], mad[256] = { 0 };
+
+	(void)state;
+	trap65_posted();
+	portinfo(d, 4, 5);
+	proxy_reread_port(CA_GUID, CA_PORT, d);
+	assert_int_equal(nsub, 1);
+	portinfo(mad + SMP_DATA_OFFS, 1, 2);	/* Down, Polling */
+	sub[0].cb(sub[0].arg, 0, mad, sizeof(mad));
+	assert_int_equal(nsub, 1);
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
+	    STORE_EV_LINK_DOWN);
+	assert_int_equal(store_event_link_state(SW_GUID, CA_AT),
+	    STORE_EV_LINK_DOWN);
 }
 
 /* A switch's end read up, the HCA's end up in the stream (or never
@@ -467,6 +504,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_trap65_ca_end,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_late_trap65_right_after_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ca_up_nothing_asked,
 		    setup, teardown),
 	};

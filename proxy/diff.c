@@ -53,7 +53,7 @@ diff_port(const struct store_node *old, const struct store_port *o,
 
 	r = o->valid && (o->state != p->state || o->phys_state !=
 	    p->phys_state) ? DIFF_MOVED : 0;
-	if (!o->valid || !p->valid || o->state == 0 || p->state == 0)
+	if (!p->valid || p->state == 0)
 		return r;
 	now = p->state == 1 ? STORE_EV_LINK_DOWN : STORE_EV_LINK_UP;
 	/* Where the event stream has the link (0: never reported): the
@@ -63,6 +63,13 @@ diff_port(const struct store_node *old, const struct store_port *o,
 	if (stream != now && store_event_link_since(old->guid, p->num,
 	    started))
 		return r | DIFF_AGAIN;	/* the reading may be the older */
+	if (!o->valid || o->state == 0) {
+		/* Not read by the last sweep (a CA port with no link
+		 * then, diff_unreached): the stream is put right. */
+		if (stream != 0 && stream != now)
+			post_state(now, old, p->num, p->lid, NULL, p->state);
+		return r;
+	}
 	if (stream != now && ((p->state == 1) != (o->state == 1) ||
 	    stream != 0)) {
 		post_state(now, old, p->num, p->lid, NULL, p->state);
@@ -86,12 +93,21 @@ diff_port(const struct store_node *old, const struct store_port *o,
 static int
 diff_unreached(const struct store_node *old, int p, uint64_t started)
 {
+	const struct store_port *o = &old->ports[p];
+
 	if (old->type == STORE_NODE_SWITCH ||
 	    store_event_link_state(old->guid, (uint8_t)p) != STORE_EV_LINK_UP)
 		return 0;
-	if (store_event_link_since(old->guid, (uint8_t)p, started))
-		return DIFF_AGAIN;	/* it may have come up since */
-	post_state(STORE_EV_LINK_DOWN, old, p, old->ports[p].lid, NULL, 1);
+	/* It may have come up since the walk passed: a link event of its
+	 * own or of its switch's end since the sweep began, or a reading
+	 * of it up (proxy/reread.c) that posted none, the stream being up
+	 * already. */
+	if (store_event_link_since(old->guid, (uint8_t)p, started) ||
+	    (o->remote_guid != 0 && store_event_link_since(o->remote_guid,
+	    o->remote_port, started)) || (o->valid && o->state >= 2 &&
+	    o->phys_state == 5))
+		return DIFF_AGAIN;
+	post_state(STORE_EV_LINK_DOWN, old, p, o->lid, NULL, 1);
 	return 0;
 }
 
@@ -148,8 +164,13 @@ proxy_diff_sweep(const struct proxy_sweep_view *v)
 	for (size_t i = 0; i < count; i++) {
 		const struct store_node *n = store_node_at((uint32_t)i);
 
-		if (n->reachable && htab_get_u64(v->by_guid, n->guid) == NULL)
+		if (htab_get_u64(v->by_guid, n->guid) != NULL)
+			continue;
+		if (n->reachable)
 			post(STORE_EV_NODE_GONE, n, 0, n->lid, NULL);
+		/* Not reached at all: none of its links is up. */
+		for (int p = 1; v->complete && p <= n->num_ports; p++)
+			again |= diff_unreached(n, p, v->started);
 	}
 	if (count == 0)
 		return again != 0;

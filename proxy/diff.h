@@ -24,7 +24,8 @@ struct proxy_dnode {
 
 /* A finished sweep: its nodes in the order met (the first is the
  * gateway's own, route "0"), by node GUID too, its SMInfo answers,
- * when it started (ev_now()), and whether every SMP was answered. */
+ * when it started (ev_now()), and whether the walk went everywhere:
+ * every NodeInfo and PortInfo answered, every link followed. */
 struct proxy_sweep_view {
 	struct proxy_dnode *const	*nodes;
 	size_t				 n;
@@ -32,7 +33,8 @@ struct proxy_sweep_view {
 	const struct store_sm		*sms;
 	size_t				 nsms;
 	uint64_t			 started;
-	int				 complete;	/* no SMP failed */
+	int				 complete;	/* the walk went
+							 * everywhere */
 };
 
 /* Posts what changed. Returns 1 when the SM reported a link during the

@@ -64,6 +64,7 @@ static uint64_t			 disc_started;
 static struct ev_timer		 disc_timer;
 static struct proxy_sweep_stats	 disc_st;
 static unsigned			 disc_links, disc_errors;
+static unsigned			 disc_gaps;	/* see walk_gap() */
 static uint64_t			 disc_smps;
 static void			(*disc_done_fn)(void *);
 static void			*disc_done_arg;
@@ -73,6 +74,17 @@ static struct store_sm		*disc_sms;	/* SMInfo answers */
 static size_t			 disc_nsms, disc_smcap;
 
 static void dreq_cb(void *arg, int status, const uint8_t *mad, size_t len);
+
+/* A read that steers the walk (NodeInfo, PortInfo) did not happen:
+ * what lies behind it was not reached, and the sweep is no word on what
+ * it did not reach (proxy_sweep_view.complete). SMInfo, NodeDescription
+ * and SwitchInfo steer nothing. */
+static void
+walk_gap(uint16_t attr)
+{
+	if (attr == SMP_ATTR_NODE_INFO || attr == SMP_ATTR_PORT_INFO)
+		disc_gaps++;
+}
 
 static uint64_t
 path_key(const struct store_path *p)
@@ -90,6 +102,7 @@ send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
 
 	if (r == NULL) {
 		log_warn("discover");
+		walk_gap(attr);
 		return -1;
 	}
 	*r = *proto;
@@ -112,6 +125,7 @@ send_smp(uint16_t attr, uint32_t mod, const struct store_path *path,
 	disc_outstanding++;
 	if (proxy_mad_submit(&a, dreq_cb, r) == -1) {
 		disc_outstanding--;
+		walk_gap(attr);
 		free(r);
 		disc_errors++;
 		return -1;
@@ -224,8 +238,10 @@ got_nodeinfo(struct dreq *r, const uint8_t *data)
 			    old->num_ports);
 			return -1;
 		}
-		if ((dn = dnode_add(&ni, &r->path)) == NULL)
+		if ((dn = dnode_add(&ni, &r->path)) == NULL) {
+			disc_gaps++;
 			return 0;
+		}
 		is_new = 1;
 	} else if (dn->n.num_ports != ni.num_ports) {
 		log_warnx("discover: node 0x%016llx reports %u ports, "
@@ -388,8 +404,10 @@ got_portinfo(struct dreq *r, const uint8_t *data)
 	 * through it would say the same again. */
 	if (pt->remote_guid != 0)
 		return 0;
-	if (r->path.cnt + 1 >= STORE_PATH_MAX)
+	if (r->path.cnt + 1 >= STORE_PATH_MAX) {
+		disc_gaps++;	/* a link the walk cannot follow */
 		return 0;
+	}
 	next = r->path;
 	next.hop[++next.cnt] = r->port;
 	probe(&next, dn->n.guid, r->port);
@@ -539,7 +557,7 @@ static void
 finish_sweep(void)
 {
 	const struct proxy_sweep_view view = { disc_list, disc_n, &disc_nodes,
-	    disc_sms, disc_nsms, disc_started, disc_errors == 0 };
+	    disc_sms, disc_nsms, disc_started, disc_gaps == 0 };
 	unsigned nodes, lost;
 
 	/* Our own port went down under the sweep: what it did not reach
@@ -665,8 +683,10 @@ dreq_cb(void *arg, int status, const uint8_t *mad, size_t len)
 		/* An answer that does not make sense was most likely
 		 * garbled: ask again, a few times, before the sweep goes
 		 * on without that node or port. */
-		if (rc == -1 && ++r->garbled > DISC_GARBLED_RETRIES)
+		if (rc == -1 && ++r->garbled > DISC_GARBLED_RETRIES) {
 			disc_errors++;
+			walk_gap(r->attr);
+		}
 		else if (rc == -1)	/* counts its own failure */
 			(void)send_smp(r->attr, r->mod, &r->path, r->key, r);
 	} else if (status != -ECANCELED) {
@@ -675,6 +695,7 @@ dreq_cb(void *arg, int status, const uint8_t *mad, size_t len)
 		log_debug("discover: attribute 0x%04x at route %s: %s",
 		    r->attr, p, strerror(-status));
 		disc_errors++;
+		walk_gap(r->attr);
 	}
 	free(r);
 	if (--disc_outstanding == 0 && disc_running && status != -ECANCELED)
@@ -703,7 +724,7 @@ start(const char *cause, int light)
 	 * runs must not change how that one ends (finish_sweep). */
 	disc_light = light;
 	disc_want = 0;
-	disc_links = disc_errors = 0;
+	disc_links = disc_errors = disc_gaps = 0;
 	disc_smps = 0;
 	disc_descs = 0;
 	disc_started = ev_now();

@@ -4,9 +4,11 @@
  * at the other end, so a sweep with no SMP failed that did not reach a
  * port found it with no link. When the event stream has that link up (a
  * trap 64 the SM sent late, after the cable was pulled), the sweep posts
- * it down; nothing else could, the port being unreadable. A sweep with
- * failures says nothing of what it did not reach, and a link the stream
- * moved while the sweep ran is for another sweep.
+ * it down; nothing else could, the port being unreadable. So too for a
+ * host the sweep did not reach at all. A sweep with gaps says nothing of
+ * what it did not reach; a link the stream moved while the sweep ran,
+ * or that a reading found up meanwhile, is for another sweep; and a
+ * sweep that reaches the port again puts the stream right.
  *
  * The store and the event stream are the real ones; the clock is
  * ev_set_clock()'s. */
@@ -115,9 +117,28 @@ trap64_posted(void)
 	assert_int_equal(store_event_post(&ev), 1);
 }
 
-/* A sweep that met node07 through port 1 only; started at started. */
+/* The inventory's node07 as a sweep with port 2 unreached left it. */
+static void
+store_unreached(void)
+{
+	struct store_node n;
+	struct store_port p[3];
+	unsigned nodes, lost;
+
+	ca_ports(&n, p);
+	memset(&p[2], 0, sizeof(p[2]));
+	p[2].num = 2;
+	p[2].route.hop[0] = 0xff;
+	store_sweep_begin();
+	store_sweep_node(&n, p);
+	assert_int_equal(store_sweep_end(&nodes, &lost), 0);
+}
+
+/* A sweep that met node07 through port 1 only (reach 1), through both
+ * ports, port 2 Active (reach 2), or not at all (reach 0); started at
+ * started. */
 static int
-sweep(int complete, uint64_t started)
+sweep_reach(int reach, int complete, uint64_t started)
 {
 	static struct proxy_dnode dn;
 	static struct store_port p[3];
@@ -127,23 +148,35 @@ sweep(int complete, uint64_t started)
 	int r;
 
 	ca_ports(&dn.n, p);
-	memset(&p[2], 0, sizeof(p[2]));		/* not reached */
-	p[2].num = 2;
-	p[2].route.hop[0] = 0xff;
+	if (reach == 2) {
+		p[2].state = 4;
+		p[2].phys_state = 5;
+	} else {
+		memset(&p[2], 0, sizeof(p[2]));	/* not reached */
+		p[2].num = 2;
+		p[2].route.hop[0] = 0xff;
+	}
 	dn.ports = p;
 	dn.entry_port = 1;
 	dn.desc_ok = 1;
 	htab_init(&by_guid);
-	assert_int_equal(htab_put_u64(&by_guid, CA_GUID, &dn), 0);
+	if (reach > 0)
+		assert_int_equal(htab_put_u64(&by_guid, CA_GUID, &dn), 0);
 	memset(&v, 0, sizeof(v));
 	v.nodes = list;
-	v.n = 1;
+	v.n = reach > 0;
 	v.by_guid = &by_guid;
 	v.started = started;
 	v.complete = complete;
 	r = proxy_diff_sweep(&v);
 	htab_free(&by_guid);
 	return r;
+}
+
+static int
+sweep(int complete, uint64_t started)
+{
+	return sweep_reach(1, complete, started);
 }
 
 static void
@@ -200,6 +233,55 @@ test_never_reported(void **state)
 	assert_int_equal(st.posted, 0);
 }
 
+/* node07 not reached at all (both cables pulled, one trap 64 late). */
+static void
+test_host_unreached(void **state)
+{
+	(void)state;
+	trap64_posted();
+	now_ms += 2500;
+	assert_int_equal(sweep_reach(0, 1, now_ms - 20), 0);
+	assert_int_equal(store_event_link_state(CA_GUID, 2),
+	    STORE_EV_LINK_DOWN);
+}
+
+/* A reading (proxy/reread.c) has port 2 up in the inventory, and the
+ * stream up already: it came up after the walk passed. */
+static void
+test_read_up_meanwhile(void **state)
+{
+	struct store_node *n;
+
+	(void)state;
+	trap64_posted();
+	n = store_node_by_guid(CA_GUID);
+	n->ports[2].state = 4;
+	n->ports[2].phys_state = 5;
+	now_ms += 2500;
+	assert_int_equal(sweep(1, now_ms - 20), 1);
+	assert_int_equal(store_event_link_state(CA_GUID, 2),
+	    STORE_EV_LINK_UP);
+}
+
+/* The sweep after reaches port 2 Active where the one before did not:
+ * the stream goes up again, though the inventory has no reading of the
+ * port to compare with. */
+static void
+test_reached_again(void **state)
+{
+	(void)state;
+	trap64_posted();
+	now_ms += 2500;
+	assert_int_equal(sweep(1, now_ms - 20), 0);
+	store_unreached();
+	assert_int_equal(store_event_link_state(CA_GUID, 2),
+	    STORE_EV_LINK_DOWN);
+	now_ms += 5000;
+	assert_int_equal(sweep_reach(2, 1, now_ms - 20), 0);
+	assert_int_equal(store_event_link_state(CA_GUID, 2),
+	    STORE_EV_LINK_UP);
+}
+
 int
 main(void)
 {
@@ -211,6 +293,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_moved_during_sweep,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_never_reported,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_unreached,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_up_meanwhile,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reached_again,
 		    setup, teardown),
 	};
 

@@ -548,6 +548,10 @@ stale_ca_down(struct store_node *n, uint8_t p, struct store_port *pt)
 	    store_node_by_guid(pt->remote_guid) : NULL;
 	uint8_t rp = pt->remote_port;
 
+	/* A standby's link states are as it left them: its posts are
+	 * dropped, and reads for them would go on for ever. */
+	if (store_event_is_replica())
+		return;
 	if (n->type != STORE_NODE_SWITCH) {
 		if (peer != NULL && peer->type == STORE_NODE_SWITCH &&
 		    peer->reachable && rp >= 1 && rp <= peer->num_ports &&

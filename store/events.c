@@ -492,6 +492,12 @@ store_event_set_replica(int on)
 	ev_replica = on;
 }
 
+int
+store_event_is_replica(void)
+{
+	return ev_replica;
+}
+
 uint64_t
 store_event_replica_dropped(void)
 {

@@ -156,6 +156,7 @@ void	store_event_set_tap(const struct store_event_tap *t);
 /* A standby's stream is its active's: events posted here are dropped
  * (counted), replicated ones kept as they are numbered. */
 void	store_event_set_replica(int on);
+int	store_event_is_replica(void);
 uint64_t store_event_replica_dropped(void);
 /* A snapshot begins: the history beyond the active's newest (max) goes
  * (logged), and so do the inform queues. */

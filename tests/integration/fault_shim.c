@@ -131,13 +131,26 @@ fuzz(uint8_t *mad, ssize_t n)
 	return n;
 }
 
-/* $SHIM_NOTICE_FILE: whether one is waiting. */
+/* $SHIM_NOTICE_FILE: whether one is waiting, and the gateway has an
+ * agent to read it on (else poll would say so for ever). */
 static int
 notice_due(int fd)
 {
 	const char *f = getenv("SHIM_NOTICE_FILE");
 
-	return fd >= 1024 && f != NULL && access(f, F_OK) == 0;
+	return fd >= 1024 && f != NULL && hm_nagents > 0 &&
+	    access(f, F_OK) == 0;
+}
+
+/* The agent the gateway reads SA MADs on (any of its agents would do
+ * for its reader; the kernel would use this one). */
+static uint32_t
+notice_agent(void)
+{
+	for (int i = 0; i < hm_nagents; i++)
+		if (hm_agent_class[i] == 0x03)
+			return hm_agents[i];
+	return hm_agents[0];
 }
 
 /* The waiting Notice (IBA 13.4.8.2; traps 64/65 15.2.5.1) in an SA
@@ -153,9 +166,6 @@ notice_read(void *buf, size_t count)
 	uint8_t *nt = m.mad + 56;
 	FILE *fp;
 
-	/* Not before the gateway has an agent to read it on. */
-	if (hm_nagents == 0)
-		return -1;
 	snprintf(taken, sizeof(taken), "%s.taken", f);
 	if (rename(f, taken) == -1 || (fp = fopen(taken, "r")) == NULL)
 		return -1;
@@ -166,7 +176,7 @@ notice_read(void *buf, size_t count)
 		return -1;
 	memset(&m, 0, sizeof(m));
 	m.len = HM_SZ;
-	m.hdr.agent_id = hm_agents[0];
+	m.hdr.agent_id = notice_agent();
 	m.mad[0] = 1;
 	m.mad[1] = 0x03;		/* SubnAdm */
 	m.mad[2] = 2;

@@ -75,6 +75,7 @@ static unsigned		 hm_ring_n;
 static uint8_t		 hm_sent[HM_SENT][HM_SZ];	/* under hm_lock */
 static unsigned		 hm_sent_n;
 static uint32_t		 hm_agents[8];
+static uint8_t		 hm_agent_class[8];	/* its management class */
 static int		 hm_nagents;
 static struct hm_mad	 hm_dup;
 static int		 hm_dup_on;
@@ -731,8 +732,12 @@ static void
 hm_note_agent(unsigned long req, void *arg, int rc)
 {
 	if (rc == 0 && _IOC_TYPE(req) == IB_IOCTL_MAGIC &&
-	    _IOC_NR(req) == 1 && arg != NULL && hm_nagents < 8)
+	    _IOC_NR(req) == 1 && arg != NULL && hm_nagents < 8) {
+		/* struct ib_user_mad_reg_req (rdma/ib_user_mad.h): id,
+		 * a 128-bit method mask, qpn, mgmt_class. */
+		hm_agent_class[hm_nagents] = ((const uint8_t *)arg)[21];
 		hm_agents[hm_nagents++] = *(uint32_t *)arg;
+	}
 }
 
 /* The gateway closed the port (reopening it): the queue goes too. */

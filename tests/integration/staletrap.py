@@ -9,7 +9,9 @@ middle of a flap, and says so when the link has trained again. Then the
 reading is what counts: within the bound the gateway's last notification
 for the port is linkUp again, and the inventory and ifOperStatus are as
 the fabric (converge.py met it as seed 1 step 3 in CI: linkDown stayed).
-Likewise a trap 64 (GID in service) for a port whose link is down.
+Likewise a trap 64 (GID in service) for a port whose link is down,
+on a host still reached by its other port, and on a host with both
+cables pulled.
 
 The Notices go in through the fault shim ($SHIM_NOTICE_FILE), as Reports
 from the master SM's LID; iblinkinfo is the oracle."""
@@ -116,20 +118,22 @@ def notice(trap, name, port):
                        step=0.1)
 
 
-def agrees(name, port, state):
-    """What the gateway shows of name[port] is state (PortState)."""
+def agrees(name, port, state, reached=True):
+    """What the gateway shows of name[port] is state (PortState); of a
+    host no way reaches (reached False) there is no ifOperStatus to
+    read."""
     g = NAMES[name]
     want_oper = {4: 1, 1: 2}.get(state, 5)
     # A sweep cannot read a host port with no link: not in the
     # inventory then (None), as good as Down.
     inv = inv_state(g, port)
     return ((inv == state or (state == 1 and inv is None)) and
-            if_oper(g, port) == want_oper
+            (not reached or if_oper(g, port) == want_oper)
             and last_word(g, port) == (LINK_DOWN if state == 1 else
                                        LINK_UP))
 
 
-def case(trap, name, port, state, what):
+def case(trap, name, port, state, what, reached=True):
     g = NAMES[name]
     if os.path.exists(NOTICE + ".taken"):
         os.unlink(NOTICE + ".taken")
@@ -142,7 +146,8 @@ def case(trap, name, port, state, what):
     R.check(simlib.wait(lambda: said in words(g, port, n0), 5, step=0.1),
             "%s: trap %d is posted at once (link%s)" % (
                 what, trap, said.capitalize()), str(words(g, port, n0)))
-    ok = simlib.wait(lambda: agrees(name, port, state), BOUND, step=0.25)
+    ok = simlib.wait(lambda: agrees(name, port, state, reached), BOUND,
+                     step=0.25)
     took = time.time() - t0
     R.check(ok and took <= BOUND, "%s: within %.1f s (bound %.0f s) the "
             "gateway shows the fabric's state %d again: inventory %s, "
@@ -184,6 +189,17 @@ def main():
                         agrees("node07", 2, 4), 30, step=0.5),
             "node07[2] relinked: the gateway shows it Active",
             str(words(g7, 2, n0)))
+    # A host no sweep can reach: both its cables pulled.
+    g8 = NAMES["node08"]
+    n0 = len(SINK.notes())
+    fab.cmd('Unlink "node08"[1]')
+    fab.cmd('Unlink "node08"[2]')
+    R.check(simlib.wait(lambda: all(fabric_state("node08", p) == 1 and
+                                    agrees("node08", p, 1, False)
+                                    for p in (1, 2)), BOUND, step=0.25),
+            "node08 unlinked: the gateway shows both ports down",
+            "%s %s" % (words(g8, 1, n0), words(g8, 2, n0)))
+    case(64, "node08", 1, 1, "late trap 64, host unreachable", False)
 
 
 if __name__ == "__main__":

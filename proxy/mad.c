@@ -44,6 +44,7 @@ struct mad_req {
 	int			 resend;	/* queued again (req_retry) */
 	int			 graced;	/* this send's deadline moved */
 	uint64_t		 deadline;
+	uint64_t		 way;		/* its target (target_way) */
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */
 	uint8_t			 mod_check[4];	/* attr modifier (be32) */
 	uint8_t			 check_mod;	/* answers echo it */
@@ -268,19 +269,47 @@ req_finish(struct mad_engine *e, struct mad_req *r, int status,
 	req_put(e, r);
 }
 
-/* A node that did not answer after all retries: fail what is queued
- * for it now, so one dead node costs one timeout, not one per request.
- * They fail with -EHOSTUNREACH, not -ETIMEDOUT: they were never sent,
- * so they say nothing about their own attribute (mib.c's "answers
- * NodeInfo but never this" test) nor count as silences (health.c). */
+/* A request's target as a key: the LID, or the directed route. A
+ * silence says nothing of the node's other ways (proxy/health.h): a
+ * link-down on the path to one port leaves the others working. Never 0
+ * (node_fail_queue's "every way"). */
+static uint64_t
+target_way(const struct proxy_target *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	if (t->lid != 0)
+		return 1ULL << 63 | t->lid;
+	h = (h ^ t->path.cnt) * 0x100000001b3ULL;
+	for (unsigned i = 1; i <= t->path.cnt && i < STORE_PATH_MAX; i++)
+		h = (h ^ t->path.hop[i]) * 0x100000001b3ULL;
+	return (h >> 1) | 1;
+}
+
+/* A node that did not answer by way after all retries: fail what is
+ * queued for it by that way now (way 0: every way), so one dead node
+ * costs one timeout a way, not one per request. They fail with
+ * -EHOSTUNREACH, not -ETIMEDOUT: they were never sent, so they say
+ * nothing about their own attribute (mib.c's "answers NodeInfo but
+ * never this" test) nor count as silences (health.c). */
 static void
-node_fail_queue(struct mad_engine *e, struct mad_node *n, int status)
+node_fail_queue(struct mad_engine *e, struct mad_node *n, int status,
+    uint64_t way)
 {
 	TAILQ_HEAD(, mad_req) q = TAILQ_HEAD_INITIALIZER(q);
-	struct mad_req *r;
+	struct mad_req *r, *next;
 
 	/* Detach first: callbacks may queue new requests for this node. */
-	TAILQ_CONCAT(&q, &n->queue, link);
+	if (way == 0)
+		TAILQ_CONCAT(&q, &n->queue, link);
+	else
+		for (r = TAILQ_FIRST(&n->queue); r != NULL; r = next) {
+			next = TAILQ_NEXT(r, link);
+			if (r->way != way)
+				continue;
+			TAILQ_REMOVE(&n->queue, r, link);
+			TAILQ_INSERT_TAIL(&q, r, link);
+		}
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, link);
 		e->queued_n--;
@@ -345,6 +374,7 @@ timeout_one(struct mad_engine *e, struct mad_req *r)
 {
 	struct mad_node *n = r->node;
 	int optional = r->optional;
+	uint64_t way = r->way;
 
 	inflight_remove(e, r);
 	if (req_retry(e, r) == 0)
@@ -358,7 +388,7 @@ timeout_one(struct mad_engine *e, struct mad_req *r)
 	}
 	req_finish(e, r, -ETIMEDOUT, NULL, 0);
 	if (!optional)
-		node_fail_queue(e, n, -EHOSTUNREACH);
+		node_fail_queue(e, n, -EHOSTUNREACH, way);
 }
 
 static void
@@ -630,6 +660,7 @@ proxy_mad_submit(const struct proxy_mad_args *a, proxy_mad_cb cb, void *arg)
 	r->tries = 1 + e->retries;
 	r->optional = a->optional;
 	r->no_answer = a->no_answer;
+	r->way = target_way(&a->target);
 	TAILQ_INSERT_TAIL(&n->queue, r, link);
 	e->queued_n++;
 	node_make_ready(e, n);
@@ -699,7 +730,7 @@ fail_node_queue(const void *k, size_t len, void *v, void *arg)
 	struct mad_node *n = v;
 
 	n->ready = 0;
-	node_fail_queue(fa->e, n, fa->status);
+	node_fail_queue(fa->e, n, fa->status, 0);
 }
 
 /* Fail everything queued or in flight: nothing will answer it. */
@@ -785,7 +816,7 @@ free_node(const void *k, size_t len, void *v, void *arg)
 	struct mad_engine *e = arg;
 	struct mad_node *n = v;
 
-	node_fail_queue(e, n, -ECANCELED);
+	node_fail_queue(e, n, -ECANCELED, 0);
 	free(n);
 }
 

@@ -58,7 +58,8 @@ struct proxy_mad_args {
 #define PROXY_MAD_CTX	32
 
 /* status: 0, or -ETIMEDOUT (no answer after all retries),
- * -EHOSTUNREACH (not sent: another request to the node just timed out),
+ * -EHOSTUNREACH (not sent: another request to the node by the same LID
+ * or directed route just timed out),
  * -EIO (MAD status error; *mad holds the answer), -EPROTO (malformed
  * answer), -ECANCELED (engine shut down). mad is the whole MAD or NULL,
  * valid during the callback, and len its octets (0 with NULL): 256 for

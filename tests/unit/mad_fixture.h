@@ -203,10 +203,11 @@ req_cb(void *arg, int status, const uint8_t *mad, size_t len)
 	}
 }
 
-/* Queue a PortInfo SMP for node; the attribute modifier is the
- * request's number, so a sent MAD can be traced back to it. */
-static __attribute__((unused)) int
-submit_to(uint64_t node, int optional, struct req **out)
+/* Queue a PortInfo SMP for node, by LID lid or (lid 0) by the directed
+ * route 1; the attribute modifier is the request's number, so a sent
+ * MAD can be traced back to it. */
+static int
+submit_by(uint64_t node, int optional, uint16_t lid, struct req **out)
 {
 	struct proxy_mad_args a;
 	struct req *q;
@@ -218,13 +219,14 @@ submit_to(uint64_t node, int optional, struct req **out)
 	q->status = 1;
 	memset(&a, 0, sizeof(a));
 	a.node_key = node;
-	a.mgmt_class = ATTR_CLASS_SMI_DR;
+	a.mgmt_class = lid ? ATTR_CLASS_SMI : ATTR_CLASS_SMI_DR;
 	a.method = IB_MAD_METHOD_GET;
 	a.attr_id = IB_ATTR_PORT_INFO;
 	a.attr_mod = (uint32_t)nreqs;
 	a.optional = (uint8_t)optional;
-	a.target.path.cnt = 1;
-	a.target.path.hop[1] = 1;
+	a.target.lid = lid;
+	a.target.path.cnt = lid ? 0 : 1;
+	a.target.path.hop[1] = lid ? 0 : 1;
 	nreqs++;
 	if (out != NULL)
 		*out = q;
@@ -232,6 +234,12 @@ submit_to(uint64_t node, int optional, struct req **out)
 		return -1;
 	q->accepted = 1;
 	return 0;
+}
+
+static __attribute__((unused)) int
+submit_to(uint64_t node, int optional, struct req **out)
+{
+	return submit_by(node, optional, 0, out);
 }
 
 static __attribute__((unused)) int

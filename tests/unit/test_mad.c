@@ -238,6 +238,35 @@ test_dead_node_fails_queue(void **state)
 	assert_int_equal(e->queued_n, 0);
 }
 
+/* A silence fails the queue of its own way only: a request queued for
+ * the same node by LID, after a directed-route one went silent, is sent
+ * (a link-down on one path leaves the node's other ways working,
+ * proxy/health.h); a second directed-route one fails at once. */
+static void
+test_dead_way_fails_its_queue(void **state)
+{
+	struct req *dr1, *by_lid, *dr2;
+
+	e->max_node = 1;
+	assert_int_equal(submit_by(1, 0, 0, &dr1), 0);
+	assert_int_equal(submit_by(1, 0, 7, &by_lid), 0);
+	assert_int_equal(submit_by(1, 0, 0, &dr2), 0);
+	assert_int_equal(nsent, 1);
+	for (int i = 0; i < 3; i++)
+		expire();
+	assert_int_equal(dr1->status, -ETIMEDOUT);
+	assert_int_equal(dr2->calls, 1);
+	assert_int_equal(dr2->status, -EHOSTUNREACH);
+	/* The LID-routed one went out after dr1's last try. */
+	assert_int_equal(by_lid->calls, 0);
+	assert_int_equal(nsent, 4);
+	answer(3, 0);
+	assert_int_equal(by_lid->calls, 1);
+	assert_int_equal(by_lid->status, 0);
+	assert_int_equal(e->queued_n, 0);
+	assert_int_equal(e->inflight_n, 0);
+}
+
 /* An optional attribute a live node drops fails alone. */
 static void
 test_optional_timeout_keeps_queue(void **state)
@@ -549,6 +578,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_retries_bounded, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_dead_node_fails_queue,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_way_fails_its_queue,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_optional_timeout_keeps_queue, setup, teardown),

@@ -4,7 +4,8 @@ answering (ibsim's Error command drops every MAD to it) is put on hold
 after a few unanswered requests, so further requests fail at once and
 send no MAD; once it answers again a probe after the hold-down brings it
 back. When only one way to a node breaks (the shim loses node08's
-PerfMgt answers, not its directed-route SMPs), only that way is held.
+PerfMgt answers, not its directed-route SMPs), only that way is held,
+and a read by another way queued behind the silent one still goes.
 
 M_Key: ibsim 0.10 neither checks M_Keys nor keeps MKeyProtectBits, so a
 small LD_PRELOAD shim (fault_shim.c, loaded before umad2sim) makes the
@@ -229,6 +230,7 @@ def check_mkey():
             out.stdout + out.stderr)
     check_short(so)
     check_one_way(so)
+    check_way_queue(so)
 
 
 def check_short(so):
@@ -331,6 +333,50 @@ def check_one_way(so):
                       r"1)? unanswered while other ways answer \(directed "
                       r"route", fab.log()),
             "the log says which ways go on")
+
+
+def mads(node):
+    """ctl node's MAD counts for node: (sent, PerfMgt, retries)."""
+    m = re.search(r"^mads: sent (\d+) \(PerfMgt (\d+), retries (\d+)\)",
+                  fab.ctl("node", node).stdout, re.M)
+    return tuple(int(g) for g in m.groups()) if m else (0, 0, 0)
+
+
+def check_way_queue(so):
+    """A request that goes unanswered fails the node's queue for its own
+    way only (its LID, or its directed route). With one MAD in flight per
+    node, node08's PerfMgt read by port 1's LID (lost by the shim) goes
+    first and a directed-route PortInfo read waits behind it. When the
+    lost one ends, the queued read must still be sent and answered, not
+    fail unsent."""
+    pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
+                                     simlib.port_addr("node08"), "1"]).stdout)
+    lid = pi.get("Lid", "")
+    if not lid.isdigit():
+        R.check(False, "smpquery reads node08 port 1's LID", str(pi))
+        return
+    one = "  hold-down: %d\n  max-in-flight-per-node: 1\n" % HOLD
+    fab.reconfigure("  hold-down: %d\n" % HOLD, one)
+    try:
+        fab.restart_gateway(preload=so, env={"SHIM_DROP_PERF_LID": lid})
+        before = mads("node08")
+        # ifInOctets.1 (PortCounters by LID), then ifDescr.2 (PortInfo
+        # of port 2 by directed route), in one PDU.
+        out = fab.snmp("snmpget", fab.v2("node08"),
+                       [IF + ".10.1", IF + ".2.2"], timeout=10)
+        after = mads("node08")
+        sent, perf, retries = (a - b for a, b in zip(after, before))
+        smps = sent - perf - retries
+        R.check(perf >= 1 and smps >= 1, "a directed-route read queued "
+                "behind a lost PerfMgt read of the same node is still sent "
+                "(first sends of SMPs: %d, of PerfMgt MADs: %d)" % (
+                    smps, perf), (out.stdout + out.stderr).strip())
+        got, _ = get(IF + ".2.2", "node08")
+        R.check(parse_vars(got.stdout).get(IF + ".2.2", (0, ""))[1]
+                .startswith("port 2"), "and it was answered: ifDescr.2 "
+                "reads", got.stdout + got.stderr)
+    finally:
+        fab.reconfigure(one, "  hold-down: %d\n" % HOLD)
 
 
 def malformed():

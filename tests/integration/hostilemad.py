@@ -150,11 +150,6 @@ def gw_stats():
     return st, out
 
 
-def sm_lid():
-    m = re.search(r"^sa sm-lid (\d+)", fab.ctl("stats").stdout, re.M)
-    return m.group(1) if m else "1"
-
-
 def spend_budget(stats):
     """Until the shim's budget is spent: (done, what stalled). A reader
     stuck on a MAD, or a port that never came back, stops the count;
@@ -260,7 +255,7 @@ def main():
     fab.restart_gateway(wait=0, preload=so, env={
         "SHIM_HOSTILE": str(COUNT), "SHIM_HOSTILE_RATE": str(RATE),
         "SHIM_HOSTILE_SEED": str(SEED), "SHIM_HOSTILE_GO": go,
-        "SHIM_HOSTILE_STATS": stats, "SHIM_SM_LID": sm_lid()})
+        "SHIM_HOSTILE_STATS": stats, "SHIM_SM_LID": simlib.sm_lid(fab)})
     warm_up()
     fd0, rss0 = fds(), rss_kb()
     load = Load()

@@ -540,6 +540,13 @@ def walk_rows(fab, context, entry, columns, tries=5):
     return {i: r for i, r in rows.items() if set(columns) <= set(r)}
 
 
+def sm_lid(fab):
+    """The master SM's LID as the gateway's SA client has it (ctl
+    stats), or "1" before it knows one."""
+    m = re.search(r"^sa sm-lid (\d+)", fab.ctl("stats").stdout, re.M)
+    return m.group(1) if m else "1"
+
+
 def last_poll(fab, guid):
     """ibsnmpgwNodeLastPoll of the node with that GUID: when its last
     polling round ended, in whole seconds (0 before its first), found by

@@ -45,11 +45,6 @@ def subscribed():
                      re.M) is not None
 
 
-def sm_lid():
-    m = re.search(r"^sa sm-lid (\d+)", fab.ctl("stats").stdout, re.M)
-    return m.group(1) if m else "1"
-
-
 def inv_state(guid, port):
     out = fab.ctl("node", "0x%016x" % guid).stdout
     m = re.search(r"^port +%d .*?state (\d+)" % port, out, re.M)
@@ -165,7 +160,7 @@ def main():
     if so is None or not so.endswith(".so"):
         return
     fab.restart_gateway(wait=0, preload=so, env={
-        "SHIM_NOTICE_FILE": NOTICE, "SHIM_SM_LID": sm_lid()})
+        "SHIM_NOTICE_FILE": NOTICE, "SHIM_SM_LID": simlib.sm_lid(fab)})
     R.check(simlib.wait(subscribed, 30, step=0.25),
             "the gateway is subscribed at the SM", fab.ctl("stats").stdout)
     read_peers()

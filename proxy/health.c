@@ -254,6 +254,14 @@ proxy_health_silent(uint32_t node, unsigned way, int token)
 
 	if (h == NULL || health_hold_ms == 0)
 		return;
+	/* A probe or a scout of an earlier hold, which an answer (a
+	 * sweep) ended while it was out: sent before this hold, so stale
+	 * like any other request. This hold's own probe goes only after its
+	 * hold-down, long after that one's silence. */
+	if (h->state != HEALTH_OK && ((token == HEALTH_PROBE && !h->probing) ||
+	    (token == HEALTH_SCOUT && way != HEALTH_ALL_WAYS &&
+	    !(h->scouting & way_bit(way)))))
+		token = 0;
 	if (h->state != HEALTH_OK && token != HEALTH_PROBE) {
 		if (way == HEALTH_ALL_WAYS)
 			return;

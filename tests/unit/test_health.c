@@ -274,6 +274,44 @@ test_ways(void **state)
 	assert_int_equal(state_of(ca), HEALTH_OK);
 }
 
+/* A probe and a scout still out when a sweep ended their hold, silent
+ * after a new hold began: stale news like any request sent before it.
+ * The new hold keeps its hold-down, its own probe and scout go. */
+static void
+test_stale_probe(void **state)
+{
+	const unsigned lid1 = HEALTH_WAY(1, 1), lid2 = HEALTH_WAY(1, 2);
+	struct proxy_health_info hi;
+
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(ca, DR, 0);
+	proxy_health_get(ca, &hi);
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, DR, 1), HEALTH_PROBE);
+	assert_int_equal(proxy_health_allow(ca, lid2, 1), HEALTH_SCOUT);
+	proxy_health_answer(ca, HEALTH_ALL_WAYS);	/* a sweep */
+	assert_int_equal(state_of(ca), HEALTH_OK);
+	for (int i = 0; i < HEALTH_FAILS; i++)
+		proxy_health_silent(ca, lid1, 0);
+	proxy_health_get(ca, &hi);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1));
+	assert_true(hi.hold_ms == 10000);
+	/* The old probe and scout end silent. */
+	proxy_health_silent(ca, DR, HEALTH_PROBE);
+	proxy_health_silent(ca, lid2, HEALTH_SCOUT);
+	proxy_health_get(ca, &hi);
+	assert_true(hi.hold_ms == 10000);
+	assert_true(hi.until == now_ms + 10000);
+	assert_int_equal(hi.held, HEALTH_WAY_BIT(lid1));
+	assert_int_equal(proxy_health_allow(ca, lid2, 1), HEALTH_SCOUT);
+	now_ms = hi.until;
+	assert_int_equal(proxy_health_allow(ca, lid1, 1), HEALTH_PROBE);
+	/* This hold's own probe, silent, doubles it. */
+	proxy_health_silent(ca, lid1, HEALTH_PROBE);
+	proxy_health_get(ca, &hi);
+	assert_true(hi.hold_ms == 20000);
+}
+
 /* A way that goes on during a hold and then falls silent is held too:
  * the node died after a link on another way went down. Until then its
  * held way's silent probe does not rate it unresponsive. */
@@ -458,6 +496,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mkey_verdict, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_probe, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_way_dies, setup,
 		    teardown),
 	};

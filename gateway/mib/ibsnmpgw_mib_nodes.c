@@ -93,6 +93,29 @@ nt_state(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
 	return n ? gw_val_int(v, node_state(n)) : GW_ABSENT;
 }
 
+/* ibsnmpgwNodeHeldWays (arg 0) and ibsnmpgwNodeAnsweringWays (1):
+ * BITS, whose named bit n is octet 0's bit 7 - n (RFC 2578 7.1.4), and
+ * a way w is HEALTH_WAY_BIT(w) (proxy/health.h), numbered as the MIB's
+ * bits. Nothing while the node is not on hold. */
+static int
+nt_ways(struct gw_eval *e, const struct gw_row *row, struct gw_val *v)
+{
+	const struct store_node *n = gw_inventory_row_node(row);
+	struct proxy_health_info hi;
+	unsigned mask;
+	uint8_t b = 0;
+
+	if (n == NULL)
+		return GW_ABSENT;
+	proxy_health_get(n->idx, &hi);
+	mask = hi.state == HEALTH_OK ? 0 : gw_column(e)->arg ? hi.good :
+	    hi.held;
+	for (unsigned w = 0; w < 8; w++)
+		if (mask & HEALTH_WAY_BIT(w))
+			b |= (uint8_t)(0x80 >> w);
+	return gw_val_octets(v, &b, 1);
+}
+
 /* Unix seconds as Unsigned32 (0 for none or before 1970). */
 static int
 val_time(struct gw_val *v, int64_t t)
@@ -155,6 +178,8 @@ static const struct gw_col node_cols[] = {
 	GW_GETA(ibsnmpgwNodeMadErrors, nt_mads, 2),
 	GW_GETA(ibsnmpgwNodeLastPoll, nt_poll, 0),
 	GW_GETA(ibsnmpgwNodePollDuration, nt_poll, 1),
+	GW_GETA(ibsnmpgwNodeHeldWays, nt_ways, 0),
+	GW_GETA(ibsnmpgwNodeAnsweringWays, nt_ways, 1),
 };
 
 static const struct gw_table node_table = {

@@ -123,6 +123,8 @@ def state(node="node07"):
 
 def main():
     R.equal(state(), ["state: ok"], "ctl node shows state ok at first")
+    R.equal(node_ways("node07"), (0, 0), "a node not on hold has no way "
+            "in ibsnmpgwNodeHeldWays nor ibsnmpgwNodeAnsweringWays")
     fab.cmd('Error "node07" 100')
     try:
         errs = [get(oid)[0] for oid in COLD]
@@ -325,6 +327,13 @@ def check_one_way(so):
     R.check(st.startswith("state: silent") and
             "answering by directed route" in st, "ctl node shows the way "
             "that answers, and the other still held", st)
+    # BITS: directedRoute(0)..directedRouteToPort3Up(3) in the octet's
+    # high nibble, lid(4)..lidToPort3Up(7) in its low one.
+    ways = node_ways("node08")
+    R.check(ways is not None and ways[0] != 0 and ways[0] & 0xf0 == 0 and
+            ways[1] != 0 and ways[1] & 0x0f == 0, "ibsnmpgwNodeHeldWays "
+            "has the LID way, ibsnmpgwNodeAnsweringWays the directed "
+            "route", "%s; %s" % (["%02x" % w for w in ways or ()], st))
     time.sleep(1.2)     # past the failed read's memory
     held, tries = held_read(octets, "node08")
     R.check(held, "a read by the held way fails at once and sends no MAD "
@@ -333,6 +342,25 @@ def check_one_way(so):
                       r"1)? unanswered while other ways answer \(directed "
                       r"route", fab.log()),
             "the log says which ways go on")
+
+
+def node_ways(name):
+    """ibsnmpgwNodeHeldWays and ibsnmpgwNodeAnsweringWays of node name's
+    row of ibsnmpgwNodeTable (fabric context), as the one octet of each
+    BITS, or None."""
+    entry = simlib.STATS[:-2] + ".5.1.1"
+    out = fab.snmp("snmpbulkwalk", fab.v2("fabric"), [entry + ".2"]).stdout
+    idx = [o.rsplit(".", 1)[1] for o, (_t, v) in parse_vars(out).items()
+           if v == name]
+    if len(idx) != 1:
+        return None
+    got = parse_vars(fab.snmp("snmpget", fab.v2("fabric") + ["-Ox"], [
+        entry + ".15." + idx[0], entry + ".16." + idx[0]]).stdout)
+    vals = [got.get(entry + ".%d.%s" % (c, idx[0]), ("", ""))[1]
+            for c in (15, 16)]
+    if not all(len(v) == 2 for v in vals):
+        return None
+    return tuple(int(v, 16) for v in vals)
 
 
 def mads(node):

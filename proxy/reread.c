@@ -634,11 +634,22 @@ got_nodeinfo(struct rr_req *r, const uint8_t *data)
 	struct store_node *n = store_node_by_guid(r->from_guid), *m;
 	struct smp_nodeinfo ni;
 	struct store_port np;
+	struct store_path now;
 
 	/* A sweep in between may have found n with fewer ports. */
 	if (n == NULL || r->from_port > n->num_ports ||
 	    smp_decode_nodeinfo(data, SMP_DATA_SIZE, &ni) == -1) {
 		sweep("a garbled NodeInfo behind a link that came up");
+		rr_free(r);
+		return;
+	}
+	/* A sweep moved n's route while this was out (cables moved): the
+	 * path it went by may end at another node now. */
+	if (route_out(n, r->from_port, &now) == -1 ||
+	    now.cnt != r->path.cnt ||
+	    memcmp(now.hop + 1, r->path.hop + 1, now.cnt) != 0) {
+		sweep("a route moved under a NodeInfo behind a link that came "
+		    "up");
 		rr_free(r);
 		return;
 	}

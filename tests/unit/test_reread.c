@@ -417,6 +417,29 @@ test_late_trap65_switch_end(void **state)
 	assert_int_equal(nsub, 2);
 }
 
+/* A sweep moved the switch's route while its NodeInfo was out: the
+ * answer came by the old path, which may end elsewhere now. It links
+ * nothing; a sweep decides. */
+static void
+test_nodeinfo_route_moved(void **state)
+{
+	uint8_t d[SMP_DATA_SIZE];
+
+	(void)state;
+	trap65_posted();
+	portinfo(d, 2, 5);		/* Init, LinkUp */
+	proxy_reread_port(SW_GUID, CA_AT, d);
+	assert_int_equal(nsub, 1);
+	assert_path(0, "0,1,7,11");
+	move_to("0,1,8");
+	answer_nodeinfo(0);
+	assert_int_equal(nsub, 1);	/* no PortInfo of the far end */
+	assert_int_equal(nsweeps, 1);
+	assert_null(rr_live);
+	assert_int_equal(store_event_link_state(CA_GUID, CA_PORT),
+	    STORE_EV_LINK_DOWN);
+}
+
 /* The HCA's own reading (the watch's, of an Init port) may be older
  * than the trap: the switch's end is read now, and that goes on as
  * above. */
@@ -499,6 +522,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unrouted_dropped, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable_dropped,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nodeinfo_route_moved,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_trap65_switch_end,
 		    setup, teardown),

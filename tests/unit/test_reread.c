@@ -381,6 +381,19 @@ answer_nodeinfo(int i)
 	sub[i].cb(sub[i].arg, 0, mad, sizeof(mad));
 }
 
+/* After a trap 65 for the HCA's end, the switch's end reads the link
+ * up (Init, into d): who is behind it is asked, by the switch's route
+ * and the port. */
+static void
+switch_end_reads_up(uint8_t *d)
+{
+	trap65_posted();
+	portinfo(d, 2, 5);		/* Init, LinkUp */
+	proxy_reread_port(SW_GUID, CA_AT, d);
+	assert_int_equal(nsub, 1);
+	assert_path(0, "0,1,7,11");
+}
+
 /* Trap 65 came late, after a flap storm: the link trained again and
  * stays Init (the SM stopped sweeping for it). The switch's end reads
  * the link up as the inventory has it; who is behind it is read, and
@@ -392,11 +405,7 @@ test_late_trap65_switch_end(void **state)
 	uint8_t d[SMP_DATA_SIZE], mad[256] = { 0 };
 
 	(void)state;
-	trap65_posted();
-	portinfo(d, 2, 5);		/* Init, LinkUp */
-	proxy_reread_port(SW_GUID, CA_AT, d);
-	assert_int_equal(nsub, 1);
-	assert_path(0, "0,1,7,11");
+	switch_end_reads_up(d);
 	answer_nodeinfo(0);
 	assert_int_equal(nsub, 2);
 	assert_int_equal(sub[1].attr, SMP_ATTR_PORT_INFO);
@@ -426,11 +435,7 @@ test_nodeinfo_route_moved(void **state)
 	uint8_t d[SMP_DATA_SIZE];
 
 	(void)state;
-	trap65_posted();
-	portinfo(d, 2, 5);		/* Init, LinkUp */
-	proxy_reread_port(SW_GUID, CA_AT, d);
-	assert_int_equal(nsub, 1);
-	assert_path(0, "0,1,7,11");
+	switch_end_reads_up(d);
 	move_to("0,1,8");
 	answer_nodeinfo(0);
 	assert_int_equal(nsub, 1);	/* no PortInfo of the far end */

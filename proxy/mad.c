@@ -38,11 +38,11 @@ struct mad_req {
 	uint32_t		 tid;		/* 0 while queued */
 	int			 agent;
 	int			 tries;		/* sends left */
-	int			 optional;	/* proxy_mad_args.optional */
-	int			 no_answer;	/* a Send: done when sent */
-	int			 garbled;	/* a malformed answer came */
-	int			 resend;	/* queued again (req_retry) */
-	int			 graced;	/* this send's deadline moved */
+	uint8_t			 optional;	/* proxy_mad_args.optional */
+	uint8_t			 no_answer;	/* a Send: done when sent */
+	uint8_t			 garbled;	/* a malformed answer came */
+	uint8_t			 resend;	/* queued again (req_retry) */
+	uint8_t			 graced;	/* this send's deadline moved */
 	uint64_t		 deadline;
 	uint64_t		 way;		/* its target (target_way) */
 	uint8_t			 attr_check[4];	/* class, attr id (be16) */

@@ -25,7 +25,8 @@ NT = STATS[:-2] + ".5.1.1"        # ibsnmpgwNodeEntry
 NODE_STRING = SMA + ".1.1.0"      # ibSmaNodeString.0
 COL = {"context": 2, "guid": 3, "type": 4, "desc": 5, "lid": 6,
        "state": 7, "first": 8, "last": 9, "sent": 10, "timeouts": 11,
-       "errors": 12, "lastpoll": 13, "polldur": 14}
+       "errors": 12, "lastpoll": 13, "polldur": 14, "held": 15,
+       "answering": 16}
 
 
 def node_table(sec=None):
@@ -72,6 +73,11 @@ def check_inventory():
             "switch LIDs match ibnetdiscover")
     R.check(all(r["state"] == 1 for r in rows.values()),
             "every node is ok(1)", rows)
+    # ibsnmpgwNodeHeldWays and ...AnsweringWays: BITS, one octet, no
+    # bit set while the node is not on hold.
+    R.check(all(r.get("held") == "00" and r.get("answering") == "00"
+                for r in rows.values()), "no node has a held or an "
+            "answering way", rows)
     now = time.time()
     R.check(all(0 < r["first"] <= r["last"] <= now + 1 for r in
                 rows.values()), "first and last seen are unix times in "

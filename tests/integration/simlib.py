@@ -624,13 +624,15 @@ def keep_logs(fab):
         return
     name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
     out = os.path.join(BUILD, "tests", "integration")
-    # An HA pair's gateways log in gw1/ and gw2/, and so do their
-    # keepalived (VRRP's transitions, the track script's failures) and
-    # its notify script (each state, what ctl answered). A second
-    # subnet's SM and a standby SM have logs of their own.
+    # An HA pair's gateways log in gw1/ and gw2/ (ha.py's in A/ and
+    # B/), and so do their keepalived (VRRP's transitions, the track
+    # script's failures) and its notify script (each state, what ctl
+    # answered). A second subnet's SM and a standby SM have logs of
+    # their own.
     for f in ("ibsnmpgw.log", "opensm.log", "opensm-b.log",
               "opensm-standby.log", "ibsim.log",
               "gw1/ibsnmpgw.log", "gw2/ibsnmpgw.log",
+              "A/ibsnmpgw.log", "B/ibsnmpgw.log",
               "gw1/keepalived.log", "gw2/keepalived.log",
               "gw1/notify.log", "gw2/notify.log"):
         src = os.path.join(fab.dir, f)

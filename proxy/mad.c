@@ -300,16 +300,13 @@ node_fail_queue(struct mad_engine *e, struct mad_node *n, int status,
 	struct mad_req *r, *next;
 
 	/* Detach first: callbacks may queue new requests for this node. */
-	if (way == 0)
-		TAILQ_CONCAT(&q, &n->queue, link);
-	else
-		for (r = TAILQ_FIRST(&n->queue); r != NULL; r = next) {
-			next = TAILQ_NEXT(r, link);
-			if (r->way != way)
-				continue;
-			TAILQ_REMOVE(&n->queue, r, link);
-			TAILQ_INSERT_TAIL(&q, r, link);
-		}
+	for (r = TAILQ_FIRST(&n->queue); r != NULL; r = next) {
+		next = TAILQ_NEXT(r, link);
+		if (way != 0 && r->way != way)
+			continue;
+		TAILQ_REMOVE(&n->queue, r, link);
+		TAILQ_INSERT_TAIL(&q, r, link);
+	}
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, link);
 		e->queued_n--;

@@ -646,8 +646,7 @@ got_nodeinfo(struct rr_req *r, const uint8_t *data)
 	/* A sweep moved n's route while this was out (cables moved): the
 	 * path it went by may end at another node now. */
 	if (route_out(n, r->from_port, &now) == -1 ||
-	    now.cnt != r->path.cnt ||
-	    memcmp(now.hop + 1, r->path.hop + 1, now.cnt) != 0) {
+	    !store_path_eq(&now, &r->path)) {
 		sweep("a route moved under a NodeInfo behind a link that came "
 		    "up");
 		rr_free(r);

@@ -286,9 +286,7 @@ def check_one_way(so):
     not. Three silent requests by that way hold it, though the others
     answered in between; the hold covers that way alone, and a
     directed-route read still goes and is answered."""
-    pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
-                                     simlib.port_addr("node08"), "1"]).stdout)
-    lid = pi.get("Lid", "")
+    lid, pi = node08_lid()
     R.check(lid.isdigit() and int(lid) > 0, "smpquery reads node08 port "
             "1's LID", str(pi))
     if not lid.isdigit():
@@ -344,6 +342,14 @@ def check_one_way(so):
             "the log says which ways go on")
 
 
+def node08_lid():
+    """node08 port 1's LID as smpquery reads it ("" if none), and the
+    whole PortInfo."""
+    pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
+                                     simlib.port_addr("node08"), "1"]).stdout)
+    return pi.get("Lid", ""), pi
+
+
 def node_ways(name):
     """ibsnmpgwNodeHeldWays and ibsnmpgwNodeAnsweringWays of node name's
     row of ibsnmpgwNodeTable (fabric context), as the one octet of each
@@ -377,9 +383,7 @@ def check_way_queue(so):
     first and a directed-route PortInfo read waits behind it. When the
     lost one ends, the queued read must still be sent and answered, not
     fail unsent."""
-    pi = simlib.parse_diag(fab.diag(["smpquery", "-G", "portinfo",
-                                     simlib.port_addr("node08"), "1"]).stdout)
-    lid = pi.get("Lid", "")
+    lid, pi = node08_lid()
     if not lid.isdigit():
         R.check(False, "smpquery reads node08 port 1's LID", str(pi))
         return
